@@ -1,0 +1,3 @@
+from hologram.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,194 @@
+"""`python -m hologram …`: the command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hologram import __version__
+from hologram._group0 import GIVEN, group0
+from hologram.config import CORE_DEFAULTS, ConfigError, ConfigRegistry, mask
+from hologram.kernel import (
+    REGENERATE,
+    AssemblyError,
+    DataDirLock,
+    plan,
+    resolve_data_dir,
+    stale_reason,
+    write_depgraph,
+)
+from hologram.modules import kernel_modules
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m hologram",
+        description="Hologram: a research workbench for long-running companion agents.",
+    )
+    parser.add_argument("--version", action="version", version=f"hologram {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def data_option(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--data",
+            metavar="DIR",
+            help="data directory (default: $HOLOGRAM_DATA, else ~/.hologram)",
+        )
+
+    serve = commands.add_parser(
+        "serve",
+        help="boot the kernel and run it until SIGINT or SIGTERM",
+        description="Boot the kernel on the data dir, print its layers, and keep it running "
+        "until SIGINT or SIGTERM, then shut down cleanly.",
+    )
+    data_option(serve)
+
+    graph = commands.add_parser(
+        "graph",
+        help="print the kernel's module layers",
+        description="Print group 0 and the layers the module graph resolves into.",
+    )
+    graph.add_argument("--json", action="store_true", help="machine-readable output")
+
+    depgraph = commands.add_parser(
+        "depgraph",
+        help="write or check the shipped layer plan",
+        description="The layer plan of the real module set ships inside the package; boot "
+        "refuses a stale one. --write regenerates it, --check exits 1 when it is stale.",
+    )
+    mode = depgraph.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--write", action="store_true", help="regenerate the layer plan")
+    mode.add_argument("--check", action="store_true", help="exit 1 if the plan is stale")
+    depgraph.add_argument("--path", type=Path, help=argparse.SUPPRESS)
+
+    config = commands.add_parser(
+        "config",
+        help="read and change settings",
+        description="Read and change settings in <data>/config.db.",
+    )
+    actions = config.add_subparsers(dest="action", required=True, metavar="ACTION")
+    get = actions.add_parser("get", help="print one value as JSON")
+    get.add_argument("key")
+    set_ = actions.add_parser(
+        "set",
+        help="store one value",
+        description="VALUE is read as the key's type: JSON for numbers, lists and objects, "
+        "true/false for booleans, text as it is for strings.",
+    )
+    set_.add_argument("key")
+    set_.add_argument("value")
+    listing = actions.add_parser("list", help="list keys, values and where each comes from")
+    listing.add_argument("prefix", nargs="?", default="")
+    listing.add_argument("--show-secrets", action="store_true", help="do not mask secrets")
+    delete = actions.add_parser("delete", help="forget a stored value (its default applies)")
+    delete.add_argument("key")
+    for action in (get, set_, listing, delete):
+        data_option(action)
+    return parser
+
+
+def _depgraph_path(explicit: Path | None) -> Path:
+    from hologram.facade import shipped_depgraph
+
+    return explicit or shipped_depgraph()
+
+
+def _graph(as_json: bool) -> int:
+    resolved = plan(kernel_modules(), GIVEN)
+    steps = [step.name for step in group0()]
+    if as_json:
+        document: dict[str, Any] = {
+            "group0": {"steps": steps, "provides": sorted(GIVEN)},
+            "layers": resolved.layer_names(),
+            "modules": {
+                m.name: {
+                    "layer": resolved.layer_of(m.name),
+                    "requires": sorted(m.requires),
+                    "provides": sorted(m.provides),
+                }
+                for m in resolved.modules
+            },
+            "edges": [list(edge) for edge in resolved.edges()],
+        }
+        print(json.dumps(document, indent=2))
+    else:
+        print(f"group 0  {', '.join(steps)}")
+        for line in resolved.topology():
+            print(line)
+    return 0
+
+
+def _depgraph(write: bool, path: Path) -> int:
+    if write:
+        artifact = write_depgraph(path, kernel_modules(), GIVEN)
+        print(
+            f"wrote {path} ({len(artifact['layers'])} layers, graph {artifact['graph_hash'][:12]})"
+        )
+        return 0
+    reason = stale_reason(path, kernel_modules(), GIVEN)
+    if reason is not None:
+        print(f"stale: {reason}", file=sys.stderr)
+        return 1
+    print(f"{path} is current")
+    return 0
+
+
+async def _config(args: argparse.Namespace) -> int:
+    data_dir = resolve_data_dir(args.data)
+    lock = DataDirLock(data_dir)
+    if args.action in ("set", "delete"):
+        lock.acquire()  # refuses while a kernel runs: its cached settings would go stale
+    try:
+        registry = await ConfigRegistry.open(data_dir / "config.db")
+        registry.register(CORE_DEFAULTS)
+        try:
+            if args.action == "get":
+                value = registry.get(args.key)
+                if value is None and registry.source(args.key) is None:
+                    print(f"{args.key} is not set", file=sys.stderr)
+                    return 1
+                print(json.dumps(value, ensure_ascii=False))
+            elif args.action == "set":
+                await registry.set(args.key, registry.set_text(args.key, args.value))
+                print(f"{args.key} = {json.dumps(mask(args.key, registry.get(args.key)))}")
+            elif args.action == "delete":
+                found = await registry.delete(args.key)
+                print(f"{args.key} {'deleted' if found else 'was not stored'}")
+            else:
+                for entry in registry.entries(args.prefix):
+                    value = entry.value if args.show_secrets else mask(entry.key, entry.value)
+                    print(
+                        f"{entry.key} = {json.dumps(value, ensure_ascii=False)}  [{entry.source}]"
+                    )
+        finally:
+            await registry.close()
+    finally:
+        lock.release()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "serve":
+            from hologram.serve import serve
+
+            return asyncio.run(serve(args.data))
+        if args.command == "graph":
+            return _graph(args.json)
+        if args.command == "depgraph":
+            return _depgraph(args.write, _depgraph_path(args.path))
+        if args.command == "config":
+            return asyncio.run(_config(args))
+    except (AssemblyError, ConfigError) as exc:
+        print(f"hologram: {exc}", file=sys.stderr)
+        return 2
+    raise AssertionError(f"unhandled command {args.command}")
+
+
+__all__ = ["REGENERATE", "main"]

@@ -1,0 +1,43 @@
+"""The core settings and their defaults, as the spec names them. Modules add their own."""
+
+from __future__ import annotations
+
+from hologram.config.keys import Setting
+
+CORE_DEFAULTS: tuple[Setting, ...] = (
+    Setting("core.agent.max_tool_rounds", 10, "tool-loop rounds before a turn must answer"),
+    Setting("core.agent.child_max_tool_rounds", 5, "tool-loop rounds of a child agent"),
+    Setting("core.agent.personal_prompt", "", "persona text, when personal/personal.md is absent"),
+    Setting("core.agent.tool_timeout_s", 60.0, "seconds one tool call may take"),
+    Setting("core.scheduler.preempt_cooldown_s", 2.0, "seconds a preempted task is protected"),
+    Setting("core.scheduler.offload_threshold_s", 300.0, "busy seconds before triage takes over"),
+    Setting("core.scheduler.offload_enabled", True, "hand the backlog to a triage assistant"),
+    Setting("core.memory.embedder", "default", "embedder name (built-in or entry point)"),
+    Setting("core.memory.context.top_k", 40, "events the context window keeps after a prune"),
+    Setting("core.memory.context.protected_recent", 10, "newest events never pruned"),
+    Setting("core.memory.coldcontext.query_top", 3, "cold-context documents put in the prompt"),
+    Setting("core.memory.coldcontext.archive_age_h", 72.0, "hours untouched before archival"),
+    Setting("core.memory.coldcontext.archive_max_access", 2, "accesses that still allow archival"),
+    Setting("core.memory.heartbeat.distill_interval_min", 30, "context prune into cold context"),
+    Setting("core.memory.heartbeat.archive_interval_min", 60, "cold context into the graph"),
+    Setting("core.memory.heartbeat.merge_interval_min", 120, "entity merge candidates"),
+    Setting("core.memory.heartbeat.review_interval_min", 120, "relation review"),
+    Setting("core.memory.merge.jaccard_threshold", 0.75, "bigram Jaccard for merge candidates"),
+    Setting("core.llm.active_source", "default", "the source tried first"),
+    Setting("core.llm.max_target_tokens", 600000, "cap of the working band (context budget)"),
+    Setting("core.llm.sources.default.adapter", "openai", "Lua adapter of the seed source"),
+    Setting("core.llm.sources.default.base_url", "", "empty: the offline scripted model"),
+    Setting("core.llm.sources.default.api_key", "", "API key of the seed source"),
+    Setting("core.llm.sources.default.model", "", "model name of the seed source"),
+    Setting("core.llm.sources.default.context_window", 0, "declared window; 0: look it up"),
+    Setting("core.events.subscriber_queue", 1000, "events an async subscriber may fall behind"),
+)
+
+ENV_OVERRIDES: dict[str, str] = {
+    "HOLOGRAM_LLM_API_KEY": "core.llm.sources.default.api_key",
+    "HOLOGRAM_LLM_BASE_URL": "core.llm.sources.default.base_url",
+    "HOLOGRAM_LLM_MODEL": "core.llm.sources.default.model",
+    "HOLOGRAM_LLM_ADAPTER": "core.llm.sources.default.adapter",
+}
+"""Environment variables that override a key for one run without writing it to disk, so a
+key can come from the environment and never touch the config database."""

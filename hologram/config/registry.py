@@ -1,0 +1,227 @@
+"""The configuration registry (spec: ConfigRegistry) on SQLite.
+
+Reads come from memory and never wait. Writes go through to the database before `set`
+returns, so a value the registry acknowledged survives a crash. Core keys live in the
+`config` table; each plugin's keys in a table `config_<plugin>` of their own, so removing a
+plugin's settings never touches anyone else's.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import aiosqlite
+
+from hologram.config.defaults import ENV_OVERRIDES
+from hologram.config.keys import ConfigError, Setting, check_value, coerce_text, namespace
+
+log = logging.getLogger(__name__)
+
+Source = Literal["env", "stored", "default"]
+
+_SCHEMA = "(key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at REAL NOT NULL)"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    key: str
+    value: Any
+    source: Source
+    default: Any
+    doc: str
+
+
+def _table(plugin: str | None) -> str:
+    # The plugin name is checked by `namespace` to be [a-z][a-z0-9_]*, safe as an identifier.
+    return "config" if plugin is None else f"config_{plugin}"
+
+
+class ConfigRegistry:
+    """Typed key-value settings: `core.*` for the kernel, `plugin.<name>.*` for plugins."""
+
+    def __init__(self, db: aiosqlite.Connection, path: Path, stored: dict[str, Any]) -> None:
+        self.path = path
+        self._db = db
+        self._stored = stored
+        self._defaults: dict[str, Setting] = {}
+        self._env: dict[str, str] = {}
+        self._tables: set[str] = set()
+        self.problems: list[str] = []
+
+    @classmethod
+    async def open(cls, path: Path, environ: Mapping[str, str] | None = None) -> ConfigRegistry:
+        """Open (or create) the database at `path`. A file that is not a readable config
+        database is refused as it is; nothing in it is changed."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = await aiosqlite.connect(path)
+        try:
+            await db.execute("PRAGMA journal_mode=WAL")
+            await db.execute("PRAGMA synchronous=FULL")
+            await db.execute(f"CREATE TABLE IF NOT EXISTS config {_SCHEMA}")
+            await db.commit()
+            registry = cls(db, path, {})
+            await registry._load()
+        except sqlite3.DatabaseError as exc:
+            await db.close()
+            raise ConfigError(
+                f"the config database {path} cannot be read ({exc}); it was left untouched: "
+                "move it aside to start with fresh settings, or restore it from a backup"
+            ) from exc
+        registry._read_environment(os.environ if environ is None else environ)
+        return registry
+
+    async def _load(self) -> None:
+        async with self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name LIKE 'config%'"
+        ) as cursor:
+            tables = [row[0] async for row in cursor]
+        self._tables = set(tables)
+        for table in tables:
+            async with self._db.execute(f"SELECT key, value FROM {table}") as cursor:
+                async for key, raw in cursor:
+                    try:
+                        self._stored[key] = json.loads(raw)
+                    except (TypeError, json.JSONDecodeError):
+                        problem = f"{key}: stored value is not JSON ({raw!r:.60}); using default"
+                        self.problems.append(problem)
+                        log.warning("config %s: %s", self.path, problem)
+
+    def _read_environment(self, environ: Mapping[str, str]) -> None:
+        for variable, key in ENV_OVERRIDES.items():
+            if environ.get(variable):
+                self._env[key] = environ[variable]
+
+    # ---- defaults -------------------------------------------------------------------------
+
+    def register_default(self, key: str, value: Any, doc: str = "") -> None:
+        """Declare a key and its default. It is not written anywhere: only a `set` value is."""
+        namespace(key)
+        check_value(key, value, None)
+        self._defaults[key] = Setting(key, value, doc)
+
+    def register(self, settings: Iterable[Setting]) -> None:
+        for setting in settings:
+            self.register_default(setting.key, setting.default, setting.doc)
+
+    # ---- reads ----------------------------------------------------------------------------
+
+    def _default_of(self, key: str) -> Any:
+        setting = self._defaults.get(key)
+        return None if setting is None else setting.default
+
+    def source(self, key: str) -> Source | None:
+        if key in self._env:
+            return "env"
+        if key in self._stored:
+            return "stored"
+        if key in self._defaults:
+            return "default"
+        return None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value of `key`: environment override, else stored, else registered default,
+        else `default`."""
+        namespace(key)
+        if key in self._env:
+            return coerce_text(key, self._env[key], self._default_of(key))
+        if key in self._stored:
+            return self._stored[key]
+        if key in self._defaults:
+            return self._defaults[key].default
+        return default
+
+    def _typed(self, key: str, kind: type | tuple[type, ...], name: str) -> Any:
+        value = self.get(key)
+        if value is None:
+            raise ConfigError(f"{key} is not set and has no default")
+        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+            raise ConfigError(f"{key} is {value!r}, not {name}")
+        if not isinstance(value, kind):
+            raise ConfigError(f"{key} is {value!r}, not {name}")
+        return value
+
+    def get_int(self, key: str) -> int:
+        return int(self._typed(key, int, "an int"))
+
+    def get_float(self, key: str) -> float:
+        return float(self._typed(key, (int, float), "a number"))
+
+    def get_bool(self, key: str) -> bool:
+        return bool(self._typed(key, bool, "a bool"))
+
+    def get_str(self, key: str) -> str:
+        return str(self._typed(key, str, "a string"))
+
+    def list(self, prefix: str = "") -> dict[str, Any]:
+        """Every known key under `prefix` with its current value, sorted by key."""
+        return {e.key: e.value for e in self.entries(prefix)}
+
+    def entries(self, prefix: str = "") -> list[Entry]:
+        keys = sorted(
+            k for k in {*self._defaults, *self._stored, *self._env} if k.startswith(prefix)
+        )
+        return [
+            Entry(
+                key=k,
+                value=self.get(k),
+                source=self.source(k) or "default",
+                default=self._default_of(k),
+                doc=self._defaults[k].doc if k in self._defaults else "",
+            )
+            for k in keys
+        ]
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.list()
+
+    # ---- writes ---------------------------------------------------------------------------
+
+    async def set(self, key: str, value: Any) -> None:
+        """Store `value` for `key`, durably, before returning."""
+        plugin = namespace(key)
+        value = check_value(key, value, self._default_of(key))
+        table = _table(plugin)
+        if table not in self._tables:
+            await self._db.execute(f"CREATE TABLE IF NOT EXISTS {table} {_SCHEMA}")
+            self._tables.add(table)
+        await self._db.execute(
+            f"INSERT INTO {table}(key, value, updated_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value=excluded.value, updated_at=excluded.updated_at",
+            (key, json.dumps(value, ensure_ascii=False), time.time()),
+        )
+        await self._db.commit()
+        self._stored[key] = value
+        if key in self._env:
+            log.warning("%s is stored, but the environment overrides it for this run", key)
+
+    def set_text(self, key: str, text: str) -> Any:
+        """Parse text typed by a person (command line, form) into the key's type."""
+        namespace(key)
+        return coerce_text(key, text, self._default_of(key))
+
+    async def delete(self, key: str) -> bool:
+        """Forget the stored value of `key` (its default, if any, applies again)."""
+        table = _table(namespace(key))
+        if key not in self._stored:
+            return False
+        await self._db.execute(f"DELETE FROM {table} WHERE key = ?", (key,))
+        await self._db.commit()
+        del self._stored[key]
+        return True
+
+    async def flush(self) -> None:
+        """Fold the write-ahead log into the database file, so the file alone holds every
+        value (every `set` is already durable; this makes the file self-contained)."""
+        await self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    async def close(self) -> None:
+        await self.flush()
+        await self._db.close()

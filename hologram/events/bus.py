@@ -1,0 +1,183 @@
+"""The event bus (spec: events.Bus): publish never waits for a subscriber.
+
+A synchronous subscriber runs inside `publish` and must be quick. An asynchronous one gets a
+bounded queue and a task of its own: a slow one falls behind, and once its queue is full
+further events for it are dropped, counted, and reported as an `events_dropped` event.
+A subscriber that raises is logged and reported; the others still receive the event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import itertools
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from hologram.sdk import Event, EventType
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[Event], Awaitable[None] | None]
+
+_REPORTS = frozenset({EventType.SUBSCRIBER_ERROR, EventType.EVENTS_DROPPED})
+
+
+@dataclass(eq=False)
+class _Subscriber:
+    id: int
+    event_type: str | None
+    handler: Handler
+    is_async: bool
+    queue: asyncio.Queue[Event] | None = None
+    worker: asyncio.Task[None] | None = None
+    dropped: int = 0
+    dropped_total: int = 0
+    report_pending: bool = False
+    name: str = field(default="")
+
+    def wants(self, event: Event) -> bool:
+        return self.event_type is None or self.event_type == event.type
+
+
+class EventBus:
+    def __init__(self, queue_size: int = 1000) -> None:
+        self.queue_size = queue_size
+        self._subscribers: list[_Subscriber] = []
+        self._ids = itertools.count(1)
+        self._seq = itertools.count(1)
+        self.published = 0
+        self._closed = False
+        self._detached: set[asyncio.Future[object]] = set()
+
+    def subscribe(self, event_type: str | None, handler: Handler) -> Callable[[], None]:
+        """Call `handler` for every event of `event_type` (None: every event).
+        Returns the function that unsubscribes it."""
+        is_async = inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
+            getattr(handler, "__call__", None)  # noqa: B004  (async callable objects)
+        )
+        subscriber = _Subscriber(
+            id=next(self._ids),
+            event_type=None if event_type is None else str(event_type),
+            handler=handler,
+            is_async=is_async,
+            name=getattr(handler, "__qualname__", repr(handler)),
+        )
+        if is_async:
+            subscriber.queue = asyncio.Queue(self.queue_size)
+            subscriber.worker = asyncio.get_running_loop().create_task(
+                self._drain(subscriber), name=f"event-subscriber-{subscriber.id}"
+            )
+        self._subscribers.append(subscriber)
+
+        def unsubscribe() -> None:
+            if subscriber in self._subscribers:
+                self._subscribers.remove(subscriber)
+            if subscriber.worker is not None:
+                subscriber.worker.cancel()
+
+        return unsubscribe
+
+    def publish(self, event: Event) -> Event:
+        """Hand `event` to every subscriber that wants it, without waiting for any of them.
+        Returns the event with its sequence number set."""
+        if self._closed:
+            log.debug("event %s published after the bus closed; dropped", event.type)
+            return event
+        event.seq = next(self._seq)
+        self.published += 1
+        for subscriber in list(self._subscribers):
+            if not subscriber.wants(event):
+                continue
+            if subscriber.is_async:
+                self._enqueue(subscriber, event)
+            else:
+                self._call(subscriber, event)
+        return event
+
+    def emit(self, event_type: str, source: str = "kernel", **payload: object) -> Event:
+        return self.publish(Event(type=event_type, payload=dict(payload), source=source))
+
+    def _call(self, subscriber: _Subscriber, event: Event) -> None:
+        try:
+            result = subscriber.handler(event)
+            if inspect.isawaitable(result):
+                # A plain function that returned an awaitable (a lambda around a coroutine):
+                # run it detached, keeping a reference so it is not collected half-way.
+                task = asyncio.ensure_future(result)
+                self._detached.add(task)
+                task.add_done_callback(self._detached.discard)
+        except Exception as exc:
+            self._report_error(subscriber, event, exc)
+
+    def _enqueue(self, subscriber: _Subscriber, event: Event) -> None:
+        assert subscriber.queue is not None
+        try:
+            subscriber.queue.put_nowait(event)
+        except asyncio.QueueFull:
+            if event.type in _REPORTS:
+                # Reports about reports would feed back forever; the totals stay in stats().
+                return
+            subscriber.dropped += 1
+            subscriber.dropped_total += 1
+            if not subscriber.report_pending:
+                subscriber.report_pending = True
+                asyncio.get_running_loop().call_soon(self._report_drops, subscriber)
+
+    def _report_drops(self, subscriber: _Subscriber) -> None:
+        count, subscriber.dropped = subscriber.dropped, 0
+        subscriber.report_pending = False
+        log.warning("event subscriber %s is too slow: %d events dropped", subscriber.name, count)
+        self.emit(
+            EventType.EVENTS_DROPPED,
+            subscriber=subscriber.name,
+            dropped=count,
+            dropped_total=subscriber.dropped_total,
+        )
+
+    def _report_error(self, subscriber: _Subscriber, event: Event, exc: BaseException) -> None:
+        log.error("event subscriber %s failed on %s", subscriber.name, event.type, exc_info=exc)
+        if event.type not in _REPORTS:
+            self.emit(
+                EventType.SUBSCRIBER_ERROR,
+                subscriber=subscriber.name,
+                event_type=event.type,
+                error=f"{type(exc).__name__}: {exc}",
+            )
+
+    async def _drain(self, subscriber: _Subscriber) -> None:
+        assert subscriber.queue is not None
+        while True:
+            event = await subscriber.queue.get()
+            try:
+                await subscriber.handler(event)  # type: ignore[misc]
+            except Exception as exc:
+                self._report_error(subscriber, event, exc)
+            finally:
+                subscriber.queue.task_done()
+
+    def stats(self) -> dict[str, object]:
+        return {
+            "published": self.published,
+            "subscribers": len(self._subscribers),
+            "dropped": {s.name: s.dropped_total for s in self._subscribers if s.dropped_total},
+            "backlog": {s.name: s.queue.qsize() for s in self._subscribers if s.queue},
+        }
+
+    async def close(self, grace: float = 2.0) -> None:
+        """Stop taking events, give async subscribers `grace` seconds to catch up, then
+        stop their tasks."""
+        self._closed = True
+        pending = [s.queue.join() for s in self._subscribers if s.queue is not None]
+        if pending:
+            try:
+                async with asyncio.timeout(grace):
+                    await asyncio.gather(*pending)
+            except TimeoutError:
+                log.warning("event subscribers did not catch up within %.1f s", grace)
+        workers = [s.worker for s in self._subscribers if s.worker is not None]
+        for worker in workers:
+            worker.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+        self._subscribers.clear()

@@ -1,0 +1,222 @@
+"""The `Kernel`: one object to boot, use and shut down a whole Hologram kernel.
+
+    async with Kernel(data_dir="…") as kernel:
+        kernel.layers, kernel.events, kernel.config
+
+The notebook magics, the service and the experiment harness all go through it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import os
+import time
+import uuid
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from typing import Any, Self, TypeVar
+
+from hologram._group0 import GIVEN, group0
+from hologram.config import ConfigRegistry
+from hologram.events import EventBus
+from hologram.kernel import (
+    Assembly,
+    DataDirLock,
+    KernelLog,
+    Module,
+    Observer,
+    Plan,
+    Progress,
+    SystemClock,
+    current_kernel,
+    load_plan,
+    plan,
+    resolve_data_dir,
+)
+from hologram.modules import kernel_modules
+from hologram.sdk import Clock, EventType
+from hologram.state import KernelState
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+def shipped_depgraph() -> Path:
+    """The layer plan of the real module set, as shipped inside the package."""
+    return Path(str(resources.files("hologram") / "depgraph.json"))
+
+
+class Phase(StrEnum):
+    NEW = "new"
+    BOOTING = "booting"
+    READY = "ready"
+    STOPPING = "stopping"
+    STOPPED = "stopped"
+    FAILED = "failed"
+
+
+class Kernel:
+    def __init__(
+        self,
+        data_dir: str | os.PathLike[str] | None = None,
+        *,
+        modules: Sequence[Module] | None = None,
+        depgraph: Path | None = None,
+        clock: Clock | None = None,
+        environ: Mapping[str, str] | None = None,
+        log_level: int = logging.INFO,
+        init_timeout: float | None = 60.0,
+    ) -> None:
+        """`modules` defaults to the real module set, whose order comes from the shipped
+        layer plan (`depgraph`, default: the one in the package). Any other module list is
+        planned at boot, unless a `depgraph` file is given for it."""
+        self.id = uuid.uuid4().hex[:8]
+        self.data_dir = resolve_data_dir(data_dir)
+        self._real_modules = modules is None
+        self.modules = list(kernel_modules() if modules is None else modules)
+        self._depgraph = depgraph or (shipped_depgraph() if self._real_modules else None)
+        self._environ = environ
+        self._init_timeout = init_timeout
+        self.state = KernelState(
+            data_dir=self.data_dir,
+            clock=clock or SystemClock(),
+            lock=DataDirLock(self.data_dir),
+            log=KernelLog(self.data_dir, self.id, log_level),
+        )
+        self.phase = Phase.NEW
+        self.plan: Plan | None = None
+        self.boot_seconds: float | None = None
+        self.error: BaseException | None = None
+        self._assembly: Assembly | None = None
+        self._observers: list[Observer] = []
+        self._ready = asyncio.Event()
+        self._context = contextvars.copy_context()
+        self._context.run(current_kernel.set, self.id)
+
+    # ---- observing boot -------------------------------------------------------------------
+
+    def add_observer(self, observer: Observer) -> Callable[[], None]:
+        """Be told of every step of boot and shutdown (the layers widget listens here)."""
+        self._observers.append(observer)
+        return lambda: self._observers.remove(observer) if observer in self._observers else None
+
+    def _notify(self, progress: Progress) -> None:
+        for observer in list(self._observers):
+            observer(progress)
+
+    # ---- life cycle ------------------------------------------------------------------------
+
+    def spawn(self, coro: Coroutine[Any, Any, T], name: str | None = None) -> asyncio.Task[T]:
+        """Run `coro` as a task of this kernel (its log lines go to this kernel's log)."""
+        return asyncio.get_running_loop().create_task(coro, name=name, context=self._context)
+
+    def make_plan(self) -> Plan:
+        if self._depgraph is not None:
+            return load_plan(self._depgraph, self.modules, GIVEN)
+        return plan(self.modules, GIVEN)
+
+    async def start(self) -> Self:
+        if self.phase is not Phase.NEW:
+            raise RuntimeError(f"this kernel is {self.phase}; a kernel boots once")
+        await self.spawn(self._boot(), name=f"hologram-boot-{self.id}")
+        return self
+
+    async def _boot(self) -> None:
+        self.phase = Phase.BOOTING
+        started = time.perf_counter()
+        try:
+            self.plan = self.make_plan()
+            self._assembly = Assembly(
+                self.plan,
+                self.state,
+                group0=group0(self._environ),
+                observer=self._notify,
+                init_timeout=self._init_timeout,
+            )
+            await self._assembly.boot()
+        except BaseException as exc:
+            self.phase = Phase.FAILED
+            self.error = exc
+            raise
+        self.boot_seconds = time.perf_counter() - started
+        self.phase = Phase.READY
+        self._ready.set()
+        log.info("kernel %s ready in %.3f s on %s", self.id, self.boot_seconds, self.data_dir)
+        self.events.emit(
+            EventType.KERNEL_READY,
+            layers=self.layers,
+            seconds=self.boot_seconds,
+            data_dir=str(self.data_dir),
+        )
+
+    async def wait_ready(self) -> Self:
+        await self._ready.wait()
+        return self
+
+    async def shutdown(self) -> list[str]:
+        """Close every module in reverse layer order, then group 0 (flushing the config
+        database and releasing the data dir). Returns what was closed, in order."""
+        if self._assembly is None or self.phase in (Phase.STOPPING, Phase.STOPPED):
+            return []
+        self.phase = Phase.STOPPING
+        if self.state.events is not None:
+            self.state.events.emit(EventType.KERNEL_STOPPING)
+        try:
+            closed = await self.spawn(self._assembly.shutdown(), name=f"hologram-stop-{self.id}")
+        finally:
+            self.phase = Phase.STOPPED
+            self._ready.clear()
+        log.debug("kernel %s closed %s", self.id, closed)
+        return closed
+
+    async def __aenter__(self) -> Self:
+        return await self.start()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.shutdown()
+
+    # ---- what a user looks at --------------------------------------------------------------
+
+    @property
+    def config(self) -> ConfigRegistry:
+        if self.state.config is None:
+            raise RuntimeError("the kernel has not opened its config yet; await start() first")
+        return self.state.config
+
+    @property
+    def events(self) -> EventBus:
+        if self.state.events is None:
+            raise RuntimeError("the kernel has no event bus yet; await start() first")
+        return self.state.events
+
+    @property
+    def layers(self) -> list[list[str]]:
+        return [] if self.plan is None else self.plan.layer_names()
+
+    @property
+    def timings(self) -> dict[str, float]:
+        return {} if self._assembly is None else dict(self._assembly.timings)
+
+    def topology(self) -> list[str]:
+        """The lines boot prints: group 0, then one line per layer."""
+        steps = ", ".join(step.name for step in group0())
+        return [f"group 0  {steps}", *([] if self.plan is None else self.plan.topology())]
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "phase": str(self.phase),
+            "pid": os.getpid(),
+            "data_dir": str(self.data_dir),
+            "boot_seconds": self.boot_seconds,
+            "layers": self.layers,
+            "timings_ms": {k: round(v * 1000, 3) for k, v in self.timings.items()},
+            "events": None if self.state.events is None else self.state.events.stats(),
+            "config_problems": [] if self.state.config is None else self.state.config.problems,
+            "error": None if self.error is None else str(self.error),
+        }

@@ -1,0 +1,27 @@
+"""What a kernel module is: a node of the assembly graph (spec 000: kernelmod.Module)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+
+@runtime_checkable
+class Module(Protocol):
+    """A piece of the kernel.
+
+    `requires` names the facilities it needs *ready* before its `init` runs; `provides` names
+    the facilities its `init` produces, each written to the state field of the same name
+    (``-`` becomes ``_``). A module never says what runs before it: the order comes from the
+    graph. An optional ``async close()`` is called at shutdown, in reverse order.
+    """
+
+    name: str
+    requires: tuple[str, ...]
+    provides: tuple[str, ...]
+
+    async def init(self, state: Any) -> None: ...
+
+
+def field_name(facility: str) -> str:
+    """The state attribute that holds a facility."""
+    return facility.replace("-", "_")

@@ -1,0 +1,14 @@
+"""The one list of kernel modules (spec: kernelmod/all). Adding a module is one line here,
+then `python -m hologram depgraph --write`."""
+
+from __future__ import annotations
+
+from hologram.events import EventsModule
+from hologram.kernel import Module
+
+
+def kernel_modules() -> list[Module]:
+    """Fresh instances of every kernel module, in no particular order: the graph orders them."""
+    return [
+        EventsModule(),
+    ]

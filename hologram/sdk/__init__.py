@@ -1,0 +1,39 @@
+"""The public contract of Hologram: what modules and plugins agree on.
+
+Pure types. This package imports nothing else of hologram, so a plugin can depend on it alone.
+"""
+
+from hologram.sdk.capabilities import OutputCap
+from hologram.sdk.clock import Clock
+from hologram.sdk.events import Event, EventType
+from hologram.sdk.facilities import Facility, parse_facility
+from hologram.sdk.plugin import EventHandler, OutputHandler, Plugin, PluginSDK, StageHandler
+from hologram.sdk.priority import Priority
+from hologram.sdk.settings import Settings
+from hologram.sdk.stages import STAGE_WRITABLE, HandlerScope, MemItem, Stage, StageContext
+from hologram.sdk.tools import ToolCall, ToolDef, ToolHandler, ToolResult
+
+__all__ = [
+    "STAGE_WRITABLE",
+    "Clock",
+    "Event",
+    "EventHandler",
+    "EventType",
+    "Facility",
+    "HandlerScope",
+    "MemItem",
+    "OutputCap",
+    "OutputHandler",
+    "Plugin",
+    "PluginSDK",
+    "Priority",
+    "Settings",
+    "Stage",
+    "StageContext",
+    "StageHandler",
+    "ToolCall",
+    "ToolDef",
+    "ToolHandler",
+    "ToolResult",
+    "parse_facility",
+]

@@ -1,0 +1,35 @@
+"""Events on the kernel's bus."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class EventType(StrEnum):
+    """Kinds of event the kernel publishes (spec 001, the event system; spec 000 adds
+    `agent_llm_chain`). Plugins may publish their own types as `plugin.<name>.<kind>`."""
+
+    RAW_INPUT = "raw_input"
+    AGENT_OUTPUT = "agent_output"
+    TOOL_CALL = "tool_call"
+    REASONING = "reasoning"
+    SYSTEM = "system"
+    AGENT_LLM_CHAIN = "agent_llm_chain"
+    KERNEL_READY = "kernel_ready"
+    KERNEL_STOPPING = "kernel_stopping"
+    SUBSCRIBER_ERROR = "subscriber_error"
+    EVENTS_DROPPED = "events_dropped"
+
+
+@dataclass(slots=True)
+class Event:
+    """One thing that happened. `seq` is assigned by the bus and grows by one per event."""
+
+    type: str
+    payload: dict[str, Any] = field(default_factory=dict)
+    source: str = "kernel"
+    timestamp: float = field(default_factory=time.time)
+    seq: int = 0

@@ -1,0 +1,62 @@
+"""Tools the model can call: their definition, one call, and its result."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+ToolHandler = Callable[[dict[str, Any]], Awaitable[str] | str]
+"""Takes the validated arguments; returns the text the model sees."""
+
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+"""The names every provider's function-calling API accepts."""
+
+
+@dataclass(slots=True)
+class ToolDef:
+    """A tool as registered in the tool table.
+
+    `no_memory` keeps the tool's output out of vectorisation, keyword extraction and
+    distillation (the original text is kept); `cleaner` filters the output before it reaches
+    those computations. Neither changes what the model sees.
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    handler: ToolHandler | None = None
+    no_memory: bool = False
+    cleaner: Callable[[str], str] | None = None
+    owner: str | None = None
+    timeout: float | None = None
+
+    def __post_init__(self) -> None:
+        if not TOOL_NAME.match(self.name):
+            raise ValueError(
+                f"tool name {self.name!r} is not allowed: use 1-64 letters, digits, '_' or '-'"
+            )
+        if not isinstance(self.parameters, dict) or self.parameters.get("type") != "object":
+            raise ValueError(
+                f"tool {self.name!r}: parameters must be a JSON schema of type 'object'"
+            )
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """One call the model asked for. `arguments` is the decoded JSON object."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """What a tool call produced, as it goes back to the model."""
+
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False

@@ -1,0 +1,30 @@
+"""The kernel's one shared data structure (spec: KernelState).
+
+One typed field per facility, written only by the module that provides it (boot enforces
+this), plus what group 0 sets up before any module runs. It sits here, above the subsystems,
+because its field types are theirs; `hologram.kernel` boots any such dataclass without
+knowing it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hologram.config import ConfigRegistry
+from hologram.events import EventBus
+from hologram.kernel import DataDirLock, KernelLog
+from hologram.sdk import Clock
+
+
+@dataclass(slots=True)
+class KernelState:
+    data_dir: Path
+    clock: Clock
+    lock: DataDirLock
+    log: KernelLog
+    config_snapshot: dict[str, Any] = field(default_factory=dict)
+
+    config: ConfigRegistry | None = None
+    events: EventBus | None = None
