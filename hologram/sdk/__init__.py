@@ -11,7 +11,7 @@ from hologram.sdk.plugin import EventHandler, OutputHandler, Plugin, PluginSDK, 
 from hologram.sdk.priority import Priority
 from hologram.sdk.settings import Settings
 from hologram.sdk.stages import STAGE_WRITABLE, HandlerScope, MemItem, Stage, StageContext
-from hologram.sdk.tools import ToolCall, ToolDef, ToolHandler, ToolResult
+from hologram.sdk.tools import ToolCall, ToolDef, ToolError, ToolHandler, ToolResult
 
 __all__ = [
     "STAGE_WRITABLE",
@@ -33,6 +33,7 @@ __all__ = [
     "StageHandler",
     "ToolCall",
     "ToolDef",
+    "ToolError",
     "ToolHandler",
     "ToolResult",
     "parse_facility",

@@ -43,13 +43,23 @@ class ToolDef:
             )
 
 
+class ToolError(Exception):
+    """Raised by a tool handler for a failure the model should read and may correct
+    (a refused type, a missing file). Its message goes to the model as it is, without the
+    traceback logging an unexpected exception gets."""
+
+
 @dataclass(slots=True)
 class ToolCall:
-    """One call the model asked for. `arguments` is the decoded JSON object."""
+    """One call the model asked for. `arguments` is the decoded JSON object.
+
+    `arguments_error` is set when the model's arguments were not a JSON object; the call is
+    then answered with that error instead of being executed."""
 
     id: str
     name: str
     arguments: dict[str, Any] = field(default_factory=dict)
+    arguments_error: str | None = None
 
 
 @dataclass(slots=True)
@@ -60,3 +70,7 @@ class ToolResult:
     name: str
     content: str
     is_error: bool = False
+    denied: bool = False
+    memory_text: str | None = None
+    """What memory may index of `content`: None for a `no_memory` tool, the `cleaner`'s
+    output where the tool has one. The model always sees `content` unchanged."""

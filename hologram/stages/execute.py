@@ -1,0 +1,135 @@
+"""Running one tool call (spec: ExecuteTool): check, run, and always answer the model.
+
+Whatever goes wrong becomes a tool result the model can read and act on, never an exception
+that ends the turn: arguments that do not match the schema (with what was wrong and the
+schema, so the next round can correct them), a tool that is not offered this turn, a handler
+that times out or raises (a short error for the model, the full traceback in the log).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from hologram.sdk import ToolCall, ToolDef, ToolError, ToolResult
+
+log = logging.getLogger(__name__)
+
+_MAX_ERRORS = 5
+_MAX_ERROR_CHARS = 500
+
+
+async def invoke(handler: Callable[..., Any], *args: Any) -> Any:
+    """Call a plugin-supplied handler. A coroutine function runs on the loop; a plain one in
+    a worker thread, so a blocking handler cannot stall every other task of the kernel."""
+    if inspect.iscoroutinefunction(handler):
+        return await handler(*args)
+    result = await asyncio.to_thread(handler, *args)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+def as_text(value: Any) -> str:
+    """What the model reads of a handler's return value."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def memory_text(tool: ToolDef, content: str) -> str | None:
+    """What memory may index of a tool's output (spec: textForVector before CleanText)."""
+    if tool.no_memory:
+        return None
+    if tool.cleaner is None:
+        return content
+    try:
+        return tool.cleaner(content)
+    except Exception:
+        # Indexing the raw text instead would put exactly what the cleaner exists to remove
+        # into memory; leaving it out is the safe side, and it is announced.
+        log.warning(
+            "cleaner of tool %s failed; output kept out of memory", tool.name, exc_info=True
+        )
+        return None
+
+
+class ToolRunner:
+    """Executes tool calls against whatever tool set a turn offers."""
+
+    def __init__(self, default_timeout: Callable[[], float]) -> None:
+        self._default_timeout = default_timeout
+        # name → (the parameters dict it was built from, its validator); rebuilt when a tool
+        # of that name comes with a different schema object.
+        self._validators: dict[str, tuple[dict[str, Any], Draft202012Validator]] = {}
+
+    def validator(self, tool: ToolDef) -> Draft202012Validator:
+        cached = self._validators.get(tool.name)
+        if cached is not None and cached[0] is tool.parameters:
+            return cached[1]
+        validator = Draft202012Validator(tool.parameters)
+        self._validators[tool.name] = (tool.parameters, validator)
+        return validator
+
+    def check_arguments(self, tool: ToolDef, arguments: dict[str, Any]) -> str | None:
+        """None when `arguments` fit the tool's schema; else what the model must fix."""
+        errors = sorted(
+            self.validator(tool).iter_errors(arguments), key=lambda e: list(e.absolute_path)
+        )
+        if not errors:
+            return None
+        lines = []
+        for error in errors[:_MAX_ERRORS]:
+            where = "/".join(str(p) for p in error.absolute_path) or "(the arguments object)"
+            lines.append(f"- {where}: {error.message}")
+        schema = json.dumps(tool.parameters, ensure_ascii=False)
+        return (
+            f"invalid arguments for {tool.name}:\n"
+            + "\n".join(lines)
+            + f"\nThe parameters schema is {schema}. Call {tool.name} again with corrected "
+            "arguments."
+        )
+
+    async def execute(self, call: ToolCall, tools: Mapping[str, ToolDef]) -> ToolResult:
+        tool = tools.get(call.name)
+        if tool is None:
+            offered = ", ".join(sorted(tools)) or "none"
+            return _error(call, f"tool {call.name!r} is not available; tools offered: {offered}")
+        if call.arguments_error is not None:
+            return _error(
+                call,
+                f"arguments for {call.name} are not a JSON object: "
+                f"{call.arguments_error}. Call it again with a JSON object.",
+            )
+        problem = self.check_arguments(tool, call.arguments)
+        if problem is not None:
+            return _error(call, problem)
+        if tool.handler is None:
+            return _error(call, f"tool {call.name} has no handler")
+        timeout = tool.timeout if tool.timeout is not None else self._default_timeout()
+        try:
+            async with asyncio.timeout(timeout):
+                output = await invoke(tool.handler, call.arguments)
+        except TimeoutError:
+            log.warning("tool %s timed out after %s s", call.name, timeout)
+            return _error(call, f"tool {call.name} timed out after {timeout:g} s")
+        except ToolError as exc:
+            return _error(call, str(exc))
+        except Exception as exc:
+            log.error("tool %s failed (call %s)", call.name, call.id, exc_info=exc)
+            brief = str(exc)[:_MAX_ERROR_CHARS]
+            return _error(call, f"tool {call.name} failed: {type(exc).__name__}: {brief}")
+        content = as_text(output)
+        return ToolResult(call.id, call.name, content, memory_text=memory_text(tool, content))
+
+
+def _error(call: ToolCall, message: str) -> ToolResult:
+    return ToolResult(call.id, call.name, message, is_error=True)
