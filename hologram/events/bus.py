@@ -48,7 +48,6 @@ class EventBus:
         self._ids = itertools.count(1)
         self._seq = itertools.count(1)
         self.published = 0
-        self._closed = False
         self._detached: set[asyncio.Future[object]] = set()
 
     def subscribe(self, event_type: str | None, handler: Handler) -> Callable[[], None]:
@@ -82,9 +81,6 @@ class EventBus:
     def publish(self, event: Event) -> Event:
         """Hand `event` to every subscriber that wants it, without waiting for any of them.
         Returns the event with its sequence number set."""
-        if self._closed:
-            log.debug("event %s published after the bus closed; dropped", event.type)
-            return event
         event.seq = next(self._seq)
         self.published += 1
         for subscriber in list(self._subscribers):
@@ -96,7 +92,7 @@ class EventBus:
                 self._call(subscriber, event)
         return event
 
-    def emit(self, event_type: str, source: str = "kernel", **payload: object) -> Event:
+    def emit(self, event_type: str, /, *, source: str = "kernel", **payload: object) -> Event:
         return self.publish(Event(type=event_type, payload=dict(payload), source=source))
 
     def _call(self, subscriber: _Subscriber, event: Event) -> None:
@@ -166,9 +162,8 @@ class EventBus:
         }
 
     async def close(self, grace: float = 2.0) -> None:
-        """Stop taking events, give async subscribers `grace` seconds to catch up, then
-        stop their tasks."""
-        self._closed = True
+        """Give async subscribers `grace` seconds to catch up, then stop their tasks and
+        forget every subscriber."""
         pending = [s.queue.join() for s in self._subscribers if s.queue is not None]
         if pending:
             try:

@@ -1,0 +1,133 @@
+"""`%hologram`: drive a kernel from a notebook.
+
+A magic is a plain function call, so it cannot itself be awaited (`await %hologram …` is a
+syntax error). Commands that take time start a task on the notebook's running event loop and
+return a `Pending` handle at once; the cell goes on, and a later line may `await` the handle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, Generator
+from typing import Any, TypeVar
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from hologram.facade import Kernel, Phase
+from hologram.notebook.layers import LayersWidget
+
+T = TypeVar("T")
+
+
+class Pending(Awaitable[T]):
+    """A task started by a magic. `await` it for the result; its repr says what it is doing."""
+
+    def __init__(self, what: str, task: asyncio.Task[T]) -> None:
+        self.what = what
+        self.task = task
+
+    def __await__(self) -> Generator[Any, None, T]:
+        return self.task.__await__()
+
+    def done(self) -> bool:
+        return self.task.done()
+
+    def __repr__(self) -> str:
+        if not self.task.done():
+            state = "running; await this handle to wait for it"
+        elif self.task.cancelled():
+            state = "cancelled"
+        elif self.task.exception() is not None:
+            state = f"failed: {self.task.exception()}"
+        else:
+            state = "done"
+        return f"<hologram {self.what}: {state}>"
+
+
+@magics_class
+class HologramMagics(Magics):
+    """Holds this notebook's kernel: one per IPython shell, none shared between shells."""
+
+    def __init__(self, shell: Any) -> None:
+        super().__init__(shell)
+        self.kernel: Kernel | None = None
+        self.commands: dict[str, Callable[[Any], Any]] = {
+            "start": self._start,
+            "status": self._status,
+            "layers": self._layers,
+            "shutdown": self._shutdown,
+        }
+
+    @magic_arguments()
+    @argument(
+        "command",
+        help="start: boot a kernel (returns at once; await the handle to wait for it) · "
+        "status: what the kernel is doing · layers: the dependency-layers widget · "
+        "shutdown: close the kernel, flushing every store",
+    )
+    @argument("args", nargs="*", help="arguments of the command")
+    @argument(
+        "--data",
+        metavar="DIR",
+        help="start: data directory (default: $HOLOGRAM_DATA, else ~/.hologram)",
+    )
+    @argument("--json", action="store_true", help="status: print JSON instead of a summary")
+    @line_magic("hologram")
+    def hologram(self, line: str) -> Any:
+        """Drive a Hologram kernel from this notebook: `%hologram start --data DIR`, then
+        `%hologram layers`, `%hologram status`, `%hologram shutdown`."""
+        args = parse_argstring(self.hologram, line)
+        command = self.commands.get(args.command)
+        if command is None:
+            known = ", ".join(sorted(self.commands))
+            raise UsageError(f"unknown command {args.command!r}; commands: {known}")
+        return command(args)
+
+    # ---- commands -------------------------------------------------------------------------
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        try:
+            return asyncio.get_running_loop()
+        except RuntimeError:
+            raise UsageError(
+                "%hologram needs a running asyncio loop: use it in Jupyter (ipykernel), "
+                "or in IPython with %autoawait on"
+            ) from None
+
+    def require_kernel(self) -> Kernel:
+        if self.kernel is None:
+            raise UsageError("no kernel yet: run `%hologram start` first")
+        return self.kernel
+
+    def _start(self, args: Any) -> Pending[Kernel]:
+        loop = self._running_loop()
+        if self.kernel is not None and self.kernel.phase not in (Phase.STOPPED, Phase.FAILED):
+            raise UsageError(
+                f"a kernel is already {self.kernel.phase} on {self.kernel.data_dir}; "
+                "`%hologram shutdown` it first"
+            )
+        self.kernel = Kernel(args.data)
+        return Pending(
+            f"kernel start on {self.kernel.data_dir}", loop.create_task(self.kernel.start())
+        )
+
+    def _status(self, args: Any) -> dict[str, Any]:
+        status = self.require_kernel().status()
+        if args.json:
+            print(json.dumps(status, indent=2, default=str))
+        else:
+            print(f"kernel {status['id']} {status['phase']} on {status['data_dir']}")
+            for index, names in enumerate(status["layers"]):
+                print(f"  layer {index}  {', '.join(names)}")
+        return status
+
+    def _layers(self, args: Any) -> LayersWidget:
+        return LayersWidget.for_kernel(self.require_kernel())
+
+    def _shutdown(self, args: Any) -> Pending[list[str]]:
+        loop = self._running_loop()
+        kernel = self.require_kernel()
+        return Pending(f"kernel shutdown on {kernel.data_dir}", loop.create_task(kernel.shutdown()))

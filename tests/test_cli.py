@@ -1,0 +1,143 @@
+"""The command line, run as a user runs it: `python -m hologram …` in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def hologram(*args: str, data_dir: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HOLOGRAM_DATA": str(data_dir)} if data_dir else None
+    return subprocess.run(
+        [sys.executable, "-m", "hologram", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def test_graph_prints_group_0_and_the_layers() -> None:
+    result = hologram("graph")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "group 0  data-dir lock, logging, config db, config snapshot"
+    assert lines[1].startswith("layer 0  ") and "events" in lines[1]
+
+
+def test_graph_json_is_machine_readable() -> None:
+    result = hologram("graph", "--json")
+    document = json.loads(result.stdout)
+    assert document["group0"]["provides"] == ["config"]
+    assert document["modules"]["events"] == {
+        "layer": 0,
+        "requires": ["config"],
+        "provides": ["events"],
+    }
+
+
+def test_depgraph_check_passes_on_the_shipped_plan_and_fails_on_a_stale_one(tmp_path: Path) -> None:
+    assert hologram("depgraph", "--check").returncode == 0
+    stale = tmp_path / "depgraph.json"
+    stale.write_text("{}")
+    result = hologram("depgraph", "--check", "--path", str(stale))
+    assert result.returncode == 1
+    assert "python -m hologram depgraph --write" in result.stderr
+
+
+def test_serve_boots_prints_the_layers_and_exits_0_on_sigterm(data_dir: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hologram", "serve", "--data", str(data_dir)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    lines = []
+    for line in process.stdout:
+        lines.append(line.rstrip("\n"))
+        if line.startswith("hologram ready"):
+            break
+    assert lines[0].startswith("group 0  ")
+    assert any(line.startswith("layer 0  ") for line in lines)
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert "hologram stopped" in out
+    assert (
+        not (data_dir / "config.db-wal").exists()
+        or (data_dir / "config.db-wal").stat().st_size == 0
+    )
+
+
+def test_serve_on_a_data_dir_in_use_fails_with_the_holders_pid(data_dir: Path) -> None:
+    first = subprocess.Popen(
+        [sys.executable, "-m", "hologram", "serve", "--data", str(data_dir)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert first.stdout is not None
+        for line in first.stdout:
+            if line.startswith("hologram ready"):
+                break
+        second = hologram("serve", "--data", str(data_dir))
+        assert second.returncode == 1
+        assert f"PID {first.pid}" in second.stderr
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=60)
+    assert first.returncode == 0
+
+
+def test_config_set_get_list_and_delete(data_dir: Path) -> None:
+    assert (
+        hologram("config", "set", "core.agent.max_tool_rounds", "12", data_dir=data_dir).returncode
+        == 0
+    )
+    assert (
+        hologram("config", "get", "core.agent.max_tool_rounds", data_dir=data_dir).stdout == "12\n"
+    )
+    listing = hologram("config", "list", "core.agent.", data_dir=data_dir).stdout
+    assert "core.agent.max_tool_rounds = 12  [stored]" in listing
+    assert "core.agent.child_max_tool_rounds = 5  [default]" in listing
+    assert (
+        hologram("config", "delete", "core.agent.max_tool_rounds", data_dir=data_dir).returncode
+        == 0
+    )
+    assert (
+        hologram("config", "get", "core.agent.max_tool_rounds", data_dir=data_dir).stdout == "10\n"
+    )
+
+
+def test_config_list_masks_secrets_unless_asked(data_dir: Path) -> None:
+    hologram("config", "set", "core.llm.sources.default.api_key", "sk-secret", data_dir=data_dir)
+    assert "sk-secret" not in hologram("config", "list", "core.llm", data_dir=data_dir).stdout
+    shown = hologram("config", "list", "core.llm", "--show-secrets", data_dir=data_dir).stdout
+    assert '"sk-secret"' in shown
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("config", "set", "llm.model", "x"), "invalid configuration key 'llm.model'"),
+        (("config", "set", "core.agent.max_tool_rounds", "ten"), "expects int"),
+    ],
+)
+def test_config_refuses_bad_input_with_a_clear_message(
+    data_dir: Path, args: tuple[str, ...], message: str
+) -> None:
+    result = hologram(*args, data_dir=data_dir)
+    assert result.returncode == 2 and message in result.stderr
+
+
+@pytest.mark.parametrize("command", ["serve", "graph", "depgraph", "config"])
+def test_every_command_has_help(command: str) -> None:
+    result = hologram(command, "--help")
+    assert result.returncode == 0 and "usage: python -m hologram" in result.stdout

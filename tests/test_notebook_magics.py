@@ -1,0 +1,82 @@
+"""The `%hologram` magics and the layers widget, driven through a real IPython shell."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from hologram.kernel import plan
+from hologram.notebook import LayersWidget, Pending
+from tests.kernel.helpers import Mod
+
+
+@pytest.fixture
+def shell() -> InteractiveShell:
+    ipython = InteractiveShell.instance()
+    ipython.run_line_magic("load_ext", "hologram")
+    yield ipython
+    ipython.run_line_magic("unload_ext", "hologram")
+    InteractiveShell.clear_instance()
+
+
+async def test_start_returns_at_once_and_the_handle_awaits_the_boot(
+    shell: InteractiveShell, data_dir: Path
+) -> None:
+    handle = shell.run_line_magic("hologram", f"start --data {data_dir}")
+    assert isinstance(handle, Pending) and not handle.done()
+    assert "running" in repr(handle)
+    kernel = await handle
+    assert kernel.layers == [["events"]]
+    assert repr(handle).endswith("done>")
+    status = shell.run_line_magic("hologram", "status")
+    assert status["phase"] == "ready"
+    closed = await shell.run_line_magic("hologram", "shutdown")
+    assert closed[0] == "events" and closed[-1] == "data-dir lock"
+
+
+async def test_layers_widget_follows_a_boot_in_progress(
+    shell: InteractiveShell, data_dir: Path
+) -> None:
+    handle = shell.run_line_magic("hologram", f"start --data {data_dir}")
+    widget = shell.run_line_magic("hologram", "layers")
+    assert isinstance(widget, LayersWidget)
+    assert 'data-module="events" data-status="pending"' in widget.svg
+    await handle
+    assert 'data-module="events" data-status="done"' in widget.svg
+    assert 'data-module="config db" data-status="done"' in widget.svg
+    assert "5 done" in widget.children[0].value
+    await shell.run_line_magic("hologram", "shutdown")
+    assert 'data-module="events" data-status="closed"' in widget.svg
+    widget.close()
+
+
+def test_commands_without_a_kernel_say_to_start_one(shell: InteractiveShell) -> None:
+    with pytest.raises(UsageError, match="run `%hologram start` first"):
+        shell.run_line_magic("hologram", "status")
+
+
+def test_unknown_command_lists_the_commands(shell: InteractiveShell) -> None:
+    with pytest.raises(UsageError, match=r"unknown command .strat.; commands: .*start"):
+        shell.run_line_magic("hologram", "strat")
+
+
+def test_help_is_the_magic_docstring_with_its_arguments(shell: InteractiveShell) -> None:
+    doc = shell.find_line_magic("hologram").__doc__
+    assert "%hologram start --data DIR" in doc and "--data DIR" in doc and "--json" in doc
+
+
+def test_layers_svg_shows_every_module_and_every_tie() -> None:
+    modules = [
+        Mod("llm", requires=("config",), provides=("llm",)),
+        Mod("memory", requires=("config",), provides=("memory",)),
+        Mod("agent", requires=("llm", "memory"), provides=("agent",)),
+    ]
+    widget = LayersWidget.for_plan(plan(modules, given=("config",)), group0=["config db"])
+    svg = widget.svg
+    assert svg.count('class="module"') == 4
+    assert svg.count('class="edge"') == 2
+    assert 'data-facility="llm" data-from="llm" data-to="agent"' in svg
+    assert "3 modules in 2 layers" in widget.children[0].value
