@@ -28,7 +28,9 @@ _MAX_ERROR_CHARS = 500
 async def invoke(handler: Callable[..., Any], *args: Any) -> Any:
     """Call a plugin-supplied handler. A coroutine function runs on the loop; a plain one in
     a worker thread, so a blocking handler cannot stall every other task of the kernel."""
-    if inspect.iscoroutinefunction(handler):
+    if inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
+        getattr(handler, "__call__", None)  # noqa: B004  (async callable objects)
+    ):
         return await handler(*args)
     result = await asyncio.to_thread(handler, *args)
     if inspect.isawaitable(result):

@@ -1,0 +1,35 @@
+"""The `channels` kernel module: the output channels, with a notebook and a test channel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hologram.channels.collect import CollectingChannel
+from hologram.channels.output import OutputChannels
+from hologram.sdk import Facility, OutputCap
+
+NOTEBOOK_CAPS = OutputCap.TEXT | OutputCap.IMAGE | OutputCap.FILE | OutputCap.STRUCTURED
+
+
+class ChannelsModule:
+    name = "channels"
+    requires = (Facility.CONFIG,)
+    provides = (Facility.CHANNELS,)
+
+    async def init(self, state: Any) -> None:
+        channels = OutputChannels()
+        channels.register_output_channel(
+            "notebook",
+            NOTEBOOK_CAPS,
+            "the Jupyter notebook the user is working in; shown below the cell",
+            CollectingChannel("notebook"),
+            owner="kernel",
+        )
+        channels.register_output_channel(
+            "test",
+            OutputCap.TEXT,
+            "a channel that only records what it is sent, for tests and experiments",
+            CollectingChannel("test"),
+            owner="kernel",
+        )
+        state.channels = channels
