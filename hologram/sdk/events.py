@@ -27,6 +27,16 @@ class EventType(StrEnum):
     STAGE_WRITE_REFUSED = "stage_write_refused"
     TURN_STARTED = "turn_started"
     TURN_FINISHED = "turn_finished"
+    PROVIDER_UNAVAILABLE = "provider_unavailable"
+    """An LLM source failed and is set aside: until its config changes, or for a backoff."""
+    PROVIDER_SKIPPED = "provider_skipped"
+    PROVIDER_FALLBACK = "provider_fallback"
+    """A later source answered because the ones before it failed or were skipped."""
+    PROVIDER_RECOVERED = "provider_recovered"
+    PROVIDER_SWITCHED = "provider_switched"
+    PROVIDER_OFFLINE = "provider_offline"
+    """No LLM is configured: the offline scripted model answers."""
+    PROVIDERS_EXHAUSTED = "providers_exhausted"
 
 
 @dataclass(slots=True)

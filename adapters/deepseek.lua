@@ -1,0 +1,152 @@
+-- DeepSeek Chat Completions (POST {base_url}/chat/completions; base_url https://api.deepseek.com).
+-- Wire format: https://api-docs.deepseek.com/api/create-chat-completion (OpenAI-shaped).
+-- Differences from openai.lua: the thinking switch, off unless the request asks for it (the
+-- spec runs DeepSeek with thinking off), and reasoning_content passed back on assistant
+-- messages: in thinking mode with tools the API requires it, otherwise it ignores it.
+-- The unified request and response this script translates are described in README.md.
+
+local adapter = {
+  name = "deepseek",
+  version = "1.0.0",
+  endpoint = "/chat/completions",
+  headers = {},
+  stream_format = "sse",
+}
+
+-- Text stays a string; a list of blocks becomes OpenAI content parts (images as URLs,
+-- inline ones as data: URLs, which is how the API takes base64).
+local function content_parts(content)
+  if type(content) ~= "table" then return content or "" end
+  local parts = json.array()
+  for _, block in ipairs(content) do
+    if block.type == "text" then
+      parts[#parts + 1] = { type = "text", text = block.text }
+    elseif block.type == "image" then
+      local url = block.url or ("data:" .. block.media_type .. ";base64," .. block.data)
+      parts[#parts + 1] = { type = "image_url", image_url = { url = url } }
+    end
+  end
+  return parts
+end
+
+local function text_of(content)
+  if type(content) ~= "table" then return content or "" end
+  local texts = {}
+  for _, block in ipairs(content) do
+    if block.type == "text" then texts[#texts + 1] = block.text end
+  end
+  return table.concat(texts)
+end
+
+local function wire_message(m)
+  if m.role == "tool" then
+    return { role = "tool", tool_call_id = m.tool_call_id, content = text_of(m.content) }
+  end
+  if m.role == "assistant" then
+    local msg = { role = "assistant", content = text_of(m.content) }
+    if m.reasoning_content and m.reasoning_content ~= "" then
+      msg.reasoning_content = m.reasoning_content
+    end
+    if m.tool_calls and #m.tool_calls > 0 then
+      -- The API wants null content beside tool calls when the model said nothing.
+      if msg.content == "" then msg.content = json.null end
+      msg.tool_calls = json.array()
+      for i, call in ipairs(m.tool_calls) do
+        msg.tool_calls[i] = {
+          id = call.id,
+          type = "function",
+          ["function"] = { name = call.name, arguments = json.encode(call.arguments or {}) },
+        }
+      end
+    end
+    return msg
+  end
+  return { role = m.role, content = content_parts(m.content) }
+end
+
+function adapter.transform_request(raw)
+  local req = json.decode(raw)
+  local body = { model = req.model, messages = json.array(), stream = req.stream }
+  for i, m in ipairs(req.messages) do body.messages[i] = wire_message(m) end
+  if req.tools and #req.tools > 0 then
+    body.tools = json.array()
+    for i, tool in ipairs(req.tools) do
+      body.tools[i] = {
+        type = "function",
+        ["function"] = {
+          name = tool.name, description = tool.description, parameters = tool.parameters,
+        },
+      }
+    end
+  end
+  body.thinking = { type = req.thinking and "enabled" or "disabled" }
+  body.temperature = req.temperature
+  body.max_tokens = req.max_tokens
+  if req.stream then body.stream_options = { include_usage = true } end
+  for key, value in pairs(req.extra or {}) do body[key] = value end
+  return body
+end
+
+local function usage_of(u)
+  if not u then return nil end
+  local details = u.completion_tokens_details or {}
+  return {
+    prompt_tokens = u.prompt_tokens,
+    completion_tokens = u.completion_tokens,
+    total_tokens = u.total_tokens,
+    reasoning_tokens = details.reasoning_tokens,
+  }
+end
+
+local function api_error(r)
+  local e = r.error
+  if type(e) == "table" then return e.message or json.encode(e) end
+  return tostring(e)
+end
+
+function adapter.transform_response(raw)
+  local r = json.decode(raw)
+  if r.error then error("the API returned an error: " .. api_error(r)) end
+  local choice = r.choices and r.choices[1]
+  if not choice then error("the response has no choices[1]") end
+  local msg = choice.message or {}
+  local calls = json.array()
+  for i, call in ipairs(msg.tool_calls or {}) do
+    local fn = call["function"] or {}
+    calls[i] = { id = call.id, name = fn.name, arguments = fn.arguments }
+  end
+  return {
+    content = msg.content,
+    reasoning_content = msg.reasoning_content,
+    finish_reason = choice.finish_reason,
+    tool_calls = calls,
+    token_usage = usage_of(r.usage),
+    model = r.model,
+  }
+end
+
+function adapter.transform_stream_chunk(line)
+  if line == "[DONE]" then return { done = true } end
+  local r = json.decode(line)
+  if r.error then error("the API returned an error: " .. api_error(r)) end
+  local chunk = { token_usage = usage_of(r.usage), model = r.model }
+  local choice = r.choices and r.choices[1]
+  if choice then
+    local delta = choice.delta or {}
+    chunk.content = delta.content
+    chunk.reasoning_content = delta.reasoning_content
+    chunk.finish_reason = choice.finish_reason
+    if delta.tool_calls then
+      chunk.tool_calls = json.array()
+      for i, call in ipairs(delta.tool_calls) do
+        local fn = call["function"] or {}
+        chunk.tool_calls[i] = {
+          index = call.index, id = call.id, name = fn.name, arguments = fn.arguments,
+        }
+      end
+    end
+  end
+  return chunk
+end
+
+return adapter

@@ -1,0 +1,85 @@
+"""LLM providers: sandboxed Lua adapters over real HTTP, ordered fallback, streaming, the
+context budget, and the scripted local model server (spec 000, "Provider & Lua Adapter
+Layer"; spec 001, the adapter contract)."""
+
+from hologram.llm.adapter import AdapterLibrary, LuaAdapter, shipped_adapters_dir
+from hologram.llm.budget import (
+    KNOWN_CONTEXT_WINDOWS,
+    TokenBudget,
+    compute_budget,
+    context_window,
+    estimate_message_tokens,
+    estimate_tokens,
+)
+from hologram.llm.errors import (
+    AdapterError,
+    AdapterOutputError,
+    AllProvidersFailed,
+    FailureKind,
+    ProviderError,
+)
+from hologram.llm.lua_sandbox import LuaSandbox, LuaSandboxError
+from hologram.llm.manager import ProviderManager
+from hologram.llm.messages import (
+    ChatMessage,
+    CompletionRequest,
+    CompletionResponse,
+    ContentBlock,
+    ImageBlock,
+    Role,
+    TextBlock,
+    TokenUsage,
+)
+from hologram.llm.module import LLMModule
+from hologram.llm.offline_model import OFFLINE_RULES, OfflineResponder, OfflineRule
+from hologram.llm.provider import LuaAdaptedProvider, Provider, SourceConfig
+from hologram.llm.scripted_server import (
+    OFFLINE_MODEL_NAME,
+    RecordedRequest,
+    ScriptedModelServer,
+    ScriptedReply,
+)
+from hologram.llm.sources import LLM_DEFAULTS
+from hologram.llm.streaming import StreamChunk, ToolCallDelta
+
+__all__ = [
+    "KNOWN_CONTEXT_WINDOWS",
+    "LLM_DEFAULTS",
+    "OFFLINE_MODEL_NAME",
+    "OFFLINE_RULES",
+    "AdapterError",
+    "AdapterLibrary",
+    "AdapterOutputError",
+    "AllProvidersFailed",
+    "ChatMessage",
+    "CompletionRequest",
+    "CompletionResponse",
+    "ContentBlock",
+    "FailureKind",
+    "ImageBlock",
+    "LLMModule",
+    "LuaAdaptedProvider",
+    "LuaAdapter",
+    "LuaSandbox",
+    "LuaSandboxError",
+    "OfflineResponder",
+    "OfflineRule",
+    "Provider",
+    "ProviderError",
+    "ProviderManager",
+    "RecordedRequest",
+    "Role",
+    "ScriptedModelServer",
+    "ScriptedReply",
+    "SourceConfig",
+    "StreamChunk",
+    "TextBlock",
+    "TokenBudget",
+    "TokenUsage",
+    "ToolCallDelta",
+    "compute_budget",
+    "context_window",
+    "estimate_message_tokens",
+    "estimate_tokens",
+    "shipped_adapters_dir",
+]

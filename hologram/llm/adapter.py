@@ -1,0 +1,267 @@
+"""Lua adapters: finding them, loading one, and calling its transforms (spec 001: the Lua
+adapter contract).
+
+An adapter is a Lua script that returns a table:
+
+    name, version          strings
+    endpoint               path appended to the source's base_url ("{model}" is replaced)
+    headers                table of static headers (the host adds the API key)
+    transform_request(raw_json)    unified request JSON -> the API's request body
+    transform_response(raw_body)   the API's response body -> unified response
+    transform_stream_chunk(line)   optional: one SSE data payload or NDJSON line -> chunk
+    stream_endpoint        optional, default endpoint
+    stream_format          optional, "sse" (default) or "ndjson"
+    auth_header, auth_prefix  optional, default "Authorization", "Bearer "
+
+Transforms may return JSON text or a table (the host encodes it). Shipped adapters live in
+the package; a file of the same name in `<data>/adapters/` overrides one, a new name adds one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import lupa.lua54 as lupa
+
+from hologram.llm.errors import AdapterError, AdapterOutputError
+from hologram.llm.lua_sandbox import HttpHandler, LuaSandbox, LuaSandboxError
+
+log = logging.getLogger(__name__)
+
+ADAPTER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+STREAM_FORMATS = ("sse", "ndjson")
+
+
+def shipped_adapters_dir() -> Path:
+    """The adapters that ship inside the package (`adapters/` in the checkout)."""
+    return Path(str(resources.files("hologram") / "_shipped" / "adapters"))
+
+
+class AdapterLibrary:
+    """Where adapters are looked up: the user's directory first, then the shipped one."""
+
+    def __init__(self, user_dir: Path | None = None, shipped_dir: Path | None = None) -> None:
+        self.user_dir = user_dir
+        self.shipped_dir = shipped_dir or shipped_adapters_dir()
+
+    def _dirs(self) -> list[Path]:
+        return [d for d in (self.user_dir, self.shipped_dir) if d is not None]
+
+    def names(self) -> list[str]:
+        found = {p.stem for d in self._dirs() if d.is_dir() for p in d.glob("*.lua")}
+        return sorted(found)
+
+    def find(self, name: str) -> Path:
+        if not isinstance(name, str) or not ADAPTER_NAME.match(name):
+            raise AdapterError(
+                str(name), "an adapter name is lower-case letters, digits, '-' or '_'"
+            )
+        for directory in self._dirs():
+            path = directory / f"{name}.lua"
+            if path.is_file():
+                return path
+        where = " and ".join(str(d) for d in self._dirs())
+        raise AdapterError(
+            name, f"no such adapter; available: {', '.join(self.names()) or 'none'} (in {where})"
+        )
+
+    def load(self, name: str, **sandbox_options: Any) -> LuaAdapter:
+        return LuaAdapter.load(self.find(name), **sandbox_options)
+
+
+@dataclass(frozen=True, slots=True)
+class _Contract:
+    name: str
+    version: str
+    endpoint: str
+    stream_endpoint: str
+    headers: dict[str, str]
+    stream_format: str
+    auth_header: str
+    auth_prefix: str
+    has_stream: bool
+
+
+def _check_contract(table: Any, sandbox: LuaSandbox, origin: str) -> _Contract:
+    if lupa.lua_type(table) != "table":
+        raise AdapterError(origin, f"the script must return a table, it returned {table!r}")
+    problems: list[str] = []
+
+    def text(key: str, required: bool, default: str = "") -> str:
+        value = table[key]
+        if value is None:
+            if required:
+                problems.append(f"missing {key} (a string)")
+            return default
+        if not isinstance(value, str):
+            problems.append(f"{key} must be a string, not {lupa.lua_type(value) or type(value)}")
+            return default
+        return value
+
+    def function(key: str, required: bool) -> bool:
+        value = table[key]
+        if value is None:
+            if required:
+                problems.append(f"missing {key} (a function)")
+            return False
+        if lupa.lua_type(value) != "function":
+            problems.append(f"{key} must be a function")
+            return False
+        return True
+
+    name = text("name", True)
+    version = text("version", True)
+    endpoint = text("endpoint", True)
+    stream_endpoint = text("stream_endpoint", False, endpoint)
+    for key, value in (("endpoint", endpoint), ("stream_endpoint", stream_endpoint)):
+        if value and not value.startswith("/"):
+            problems.append(f"{key} must start with '/', got {value!r}")
+    headers: dict[str, str] = {}
+    raw_headers = table["headers"]
+    if raw_headers is None:
+        problems.append("missing headers (a table; {} for none)")
+    else:
+        try:
+            decoded = sandbox.to_python(raw_headers, "headers")
+        except ValueError as exc:
+            decoded = None
+            problems.append(f"headers: {exc}")
+        if decoded == []:
+            decoded = {}
+        if not isinstance(decoded, dict) or not all(isinstance(v, str) for v in decoded.values()):
+            problems.append("headers must be a table of string values")
+        else:
+            headers = decoded
+    stream_format = text("stream_format", False, "sse")
+    if stream_format not in STREAM_FORMATS:
+        problems.append(f"stream_format must be one of {STREAM_FORMATS}, got {stream_format!r}")
+    auth_header = text("auth_header", False, "Authorization")
+    auth_prefix = text("auth_prefix", False, "Bearer " if auth_header == "Authorization" else "")
+    function("transform_request", True)
+    function("transform_response", True)
+    has_stream = function("transform_stream_chunk", False)
+    if problems:
+        raise AdapterError(
+            name or origin, f"{origin} does not follow the adapter contract: " + "; ".join(problems)
+        )
+    return _Contract(
+        name,
+        version,
+        endpoint,
+        stream_endpoint,
+        headers,
+        stream_format,
+        auth_header,
+        auth_prefix,
+        has_stream,
+    )
+
+
+class LuaAdapter:
+    """One loaded adapter in its own sandbox."""
+
+    def __init__(self, sandbox: LuaSandbox, table: Any, contract: _Contract, path: Path) -> None:
+        self.sandbox = sandbox
+        self.path = path
+        self._table = table
+        self._contract = contract
+        self._request_fn = table["transform_request"]
+        self._response_fn = table["transform_response"]
+        self._chunk_fn = table["transform_stream_chunk"] if contract.has_stream else None
+        self.name = contract.name
+        self.version = contract.version
+        self.endpoint = contract.endpoint
+        self.stream_endpoint = contract.stream_endpoint
+        self.headers = dict(contract.headers)
+        self.stream_format = contract.stream_format
+        self.auth_header = contract.auth_header
+        self.auth_prefix = contract.auth_prefix
+
+    @classmethod
+    def load(cls, path: Path, **sandbox_options: Any) -> LuaAdapter:
+        try:
+            source = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise AdapterError(path.stem, f"cannot read {path}: {exc}") from exc
+        sandbox = LuaSandbox(path.stem, **sandbox_options)
+        try:
+            table = sandbox.load(source, path.name)
+        except LuaSandboxError as exc:
+            raise AdapterError(path.stem, f"{exc} ({path})") from exc
+        contract = _check_contract(table, sandbox, str(path))
+        if contract.name != path.stem:
+            log.warning(
+                "adapter file %s declares name %r; it is used as %r", path, contract.name, path.stem
+            )
+        return cls(sandbox, table, contract, path)
+
+    @classmethod
+    def from_source(cls, source: str, filename: str = "inline.lua") -> LuaAdapter:
+        """Load an adapter from text (tests, notebooks)."""
+        sandbox = LuaSandbox(Path(filename).stem)
+        try:
+            table = sandbox.load(source, filename)
+        except LuaSandboxError as exc:
+            raise AdapterError(Path(filename).stem, str(exc)) from exc
+        return cls(sandbox, table, _check_contract(table, sandbox, filename), Path(filename))
+
+    @property
+    def streams(self) -> bool:
+        return self._chunk_fn is not None
+
+    def url(self, base_url: str, model: str, stream: bool) -> str:
+        path = self.stream_endpoint if stream else self.endpoint
+        return base_url.rstrip("/") + path.replace("{model}", model)
+
+    # ---- transforms --------------------------------------------------------------------------
+
+    async def transform_request(
+        self, unified: dict[str, Any], http: HttpHandler | None = None
+    ) -> str:
+        raw = json.dumps(unified, ensure_ascii=False)
+        result = await self._call(self._request_fn, "transform_request", raw, http)
+        if isinstance(result, str):
+            return result
+        try:
+            return json.dumps(self.sandbox.to_python(result), ensure_ascii=False)
+        except ValueError as exc:
+            raise AdapterOutputError(
+                self.name, "transform_request", "(result)", "a JSON-encodable table", str(exc)
+            ) from None
+
+    async def transform_response(self, body: str, http: HttpHandler | None = None) -> Any:
+        result = await self._call(self._response_fn, "transform_response", body, http)
+        return self._plain(result, "transform_response")
+
+    async def transform_stream_chunk(self, line: str, http: HttpHandler | None = None) -> Any:
+        if self._chunk_fn is None:
+            raise AdapterError(self.name, "has no transform_stream_chunk, so it cannot stream")
+        result = await self._call(self._chunk_fn, "transform_stream_chunk", line, http)
+        return self._plain(result, "transform_stream_chunk")
+
+    async def _call(self, fn: Any, where: str, arg: str, http: HttpHandler | None) -> Any:
+        try:
+            return await self.sandbox.call(fn, arg, http=http)
+        except LuaSandboxError as exc:
+            raise AdapterError(self.name, f"{where} failed: {exc}") from exc
+
+    def _plain(self, result: Any, where: str) -> Any:
+        if isinstance(result, str):
+            try:
+                return json.loads(result)
+            except json.JSONDecodeError:
+                raise AdapterOutputError(
+                    self.name, where, "(result)", "a table or JSON text", result
+                ) from None
+        try:
+            return self.sandbox.to_python(result)
+        except ValueError as exc:
+            raise AdapterOutputError(
+                self.name, where, "(result)", "a JSON-like table", str(exc)
+            ) from None

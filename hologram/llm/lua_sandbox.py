@@ -1,0 +1,307 @@
+"""A sandboxed Lua 5.4 runtime with the adapter built-ins (spec 001: Lua VM capabilities).
+
+What a script can reach: the pure parts of the standard library (string without `dump`,
+table, math, utf8, coroutine, the base functions that do not load code or bypass
+metatables), plus `json.encode` / `json.decode` / `json.null` / `json.array`, `log(level, msg)`,
+`http_get(url)` and `http_post(url, body)`. No `os`, `io`, `package`, `require`, `dofile`,
+`loadfile`, `load`, `debug`, no bytecode, and no attribute access into Python objects.
+Memory is capped by the runtime; CPU by an instruction-count hook set on every call.
+
+**Why a coroutine bridge for HTTP.** Every call into Lua runs as a Lua coroutine on the
+event-loop thread. `http_get`/`http_post` yield a request out of the coroutine; the Python
+driver performs it with httpx's async client (with a timeout) and resumes the coroutine
+with the answer. The loop is never blocked on the network, the transforms (tens of
+microseconds) pay no thread hop, and since Lua only ever runs on the loop thread the
+runtime needs no lock. The instruction limit bounds how long a runaway script can hold the
+loop (a few tens of milliseconds).
+
+**JSON and Lua tables.** Decoded arrays are marked (metatable `json.array`), so an array
+that comes in empty goes out as `[]`. An unmarked empty table encodes as `{}`: in the wire
+formats adapters write, empty objects (`"properties": {}`, `"arguments": {}`) are the
+common case; a script that wants an empty array writes `json.array()`. JSON `null` inside
+an object drops the key (Lua cannot hold nil in a table); inside an array it becomes
+`json.null`, so positions survive.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import lupa.lua54 as lupa
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_MEMORY = 64 * 1024 * 1024
+DEFAULT_INSTRUCTION_LIMIT = 20_000_000
+_HOOK_EVERY = 1000  # instructions between two ticks of the limit hook
+
+_REMOVED_GLOBALS = (
+    *("os", "io", "package", "require", "dofile", "loadfile", "load", "loadstring", "debug"),
+    *("collectgarbage", "rawset", "rawget", "setfenv", "getfenv", "module", "python"),
+)
+
+HttpHandler = Callable[[str, str, str | None], Awaitable[tuple[str | None, int | str]]]
+"""(method, url, body) -> (response body, status) or (None, error message)."""
+
+
+class LuaSandboxError(Exception):
+    """A script failed to load or a call into it failed; the message carries file:line."""
+
+    def __init__(self, message: str, cause: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
+
+
+class _Null:
+    """JSON null inside an array (Lua has no nil array slots)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "json.null"
+
+
+NULL = _Null()
+_HTTP = object()
+_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warn": logging.WARNING,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+}  # marks a coroutine.yield that is an http_* request, not the script's own
+
+
+def _refuse_attributes(obj: object, name: object, is_setting: bool) -> object:
+    raise AttributeError(f"Lua scripts may not access attributes of Python objects ({name!r})")
+
+
+# Runs with the full standard library, before it is taken away: it keeps private references
+# to `load`, `debug.sethook` and the coroutine functions in upvalues, which scripts cannot
+# reach once `debug` is gone.
+_SETUP = """
+local py_decode, py_encode, py_log, NULL, HTTP, HOOK_EVERY = ...
+local load, sethook = load, debug.sethook
+local create, resume, status, yield, isyieldable =
+    coroutine.create, coroutine.resume, coroutine.status, coroutine.yield, coroutine.isyieldable
+local setmetatable, getmetatable, error, tostring, select, type = setmetatable, getmetatable,
+    error, tostring, select, type
+local pack, concat = table.pack, table.concat
+local ARRAY = {__name = "json.array"}
+
+json = {null = NULL}
+function json.array(t) return setmetatable(t or {}, ARRAY) end
+function json.is_array(t) return getmetatable(t) == ARRAY end
+function json.decode(text)
+  if type(text) ~= "string" then error("json.decode expects a string, got " .. type(text), 2) end
+  local ok, value = py_decode(text)
+  if not ok then error("json.decode: " .. value, 2) end
+  return value
+end
+function json.encode(value)
+  local ok, text = py_encode(value)
+  if not ok then error("json.encode: " .. text, 2) end
+  return text
+end
+function log(level, ...)
+  local parts = {}
+  for i = 1, select("#", ...) do parts[#parts + 1] = tostring((select(i, ...))) end
+  py_log(tostring(level), concat(parts, " "))
+end
+print = function(...) log("debug", ...) end
+
+local function http(method, url, body)
+  if type(url) ~= "string" then error("http_" .. method:lower() .. ": url must be a string", 3) end
+  if not isyieldable() then error("http_get/http_post can only be called inside a transform", 3) end
+  return yield(HTTP, method, url, body)
+end
+function http_get(url) return http("GET", url, nil) end
+function http_post(url, body)
+  if type(body) == "table" then body = json.encode(body) end
+  return http("POST", url, body)
+end
+
+string.dump = nil
+
+local M = {}
+function M.mark_array(t) return setmetatable(t, ARRAY) end
+function M.is_array(t) return getmetatable(t) == ARRAY end
+function M.compile(source, chunkname)
+  local fn, err = load(source, chunkname, "t", _ENV)
+  return fn, err
+end
+-- One call = one coroutine with its own instruction budget, so two calls waiting on HTTP
+-- at the same time never share a counter.
+function M.start(fn, budget)
+  local co = create(fn)
+  local ticks = 0
+  sethook(co, function()
+    ticks = ticks + 1
+    if ticks > budget then error("instruction limit exceeded", 2) end
+  end, "", HOOK_EVERY)
+  return function(...)
+    local r = pack(resume(co, ...))
+    return r[1], status(co) == "dead", r[2], r[3], r[4], r[5]
+  end
+end
+return M
+"""
+
+
+class LuaSandbox:
+    """One Lua runtime, owned by one adapter (or one Lua plugin)."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        max_memory: int = DEFAULT_MAX_MEMORY,
+        instruction_limit: int = DEFAULT_INSTRUCTION_LIMIT,
+        logger: logging.Logger | None = None,
+    ) -> None:
+        self.name = name
+        self.instruction_limit = instruction_limit
+        self._log = logger or logging.getLogger(f"hologram.lua.{name}")
+        self._lua = lupa.LuaRuntime(
+            register_eval=False,
+            register_builtins=False,
+            unpack_returned_tuples=True,
+            attribute_filter=_refuse_attributes,
+            max_memory=max_memory,
+        )
+        self._table_from = self._lua.table_from
+        helpers = self._lua.execute(
+            _SETUP, self._py_decode, self._py_encode, self._py_log, NULL, _HTTP, _HOOK_EVERY
+        )
+        self._compile = helpers.compile
+        self._start = helpers.start
+        self._mark_array = helpers.mark_array
+        self._is_array = helpers.is_array
+        env = self._lua.globals()
+        for name_ in _REMOVED_GLOBALS:
+            env[name_] = None
+
+    # ---- loading ----------------------------------------------------------------------------
+
+    def load(self, source: str, chunkname: str) -> Any:
+        """Run a script's top level and return what it returns. Text only: a precompiled
+        (bytecode) chunk is refused by the loader."""
+        fn, error = self._compile(source, "@" + chunkname)
+        if fn is None:
+            raise LuaSandboxError(f"cannot load {chunkname}: {error}")
+        ok, dead, value, *_ = self._start(fn, self.instruction_limit)()
+        if not ok:
+            raise LuaSandboxError(f"{chunkname} failed while loading: {self._describe(value)}")
+        if not dead:
+            raise LuaSandboxError(
+                f"{chunkname} called http_get/http_post while loading; call them inside a transform"
+                if value is _HTTP
+                else f"{chunkname} yielded while loading; it must return its table"
+            )
+        return value
+
+    # ---- calling ----------------------------------------------------------------------------
+
+    async def call(self, fn: Any, *args: Any, http: HttpHandler | None = None) -> Any:
+        """Call a Lua function; each `http_get`/`http_post` it makes is awaited through
+        `http`. Returns the first value the function returns (a Lua object)."""
+        step = self._start(fn, self.instruction_limit)
+        ok, dead, first, method, url, body = step(*args)
+        while True:
+            if not ok:
+                raise LuaSandboxError(self._describe(first), _cause(first))
+            if dead:
+                return first
+            if first is not _HTTP:
+                raise LuaSandboxError("the script yielded outside http_get/http_post")
+            if http is None:
+                result: tuple[str | None, int | str] = (None, "http_* is not available here")
+            else:
+                result = await http(method, url, body)
+            ok, dead, first, method, url, body = step(*result)
+
+    def call_sync(self, fn: Any, *args: Any) -> Any:
+        """Call a Lua function that does no HTTP (the hot path of the transforms)."""
+        ok, dead, first, *_ = self._start(fn, self.instruction_limit)(*args)
+        if not ok:
+            raise LuaSandboxError(self._describe(first), _cause(first))
+        if not dead:
+            raise LuaSandboxError("the script used http_get/http_post where it is not allowed")
+        return first
+
+    # ---- values -----------------------------------------------------------------------------
+
+    def to_python(self, value: Any, path: str = "$") -> Any:
+        """A Lua value as plain Python data (dict, list, str, int, float, bool, None)."""
+        kind = lupa.lua_type(value)
+        if kind == "table":
+            items = list(value.items())
+            if not items:
+                return [] if self._is_array(value) else {}
+            keys = [k for k, _ in items]
+            if all(type(k) is int for k in keys):
+                if sorted(keys) != list(range(1, len(keys) + 1)):
+                    raise ValueError(f"{path}: an array with holes (keys {sorted(keys)[:8]})")
+                ordered = sorted(items, key=lambda kv: kv[0])
+                return [self.to_python(v, f"{path}[{k - 1}]") for k, v in ordered]
+            if all(isinstance(k, str) for k in keys):
+                return {k: self.to_python(v, f"{path}.{k}") for k, v in items}
+            raise ValueError(f"{path}: a table that mixes array and object keys")
+        if kind is not None:
+            raise ValueError(f"{path}: a Lua {kind} cannot become JSON")
+        if value is None or value is NULL:
+            return None
+        if isinstance(value, bool | int | float | str):
+            return value
+        if isinstance(value, bytes):
+            return value.decode("utf-8", "replace")
+        raise ValueError(f"{path}: a Python {type(value).__name__} cannot become JSON")
+
+    def to_lua(self, value: Any) -> Any:
+        """Plain Python data as Lua tables (arrays marked, nulls handled as documented)."""
+        if isinstance(value, dict):
+            return self._table_from({k: self.to_lua(v) for k, v in value.items() if v is not None})
+        if isinstance(value, list):
+            return self._mark_array(
+                self._table_from([NULL if v is None else self.to_lua(v) for v in value])
+            )
+        return value
+
+    # ---- built-ins --------------------------------------------------------------------------
+
+    def _py_decode(self, text: str) -> tuple[bool, Any]:
+        try:
+            return True, self.to_lua(json.loads(text))
+        except (ValueError, RecursionError) as exc:
+            return False, str(exc)
+
+    def _py_encode(self, value: Any) -> tuple[bool, str]:
+        try:
+            data = self.to_python(value)
+            return True, json.dumps(data, ensure_ascii=False, allow_nan=False)
+        except (ValueError, TypeError, RecursionError) as exc:
+            return False, str(exc)
+
+    def _py_log(self, level: str, message: str) -> None:
+        number = _LEVELS.get(level.lower())
+        if number is None:
+            message = f"[unknown level {level!r}] {message}"
+            number = logging.INFO
+        self._log.log(number, "%s: %s", self.name, message)
+
+    def _describe(self, value: Any) -> str:
+        if isinstance(value, BaseException):
+            return f"{type(value).__name__}: {value}"
+        if lupa.lua_type(value) == "table":
+            try:
+                return "error " + json.dumps(self.to_python(value), ensure_ascii=False)
+            except ValueError:
+                return "error (a Lua table)"
+        return str(value)
+
+
+def _cause(value: Any) -> BaseException | None:
+    return value if isinstance(value, BaseException) else None

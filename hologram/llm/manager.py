@@ -1,0 +1,397 @@
+"""The provider manager (spec: ProviderManager): sources tried in order, with fallback.
+
+Sources are read from the config on every call, so a changed setting takes effect on the
+next call and a source whose settings changed gets a fresh provider and a clean slate.
+
+What a failure does to a source:
+  401/403, unusable settings, an adapter that will not load   -> unavailable until its
+                                                                 config (or adapter file) changes
+  429, 5xx, timeout, connection, malformed response, other 4xx -> unavailable for a backoff
+                                                                 that doubles per failure in a row
+If every source is backing off, they are tried anyway rather than failing a turn that might
+succeed. Every skip, failure and fallback is logged and published on the bus.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from hologram.config import ConfigRegistry
+from hologram.events import EventBus
+from hologram.llm.adapter import AdapterLibrary
+from hologram.llm.budget import MAX_TARGET_TOKENS, TokenBudget, compute_budget
+from hologram.llm.errors import (
+    AdapterError,
+    AllProvidersFailed,
+    FailureKind,
+    ProviderError,
+)
+from hologram.llm.messages import CompletionRequest, CompletionResponse
+from hologram.llm.provider import LuaAdaptedProvider, SourceConfig
+from hologram.llm.scripted_server import OFFLINE_MODEL_NAME, ScriptedModelServer
+from hologram.llm.sources import OFFLINE_SOURCE, SourceProblem, read_source, source_names
+from hologram.llm.streaming import StreamChunk
+from hologram.sdk import Clock, EventType
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class SourceState:
+    """One source as the manager sees it right now."""
+
+    name: str
+    fingerprint: tuple[Any, ...]
+    provider: LuaAdaptedProvider | None = None
+    adapter: str = ""
+    offline: bool = False
+    failures: int = 0
+    kind: FailureKind | None = None
+    reason: str = ""
+    retry_at: float | None = None  # monotonic; None with a kind: until the config changes
+    history: list[str] = field(default_factory=list)
+
+    @property
+    def blocked(self) -> bool:
+        """Unavailable until its config changes."""
+        return self.kind is not None and self.retry_at is None
+
+    def backing_off(self, now: float) -> bool:
+        return self.retry_at is not None and now < self.retry_at
+
+    def describe(self, now: float) -> str:
+        if self.blocked:
+            return f"unavailable until its config changes: {self.reason}"
+        if self.backing_off(now):
+            assert self.retry_at is not None
+            return f"backing off for {self.retry_at - now:.1f} s after: {self.reason}"
+        return "available"
+
+
+class ProviderManager:
+    def __init__(
+        self,
+        config: ConfigRegistry,
+        events: EventBus | None,
+        clock: Clock,
+        adapters: AdapterLibrary | None = None,
+    ) -> None:
+        self.config = config
+        self.events = events
+        self.clock = clock
+        self.adapters = adapters or AdapterLibrary()
+        self._states: dict[str, SourceState] = {}
+        self._offline: ScriptedModelServer | None = None
+
+    # ---- sources ----------------------------------------------------------------------------
+
+    @property
+    def active_source(self) -> str:
+        return str(self.config.get("core.llm.active_source", OFFLINE_SOURCE))
+
+    @property
+    def offline_server(self) -> ScriptedModelServer | None:
+        """The offline scripted model, when it is running."""
+        return self._offline
+
+    async def set_active(self, name: str) -> None:
+        """Make `name` the source tried first (stored in `core.llm.active_source`)."""
+        await self.refresh()
+        if name not in self._states:
+            raise ValueError(f"no LLM source {name!r}; sources: {', '.join(self._states)}")
+        previous = self.active_source
+        await self.config.set("core.llm.active_source", name)
+        log.info("LLM source switched from %s to %s", previous, name)
+        self._emit(EventType.PROVIDER_SWITCHED, llm_source=name, previous=previous)
+
+    def ordered_sources(self) -> list[str]:
+        """Source names in the order a call tries them (spec: OrderedProviders)."""
+        names = list(self._states)
+        active = self.active_source
+        if active in names:
+            names.remove(active)
+            names.insert(0, active)
+        return names
+
+    def status(self) -> list[dict[str, Any]]:
+        now = self.clock.monotonic()
+        return [
+            {
+                "source": name,
+                "adapter": state.adapter,
+                "offline": state.offline,
+                "state": state.describe(now),
+                "failures": state.failures,
+                "max_context_tokens": state.provider.max_context_tokens if state.provider else 0,
+            }
+            for name in self.ordered_sources()
+            for state in (self._states[name],)
+        ]
+
+    def provider(self, name: str) -> LuaAdaptedProvider:
+        state = self._states.get(name)
+        if state is None or state.provider is None:
+            raise LookupError(f"source {name!r} has no provider ({self._why(name)})")
+        return state.provider
+
+    def _why(self, name: str) -> str:
+        state = self._states.get(name)
+        return "not configured" if state is None else state.describe(self.clock.monotonic())
+
+    async def refresh(self) -> None:
+        """Bring the sources in line with the config: new, changed and removed ones."""
+        names = source_names(self.config)
+        for gone in [n for n in self._states if n not in names]:
+            await self._drop(gone)
+        for name in names:
+            read = read_source(self.config, name)
+            fingerprint = self._fingerprint(read)
+            state = self._states.get(name)
+            if state is not None and state.fingerprint == fingerprint:
+                continue
+            if state is not None:
+                log.info("LLM source %s changed; rebuilding it", name)
+                await self._drop(name)
+            self._states[name] = await self._build(name, read, fingerprint)
+        self._states = {name: self._states[name] for name in names}
+
+    def _fingerprint(self, read: SourceConfig | SourceProblem) -> tuple[Any, ...]:
+        if isinstance(read, SourceProblem):
+            return read.fingerprint
+        try:
+            path = self.adapters.find(read.adapter)
+            stamp: Any = (str(path), path.stat().st_mtime_ns)
+        except (AdapterError, OSError):
+            stamp = None
+        return (read, stamp)
+
+    async def _build(
+        self, name: str, read: SourceConfig | SourceProblem, fingerprint: tuple[Any, ...]
+    ) -> SourceState:
+        state = SourceState(name, fingerprint)
+        if isinstance(read, SourceProblem):
+            self._block(state, FailureKind.CONFIG, read.message)
+            return state
+        source = read
+        if name == OFFLINE_SOURCE and not source.base_url:
+            source = await self._offline_source(source)
+            state.offline = True
+        state.adapter = source.adapter
+        try:
+            adapter = self.adapters.load(source.adapter)
+        except AdapterError as exc:
+            self._block(state, FailureKind.ADAPTER, str(exc))
+            return state
+        state.provider = LuaAdaptedProvider(
+            source,
+            adapter,
+            lua_http_timeout=self.config.get_float("core.llm.lua_http_timeout_s"),
+        )
+        return state
+
+    async def _offline_source(self, source: SourceConfig) -> SourceConfig:
+        if self._offline is None:
+            self._offline = await ScriptedModelServer(offline=True).start()
+        log.warning(
+            "no LLM is configured (core.llm.sources.default.base_url is empty): the offline "
+            "scripted model answers, on %s",
+            self._offline.base_url,
+        )
+        self._emit(
+            EventType.PROVIDER_OFFLINE,
+            llm_source=source.name,
+            base_url=self._offline.base_url,
+            model=OFFLINE_MODEL_NAME,
+            message="the offline scripted model answers: no LLM is configured",
+        )
+        # The offline model speaks the OpenAI wire format, whatever adapter was configured.
+        return SourceConfig(
+            name=source.name,
+            adapter="openai",
+            base_url=self._offline.base_url,
+            model=OFFLINE_MODEL_NAME,
+            context_window=source.context_window,
+            timeout_s=source.timeout_s,
+        )
+
+    async def _drop(self, name: str) -> None:
+        state = self._states.pop(name)
+        if state.provider is not None:
+            await state.provider.aclose()
+
+    async def close(self) -> None:
+        for name in list(self._states):
+            await self._drop(name)
+        if self._offline is not None:
+            await self._offline.stop()
+            self._offline = None
+
+    # ---- availability -----------------------------------------------------------------------
+
+    def _block(self, state: SourceState, kind: FailureKind, reason: str) -> None:
+        state.kind, state.reason, state.retry_at = kind, reason, None
+        log.error("LLM source %s is unavailable until its config changes: %s", state.name, reason)
+        self._emit(
+            EventType.PROVIDER_UNAVAILABLE,
+            llm_source=state.name,
+            kind=str(kind),
+            reason=reason,
+            until_config_changes=True,
+            retry_in=None,
+        )
+
+    def _failed(self, state: SourceState, error: ProviderError) -> None:
+        state.failures += 1
+        if error.kind.until_config_changes:
+            self._block(state, error.kind, error.reason)
+            return
+        first = self.config.get_float("core.llm.backoff_s")
+        longest = self.config.get_float("core.llm.backoff_max_s")
+        pause = min(first * 2 ** (state.failures - 1), longest)
+        state.kind, state.reason = error.kind, error.reason
+        state.retry_at = self.clock.monotonic() + pause
+        log.warning(
+            "LLM source %s failed (%s); set aside for %.1f s: %s",
+            state.name,
+            error.kind,
+            pause,
+            error.reason,
+        )
+        self._emit(
+            EventType.PROVIDER_UNAVAILABLE,
+            llm_source=state.name,
+            kind=str(error.kind),
+            reason=error.reason,
+            status=error.status,
+            until_config_changes=False,
+            retry_in=pause,
+        )
+
+    def _succeeded(self, state: SourceState) -> None:
+        if state.kind is not None:
+            log.info("LLM source %s answers again", state.name)
+            self._emit(EventType.PROVIDER_RECOVERED, llm_source=state.name)
+        state.failures, state.kind, state.reason, state.retry_at = 0, None, "", None
+
+    def reset(self, name: str) -> None:
+        """Forget a source's failures (an operator who fixed something outside the config)."""
+        if name in self._states:
+            self._succeeded(self._states[name])
+
+    def _candidates(self, failures: list[tuple[str, str]]) -> list[SourceState]:
+        now = self.clock.monotonic()
+        ready: list[SourceState] = []
+        waiting: list[SourceState] = []
+        for name in self.ordered_sources():
+            state = self._states[name]
+            if state.blocked or state.backing_off(now):
+                why = state.describe(now)
+                log.info("LLM source %s skipped: %s", name, why)
+                self._emit(EventType.PROVIDER_SKIPPED, llm_source=name, reason=why)
+                failures.append((name, f"skipped, {why}"))
+                if not state.blocked:
+                    waiting.append(state)
+                continue
+            ready.append(state)
+        if not ready and waiting:
+            names = ", ".join(s.name for s in waiting)
+            log.warning("every LLM source is backing off; trying %s anyway", names)
+            self._emit(
+                EventType.PROVIDER_SKIPPED,
+                llm_source=None,
+                reason=f"every source is backing off; trying {names} anyway",
+            )
+            ready = waiting
+        return ready
+
+    def _answered(
+        self, state: SourceState, first_choice: str, failures: list[tuple[str, str]]
+    ) -> None:
+        self._succeeded(state)
+        if state.name != first_choice:
+            failed = [name for name, _ in failures]
+            log.warning("LLM fallback: %s answered after %s", state.name, ", ".join(failed))
+            self._emit(
+                EventType.PROVIDER_FALLBACK,
+                llm_source=state.name,
+                first_choice=first_choice,
+                failed=failed,
+            )
+
+    def _exhausted(self, failures: list[tuple[str, str]]) -> AllProvidersFailed:
+        error = AllProvidersFailed(failures)
+        log.error("%s", error)
+        self._emit(EventType.PROVIDERS_EXHAUSTED, failures=[list(f) for f in failures])
+        return error
+
+    # ---- calls ------------------------------------------------------------------------------
+
+    async def chat(self, request: CompletionRequest) -> CompletionResponse:
+        """Ask the sources in order until one answers; `AllProvidersFailed` names them all.
+        A cancelled call is not a failure of the source: the cancellation goes up as is."""
+        await self.refresh()
+        failures: list[tuple[str, str]] = []
+        order = self.ordered_sources()
+        for state in self._candidates(failures):
+            assert state.provider is not None
+            try:
+                response = await state.provider.chat(request)
+            except ProviderError as exc:
+                self._failed(state, exc)
+                failures.append((state.name, exc.reason))
+                continue
+            self._answered(state, order[0], failures)
+            return response
+        raise self._exhausted(failures)
+
+    async def chat_stream(self, request: CompletionRequest) -> AsyncIterator[StreamChunk]:
+        """Stream from the first source that answers. Fallback happens only before the first
+        chunk: once text was shown, a failure goes to the caller."""
+        await self.refresh()
+        failures: list[tuple[str, str]] = []
+        order = self.ordered_sources()
+        for state in self._candidates(failures):
+            assert state.provider is not None
+            stream = state.provider.chat_stream(request)
+            started = False
+            try:
+                async for chunk in stream:
+                    if not started:
+                        started = True
+                        self._answered(state, order[0], failures)
+                    yield chunk
+                return
+            except ProviderError as exc:
+                self._failed(state, exc)
+                if started:
+                    raise
+                failures.append((state.name, exc.reason))
+            finally:
+                await stream.aclose()
+        raise self._exhausted(failures)
+
+    # ---- budget -----------------------------------------------------------------------------
+
+    @property
+    def max_context_tokens(self) -> int:
+        """The window of the source a call would try first."""
+        for name in self.ordered_sources():
+            state = self._states[name]
+            if state.provider is not None and not state.blocked:
+                return state.provider.max_context_tokens
+        raise AllProvidersFailed([(n, self._why(n)) for n in self.ordered_sources()])
+
+    def budget(self, fixed_tokens: int = 0) -> TokenBudget:
+        cap = (
+            self.config.get_int("core.llm.max_target_tokens")
+            if self.config.get("core.llm.max_target_tokens") is not None
+            else MAX_TARGET_TOKENS
+        )
+        return compute_budget(self.max_context_tokens, fixed_tokens, cap)
+
+    def _emit(self, kind: EventType, **payload: Any) -> None:
+        if self.events is not None:
+            self.events.emit(kind, source="llm", **payload)

@@ -1,0 +1,99 @@
+"""LLM sources as configured: `core.llm.sources.<name>.{adapter, base_url, api_key, model,
+context_window, timeout_s}`.
+
+Sources are found by listing the keys under `core.llm.sources.`. They are tried in the
+order of `core.llm.source_order` (a list of names; sources it leaves out follow in
+alphabetical order), with `core.llm.active_source` moved to the front.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hologram.config import ConfigRegistry, Setting
+from hologram.llm.provider import SourceConfig
+
+PREFIX = "core.llm.sources."
+FIELDS = ("adapter", "base_url", "api_key", "model", "context_window", "timeout_s")
+OFFLINE_SOURCE = "default"
+"""The seed source: with no base_url it is served by the offline scripted model."""
+
+LLM_DEFAULTS: tuple[Setting, ...] = (
+    Setting("core.llm.source_order", ["default"], "source names in the order they are tried"),
+    Setting("core.llm.timeout_s", 120.0, "seconds a model call may take (per source: timeout_s)"),
+    Setting("core.llm.backoff_s", 5.0, "first pause after a 429, 5xx, timeout or bad response"),
+    Setting("core.llm.backoff_max_s", 300.0, "longest pause; each failure in a row doubles it"),
+    Setting("core.llm.lua_http_timeout_s", 10.0, "timeout of an adapter's http_get/http_post"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceProblem:
+    """A source whose settings cannot be used; the message names the key to fix."""
+
+    name: str
+    message: str
+    fingerprint: tuple[Any, ...]
+
+
+def source_names(config: ConfigRegistry) -> list[str]:
+    """Every configured source, in the order they are tried (before the active one moves up)."""
+    found: list[str] = []
+    for key in config.list(PREFIX):
+        name = key[len(PREFIX) :].split(".", 1)[0]
+        if name not in found:
+            found.append(name)
+    order = config.get("core.llm.source_order", ["default"])
+    if not isinstance(order, list):
+        order = []
+    listed = [n for n in order if isinstance(n, str) and n in found]
+    return listed + sorted(n for n in found if n not in listed)
+
+
+def read_source(config: ConfigRegistry, name: str) -> SourceConfig | SourceProblem:
+    raw = {f: config.get(f"{PREFIX}{name}.{f}") for f in FIELDS}
+    fingerprint = tuple(raw[f] for f in FIELDS)
+    problems: list[str] = []
+
+    def text(field: str, default: str = "") -> str:
+        value = raw[field]
+        if value is None:
+            return default
+        if not isinstance(value, str):
+            problems.append(f"{PREFIX}{name}.{field} must be a string, got {value!r}")
+            return default
+        return value.strip()
+
+    adapter = text("adapter", "openai") or "openai"
+    base_url = text("base_url")
+    if base_url and not base_url.startswith(("http://", "https://")):
+        problems.append(
+            f"{PREFIX}{name}.base_url must start with http:// or https://, got {base_url!r}"
+        )
+    if not base_url and name != OFFLINE_SOURCE:
+        problems.append(f"{PREFIX}{name}.base_url is not set")
+    window = raw["context_window"]
+    if window is None:
+        window = 0
+    if isinstance(window, bool) or not isinstance(window, int) or window < 0:
+        problems.append(f"{PREFIX}{name}.context_window must be a whole number ≥ 0, got {window!r}")
+        window = 0
+    timeout = raw["timeout_s"]
+    if timeout is None:
+        timeout = config.get("core.llm.timeout_s", 120.0)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        problems.append(f"{PREFIX}{name}.timeout_s must be a positive number, got {timeout!r}")
+        timeout = 120.0
+    source = SourceConfig(
+        name=name,
+        adapter=adapter,
+        base_url=base_url,
+        api_key=text("api_key"),
+        model=text("model"),
+        context_window=window,
+        timeout_s=float(timeout),
+    )
+    if problems:
+        return SourceProblem(name, "; ".join(problems), fingerprint)
+    return source

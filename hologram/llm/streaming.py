@@ -1,0 +1,215 @@
+"""Streaming: chunks, the framing of SSE and NDJSON bodies, and assembling tool-call deltas.
+
+An adapter's `transform_stream_chunk` returns a chunk table (or nil to skip the line):
+
+    {content, reasoning_content, finish_reason, token_usage, done, model,
+     tool_calls = {{index, id, name, arguments}, ...}}
+
+A tool-call delta with an `index` is a piece of the call at that index: its `arguments`
+text is appended to what came before (OpenAI and Anthropic stream the JSON in fragments).
+A delta without an index is a whole call (Ollama and Gemini send calls whole).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from hologram.llm.errors import AdapterOutputError
+from hologram.llm.messages import (
+    CompletionResponse,
+    TokenUsage,
+    read_tool_call,
+    read_usage,
+)
+from hologram.sdk import ToolCall
+
+_WHERE = "transform_stream_chunk"
+
+
+@dataclass(slots=True)
+class ToolCallDelta:
+    index: int | None
+    id: str = ""
+    name: str = ""
+    arguments: str | dict[str, Any] = ""
+
+
+@dataclass(slots=True)
+class StreamChunk:
+    """One piece of a streamed answer. The last chunk of a stream has `done` set and carries
+    the whole assembled `response` (text joined, tool calls complete)."""
+
+    content: str = ""
+    reasoning_content: str = ""
+    tool_calls: list[ToolCallDelta] = field(default_factory=list)
+    finish_reason: str = ""
+    token_usage: TokenUsage | None = None
+    done: bool = False
+    model: str = ""
+    response: CompletionResponse | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not (
+            self.content
+            or self.reasoning_content
+            or self.tool_calls
+            or self.finish_reason
+            or self.token_usage
+            or self.done
+        )
+
+
+def _opt_text(obj: dict[str, Any], key: str, adapter: str) -> str:
+    value = obj.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise AdapterOutputError(adapter, _WHERE, key, "a string", value)
+    return value
+
+
+def read_chunk(value: Any, adapter: str) -> StreamChunk | None:
+    """Check what `transform_stream_chunk` returned; None means "skip this line"."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        if value == []:
+            return None
+        raise AdapterOutputError(adapter, _WHERE, "(result)", "an object or nil", value)
+    deltas: list[ToolCallDelta] = []
+    raw_calls = value.get("tool_calls")
+    if raw_calls not in (None, [], {}):
+        if not isinstance(raw_calls, list):
+            raise AdapterOutputError(adapter, _WHERE, "tool_calls", "an array", raw_calls)
+        for i, raw in enumerate(raw_calls):
+            path = f"tool_calls[{i}]"
+            if not isinstance(raw, dict):
+                raise AdapterOutputError(adapter, _WHERE, path, "an object", raw)
+            index = raw.get("index")
+            if index is not None and (not isinstance(index, int) or isinstance(index, bool)):
+                raise AdapterOutputError(adapter, _WHERE, f"{path}.index", "an integer", index)
+            arguments = raw.get("arguments")
+            if arguments is None or arguments == []:
+                arguments = ""
+            if not isinstance(arguments, str | dict):
+                raise AdapterOutputError(
+                    adapter, _WHERE, f"{path}.arguments", "a string or an object", arguments
+                )
+            deltas.append(
+                ToolCallDelta(
+                    index=index,
+                    id=_opt_text(raw, "id", adapter),
+                    name=_opt_text(raw, "name", adapter),
+                    arguments=arguments,
+                )
+            )
+    usage = value.get("token_usage")
+    return StreamChunk(
+        content=_opt_text(value, "content", adapter),
+        reasoning_content=_opt_text(value, "reasoning_content", adapter),
+        tool_calls=deltas,
+        finish_reason=_opt_text(value, "finish_reason", adapter),
+        token_usage=None if usage in (None, {}, []) else read_usage(usage, adapter, _WHERE),
+        done=bool(value.get("done")),
+        model=_opt_text(value, "model", adapter),
+    )
+
+
+class StreamAssembler:
+    """Folds chunks into one `CompletionResponse`."""
+
+    def __init__(self, adapter: str) -> None:
+        self.adapter = adapter
+        self._content: list[str] = []
+        self._reasoning: list[str] = []
+        # Calls in the order they first appeared; indexed ones are looked up by index.
+        self._calls: list[dict[str, Any]] = []
+        self._by_index: dict[int, dict[str, Any]] = {}
+        self._finish = ""
+        self._usage: dict[str, int] = {}
+        self.model = ""
+
+    def feed(self, chunk: StreamChunk) -> None:
+        self._content.append(chunk.content)
+        self._reasoning.append(chunk.reasoning_content)
+        for delta in chunk.tool_calls:
+            self._feed_call(delta)
+        if chunk.finish_reason:
+            self._finish = chunk.finish_reason
+        if chunk.token_usage is not None:
+            # Usage arrives in parts (Anthropic: input at the start, output at the end).
+            for key in ("prompt_tokens", "completion_tokens", "total_tokens", "reasoning_tokens"):
+                number = getattr(chunk.token_usage, key)
+                if number:
+                    self._usage[key] = number
+        if chunk.model:
+            self.model = chunk.model
+
+    def _feed_call(self, delta: ToolCallDelta) -> None:
+        if delta.index is None:
+            self._calls.append({"id": delta.id, "name": delta.name, "arguments": delta.arguments})
+            return
+        call = self._by_index.get(delta.index)
+        if call is None:
+            call = {"id": "", "name": "", "arguments": ""}
+            self._by_index[delta.index] = call
+            self._calls.append(call)
+        call["id"] = call["id"] or delta.id
+        call["name"] = call["name"] or delta.name
+        piece = delta.arguments
+        call["arguments"] += piece if isinstance(piece, str) else json.dumps(piece)
+
+    def response(self, source: str = "") -> CompletionResponse:
+        calls: list[ToolCall] = [
+            read_tool_call(c, self.adapter, _WHERE, f"tool_calls[{i}]", i)
+            for i, c in enumerate(self._calls)
+        ]
+        finish = self._finish or "stop"
+        if calls and finish == "stop":
+            # The last chunk of Ollama and Gemini streams says "stop" after a call came whole.
+            finish = "tool_calls"
+        prompt = self._usage.get("prompt_tokens", 0)
+        completion = self._usage.get("completion_tokens", 0)
+        usage = TokenUsage(
+            prompt,
+            completion,
+            self._usage.get("total_tokens", prompt + completion),
+            self._usage.get("reasoning_tokens", 0),
+        )
+        return CompletionResponse(
+            content="".join(self._content),
+            reasoning_content="".join(self._reasoning),
+            finish_reason=finish,
+            token_usage=usage,
+            tool_calls=calls,
+            model=self.model,
+            source=source,
+        )
+
+
+async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
+    """The data payloads of a server-sent-event stream: `data:` lines of one event joined
+    by newlines, dispatched at the blank line that ends the event. `event:`, `id:` and
+    comment lines are dropped: the payloads adapters read name their own type."""
+    data: list[str] = []
+    async for line in lines:
+        if not line:
+            if data:
+                yield "\n".join(data)
+                data = []
+            continue
+        if line.startswith("data:"):
+            payload = line[5:]
+            data.append(payload[1:] if payload.startswith(" ") else payload)
+    if data:
+        yield "\n".join(data)
+
+
+async def ndjson_lines(lines: AsyncIterator[str]) -> AsyncIterator[str]:
+    async for line in lines:
+        if line.strip():
+            yield line

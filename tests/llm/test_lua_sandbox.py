@@ -1,0 +1,214 @@
+"""The Lua VM: what a script can and cannot reach, and the built-ins it gets."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+
+from hologram.llm import (
+    AdapterLibrary,
+    LuaAdaptedProvider,
+    LuaSandbox,
+    LuaSandboxError,
+    SourceConfig,
+)
+from hologram.llm.scripted_server import InProcessServer
+
+
+def script(body: str) -> str:
+    return "local M = {}\n" + body + "\nreturn M\n"
+
+
+@pytest.fixture
+def lua() -> LuaSandbox:
+    return LuaSandbox("probe")
+
+
+@pytest.mark.parametrize(
+    ("code", "names"),
+    [
+        ('return os.execute("touch /tmp/hologram-pwned")', "os"),
+        ('return io.open("/etc/passwd")', "io"),
+        ('return require("os")', "require"),
+        ('return package.loadlib("libc.so.6", "system")', "package"),
+        ('return load("return 1")()', "load"),
+        ('return dofile("/etc/passwd")', "dofile"),
+        ('return loadfile("/etc/passwd")', "loadfile"),
+        ("return debug.getinfo(1)", "debug"),
+        ('return python.eval("1")', "python"),
+        ("return string.dump(function() end)", "dump"),
+        ("return rawset({}, 1, 2)", "rawset"),
+        ("return collectgarbage()", "collectgarbage"),
+    ],
+)
+def test_the_sandbox_refuses_escape_routes(lua: LuaSandbox, code: str, names: str) -> None:
+    module = lua.load(script(f"function M.f() {code} end"), "escape.lua")
+    with pytest.raises(LuaSandboxError) as caught:
+        lua.call_sync(module.f)
+    assert "escape.lua:2" in str(caught.value) and names in str(caught.value)
+    # The runtime is unharmed: it still runs ordinary code afterwards.
+    ok = lua.load("return function() return 1 + 1 end", "after.lua")
+    assert lua.call_sync(ok) == 2
+
+
+def test_python_objects_reachable_from_lua_expose_no_attributes(lua: LuaSandbox) -> None:
+    module = lua.load(script("function M.f() return json.null.__class__ end"), "attr.lua")
+    with pytest.raises(LuaSandboxError, match="may not access attributes"):
+        lua.call_sync(module.f)
+
+
+def test_precompiled_bytecode_is_refused(lua: LuaSandbox) -> None:
+    with pytest.raises(LuaSandboxError, match="binary chunk"):
+        lua.load("\x1bLua\x54\x00", "bytecode.lua")
+
+
+def test_a_syntax_error_names_file_and_line(lua: LuaSandbox) -> None:
+    with pytest.raises(LuaSandboxError, match=r"broken\.lua:3:"):
+        lua.load("local a = 1\nlocal b = 2\nlocal c = = 3\n", "broken.lua")
+
+
+def test_a_runaway_loop_is_stopped_by_the_instruction_limit() -> None:
+    lua = LuaSandbox("spin", instruction_limit=1_000_000)
+    module = lua.load(script("function M.f() while true do end end"), "spin.lua")
+    with pytest.raises(LuaSandboxError, match="instruction limit exceeded"):
+        lua.call_sync(module.f)
+
+
+def test_memory_is_capped() -> None:
+    lua = LuaSandbox("hog", max_memory=8 * 1024 * 1024)
+    module = lua.load(
+        script("function M.f() local t = {} for i = 1, 1e8 do t[i] = i end return #t end"),
+        "hog.lua",
+    )
+    with pytest.raises(LuaSandboxError, match="not enough memory"):
+        lua.call_sync(module.f)
+
+
+def test_json_round_trips_unicode_nesting_and_empty_containers_exactly(lua: LuaSandbox) -> None:
+    document = {
+        "zh": "你好，世界 🌏",
+        "escaped": 'quote " backslash \\ newline \n tab \t',
+        "nested": {"list": [1, 2.5, [3, [4, {"deep": True}]]], "object": {"k": "v"}},
+        "empty_array": [],
+        "empty_object": {},
+        "array_of_empties": [[], {}],
+        "nulls_in_array": [1, None, 3],
+        "false": False,
+        "int": 9007199254740991,
+    }
+    module = lua.load(
+        script("function M.f(raw) return json.encode(json.decode(raw)) end"), "round.lua"
+    )
+    assert json.loads(lua.call_sync(module.f, json.dumps(document))) == document
+
+
+def test_json_null_in_an_object_drops_the_key_and_in_an_array_keeps_its_place(
+    lua: LuaSandbox,
+) -> None:
+    module = lua.load(
+        script(
+            "function M.f(raw) local t = json.decode(raw)\n"
+            "  return tostring(t.gone == nil) .. tostring(t.list[2] == json.null) .. #t.list end"
+        ),
+        "null.lua",
+    )
+    assert lua.call_sync(module.f, '{"gone": null, "list": [1, null, 3]}') == "truetrue3"
+
+
+def test_an_unmarked_empty_table_is_an_object_and_json_array_makes_an_empty_array(
+    lua: LuaSandbox,
+) -> None:
+    module = lua.load(
+        script("function M.f() return json.encode({o = {}, a = json.array(), l = {1, 2}}) end"),
+        "empty.lua",
+    )
+    assert json.loads(lua.call_sync(module.f)) == {"o": {}, "a": [], "l": [1, 2]}
+
+
+def test_json_errors_name_the_script_line(lua: LuaSandbox) -> None:
+    module = lua.load(script("function M.f()\n  local t = json.decode('{nope')\n  return t\nend"), "bad.lua")
+    with pytest.raises(LuaSandboxError, match=r"bad\.lua:3: json\.decode: Expecting"):
+        lua.call_sync(module.f)
+    mixed = lua.load(script("function M.f() return json.encode({1, 2, x = 3}) end"), "mix.lua")
+    with pytest.raises(LuaSandboxError, match="mixes array and object keys"):
+        lua.call_sync(mixed.f)
+
+
+def test_log_writes_into_the_kernel_log(lua: LuaSandbox, caplog: pytest.LogCaptureFixture) -> None:
+    module = lua.load(
+        script('function M.f() log("warn", "careful", 42) print("hi") end'), "talk.lua"
+    )
+    with caplog.at_level(logging.DEBUG, logger="hologram.lua"):
+        lua.call_sync(module.f)
+    messages = [
+        (r.levelno, r.getMessage()) for r in caplog.records if r.name == "hologram.lua.probe"
+    ]
+    assert (logging.WARNING, "probe: careful 42") in messages
+    assert (logging.DEBUG, "probe: hi") in messages
+
+
+async def test_http_get_from_lua_does_not_block_the_event_loop(lua: LuaSandbox) -> None:
+    """While a script waits on http_get, other tasks on the loop keep running: the server
+    holds its answer until a task on the same loop releases it, which could never happen
+    if the Lua call blocked the loop."""
+    release = asyncio.Event()
+    arrived = asyncio.Event()
+
+    async def slow(request: Request) -> PlainTextResponse:
+        arrived.set()
+        await release.wait()
+        return PlainTextResponse("released", status_code=201)
+
+    async def echo(request: Request) -> PlainTextResponse:
+        return PlainTextResponse((await request.body()).decode())
+
+    app = Starlette(routes=[Route("/slow", slow), Route("/echo", echo, methods=["POST"])])
+    async with InProcessServer(app) as http_server:
+        provider = LuaAdaptedProvider(
+            SourceConfig("s", "openai", http_server.url), AdapterLibrary().load("openai")
+        )
+        module = lua.load(
+            script(
+                "function M.f(base)\n"
+                "  local body, status = http_get(base .. '/slow')\n"
+                "  local echoed = http_post(base .. '/echo', {x = 1})\n"
+                "  return body .. ' ' .. status .. ' ' .. echoed\n"
+                "end"
+            ),
+            "fetch.lua",
+        )
+        call = asyncio.create_task(lua.call(module.f, http_server.url, http=provider._lua_http))
+        async with asyncio.timeout(10):
+            await arrived.wait()
+        release.set()
+        async with asyncio.timeout(10):
+            assert await call == 'released 201 {"x": 1}'
+        await provider.aclose()
+
+
+async def test_http_get_failure_returns_nil_and_a_message(lua: LuaSandbox) -> None:
+    provider = LuaAdaptedProvider(
+        SourceConfig("s", "openai", "http://127.0.0.1:9"), AdapterLibrary().load("openai")
+    )
+    module = lua.load(
+        script(
+            "function M.f() local body, err = http_get('http://127.0.0.1:9/x')\n"
+            "return tostring(body) .. '|' .. err end"
+        ),
+        "fail.lua",
+    )
+    result = await lua.call(module.f, http=provider._lua_http)
+    assert result.startswith("nil|ConnectError")
+    await provider.aclose()
+
+
+def test_http_is_refused_while_a_script_loads(lua: LuaSandbox) -> None:
+    with pytest.raises(LuaSandboxError, match="called http_get/http_post while loading"):
+        lua.load("http_get('http://127.0.0.1:9/')\nreturn {}", "eager.lua")
