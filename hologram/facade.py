@@ -194,6 +194,13 @@ class Kernel:
             raise RuntimeError("the kernel has no event bus yet; await start() first")
         return self.state.events
 
+    async def say(self, text: str, channel: str = "notebook") -> str:
+        """Give the agent `text` as input arriving on `channel`; returns the reply once it
+        has been delivered (one whole turn: stages, tool loop, output)."""
+        if self.state.agent is None:
+            raise RuntimeError("this kernel has no agent; await start() first")
+        return await self.spawn(self.state.agent.say(text, channel), name=f"hologram-say-{self.id}")
+
     @property
     def layers(self) -> list[list[str]]:
         return [] if self.plan is None else self.plan.layer_names()

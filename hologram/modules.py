@@ -3,12 +3,20 @@ then `python -m hologram depgraph --write`."""
 
 from __future__ import annotations
 
+from hologram.agent import AgentModule
+from hologram.channels import ChannelsModule
 from hologram.events import EventsModule
 from hologram.kernel import Module
+from hologram.llm import LLMModule
+from hologram.stages import StageHostModule
 
 
 def kernel_modules() -> list[Module]:
     """Fresh instances of every kernel module, in no particular order: the graph orders them."""
     return [
         EventsModule(),
+        LLMModule(),
+        StageHostModule(),
+        ChannelsModule(),
+        AgentModule(),
     ]

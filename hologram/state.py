@@ -12,10 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hologram.agent import Agent
+from hologram.channels import OutputChannels
 from hologram.config import ConfigRegistry
 from hologram.events import EventBus
 from hologram.kernel import DataDirLock, KernelLog
+from hologram.llm import ProviderManager
 from hologram.sdk import Clock
+from hologram.stages import StageHost
 
 
 @dataclass(slots=True)
@@ -28,3 +32,7 @@ class KernelState:
 
     config: ConfigRegistry | None = None
     events: EventBus | None = None
+    llm: ProviderManager | None = None
+    stagehost: StageHost | None = None
+    channels: OutputChannels | None = None
+    agent: Agent | None = None

@@ -10,19 +10,25 @@ from pathlib import Path
 import pytest
 
 from hologram import Kernel, Phase
-from hologram.kernel import BootError, DataDirLockedError, Progress, Status
+from hologram._group0 import GIVEN
+from hologram.kernel import BootError, DataDirLockedError, Progress, Status, plan
+from hologram.modules import kernel_modules
 from hologram.sdk import Event, EventType
+
+
+def real_layers() -> list[list[str]]:
+    """The layers of the real module set, which grows as subsystems land."""
+    return plan(kernel_modules(), GIVEN).layer_names()
 
 
 async def test_kernel_boots_the_real_module_set_and_shuts_down(data_dir: Path) -> None:
     ready: list[Event] = []
     async with Kernel(data_dir) as kernel:
         assert kernel.phase is Phase.READY
-        assert kernel.layers == [["events"]]
-        assert kernel.topology() == [
-            "group 0  data-dir lock, logging, config db, config snapshot",
-            "layer 0  events",
-        ]
+        assert kernel.layers == real_layers() and "events" in kernel.layers[0]
+        topology = kernel.topology()
+        assert topology[0] == "group 0  data-dir lock, logging, config db, config snapshot"
+        assert topology[1].startswith("layer 0  ") and len(topology) == 1 + len(kernel.layers)
         assert kernel.config.get("core.agent.max_tool_rounds") == 10
         kernel.events.subscribe(EventType.SYSTEM, ready.append)
         kernel.events.emit(EventType.SYSTEM, note="hi")
@@ -35,13 +41,13 @@ async def test_kernel_boots_the_real_module_set_and_shuts_down(data_dir: Path) -
 
 async def test_shutdown_closes_modules_in_reverse_layer_order_then_group_0(data_dir: Path) -> None:
     kernel = await Kernel(data_dir).start()
-    assert await kernel.shutdown() == [
-        "events",
-        "config snapshot",
-        "config db",
-        "logging",
-        "data-dir lock",
-    ]
+    layers = kernel.layers
+    closed = await kernel.shutdown()
+    assert closed[-4:] == ["config snapshot", "config db", "logging", "data-dir lock"]
+    modules = closed[:-4]
+    assert sorted(modules) == sorted(name for layer in layers for name in layer)
+    layer_of = {name: index for index, layer in enumerate(layers) for name in layer}
+    assert [layer_of[m] for m in modules] == sorted((layer_of[m] for m in modules), reverse=True)
 
 
 async def test_config_survives_a_kernel_restart(data_dir: Path) -> None:
@@ -105,8 +111,10 @@ async def test_boot_observers_see_group_0_and_every_module(data_dir: Path) -> No
     async with kernel:
         pass
     done = [p.name for p in seen if p.status is Status.DONE]
-    assert done == ["data-dir lock", "logging", "config db", "config snapshot", "events"]
-    assert next(p.name for p in seen if p.status is Status.CLOSED) == "events"
+    group0 = ["data-dir lock", "logging", "config db", "config snapshot"]
+    assert done[:4] == group0
+    assert sorted(done[4:]) == sorted(name for layer in real_layers() for name in layer)
+    assert next(p.name for p in seen if p.status is Status.CLOSED) in real_layers()[-1]
 
 
 async def test_start_can_run_as_a_background_task(data_dir: Path) -> None:

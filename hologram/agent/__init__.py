@@ -1,15 +1,31 @@
 """The agent runtime: one turn through the stage pipeline, prompt layering, child agents."""
 
+from hologram.agent.agent import Agent
+from hologram.agent.child import SPAWN_CHILD, ChildAgents
+from hologram.agent.module import AgentModule
+from hologram.agent.ports import ChatModel, ToolSource, TurnMemory
 from hologram.agent.prompt import Persona, PromptBudget, PromptInputs, build_system_prompt
 from hologram.agent.skills import SKILL_INFO, Skill, SkillIndex, parse_skill_file
+from hologram.agent.turn import TraceStep, Turn, TurnInput, TurnResult
 
 __all__ = [
     "SKILL_INFO",
+    "SPAWN_CHILD",
+    "Agent",
+    "AgentModule",
+    "ChatModel",
+    "ChildAgents",
     "Persona",
     "PromptBudget",
     "PromptInputs",
     "Skill",
     "SkillIndex",
+    "ToolSource",
+    "TraceStep",
+    "Turn",
+    "TurnInput",
+    "TurnMemory",
+    "TurnResult",
     "build_system_prompt",
     "parse_skill_file",
 ]

@@ -18,17 +18,12 @@ from pathlib import Path
 
 from hologram.agent.skills import SKILL_INFO, Skill
 from hologram.channels import OutputChannel
+from hologram.llm import estimate_tokens
 from hologram.sdk import MemItem
 
 log = logging.getLogger(__name__)
 
 DEFAULT_PERSONA = "You are a companion agent running in the Hologram kernel."
-
-
-def estimate_tokens(text: str) -> int:
-    """A cheap upper-side estimate: one token per CJK character, one per four others."""
-    wide = sum(1 for ch in text if ord(ch) > 0x2E80)
-    return wide + (len(text) - wide + 3) // 4
 
 
 class Persona:

@@ -1,0 +1,106 @@
+"""The agent (spec: Agent): what a turn runs against, and the door inputs come through."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hologram.agent.child import ChildAgents
+from hologram.agent.ports import ChatModel, ToolSource, TurnMemory
+from hologram.agent.prompt import Persona, PromptBudget
+from hologram.agent.skills import SkillIndex
+from hologram.agent.turn import Turn, TurnInput, TurnResult
+from hologram.channels import OutputChannels
+from hologram.events import EventBus
+from hologram.sdk import ToolDef
+from hologram.stages import StageHost
+
+log = logging.getLogger(__name__)
+
+
+class Agent:
+    def __init__(
+        self,
+        *,
+        stagehost: StageHost,
+        channels: OutputChannels,
+        model: ChatModel,
+        events: EventBus,
+        data_dir: Path,
+        max_tool_rounds: Callable[[], int] = lambda: 10,
+        child_max_tool_rounds: Callable[[], int] = lambda: 5,
+        personal_prompt: Callable[[], str] = lambda: "",
+        prompt_budget: Callable[[], PromptBudget] = PromptBudget,
+        memory: TurnMemory | None = None,
+    ) -> None:
+        self.stagehost = stagehost
+        self.channels = channels
+        self.model = model
+        self.events = events
+        self.memory = memory
+        self.max_tool_rounds = max_tool_rounds
+        self.prompt_budget = prompt_budget
+        self.runner = stagehost.runner
+        self.persona = Persona(data_dir / "personal" / "personal.md", personal_prompt)
+        self.skills = SkillIndex()
+        self.skills.load_dir(data_dir / "skill")
+        self.children = ChildAgents(
+            model, self.runner, channels.tools, child_max_tool_rounds, events.emit
+        )
+        self._spawn_tool = self.children.tool()
+        # The scheduler (a later module) decides which input runs when; until then turns of
+        # one agent simply take turns, so two inputs never share a context window.
+        self._turn_lock = asyncio.Lock()
+
+    # ---- tools (spec: buildToolDefs, re-aggregated every round) ------------------------------
+
+    def tool_sources(self) -> list[ToolSource]:
+        """Plugin and SDK tools, memory tools when memory is mounted, the built-ins, then the
+        output channels' tools. Media tools join here once media input exists."""
+        sources: list[ToolSource] = [self.stagehost.tools.tools]
+        if self.memory is not None:
+            sources.append(self.memory.tools)
+        sources.append(self._builtin_tools)
+        sources.append(self.channels.tools)
+        return sources
+
+    def _builtin_tools(self) -> list[ToolDef]:
+        skill_info = self.skills.tool()
+        return [self._spawn_tool] + ([skill_info] if skill_info is not None else [])
+
+    def build_tool_defs(self) -> dict[str, ToolDef]:
+        tools: dict[str, ToolDef] = {}
+        for source in self.tool_sources():
+            for tool in source():
+                if tool.name in tools:
+                    # Sources are consulted in a fixed order, so the first one keeps the name.
+                    log.warning("tool %s offered twice; keeping the first", tool.name)
+                    continue
+                tools[tool.name] = tool
+        return tools
+
+    # ---- inputs ----------------------------------------------------------------------------
+
+    async def handle(
+        self, text: str, channel: str = "notebook", user_id: str = "", group_id: str = ""
+    ) -> TurnResult:
+        """Run one turn for `text` arriving on `channel`; returns when the reply is out."""
+        async with self._turn_lock:
+            return await Turn(self, TurnInput(text, channel, user_id, group_id)).run()
+
+    async def say(self, text: str, channel: str = "notebook") -> str:
+        return (await self.handle(text, channel)).reply
+
+    async def spawn_child(self, task: str) -> str:
+        return await self.children.spawn(task)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "tools": sorted(self.build_tool_defs()),
+            "skills": [s.name for s in self.skills.skills()],
+            "channels": [c.name for c in self.channels.channels()],
+            "memory": self.memory is not None,
+        }

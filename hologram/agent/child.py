@@ -1,0 +1,131 @@
+"""Child agents (spec 001: Child Agent): a lightweight agent for one task.
+
+A child takes no part in the stage pipeline. Its system prompt is its task and nothing else
+(no persona, no memory, no knowledge); it may call only the `output_send__*` tools; it gets at
+most `core.agent.child_max_tool_rounds` rounds; and when it ends, its text is the result the
+parent sees as the `spawn_child` tool result. Children spawned in one round run concurrently,
+because the calls of one round do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from hologram.agent.ports import ChatModel
+from hologram.channels import SEND_PREFIX
+from hologram.llm import ChatMessage, CompletionRequest
+from hologram.sdk import EventType, ToolDef
+from hologram.stages import ToolRunner
+
+SPAWN_CHILD = "spawn_child"
+
+CHILD_BRIEF = (
+    "You are a child agent working on one task for another agent. Your task:\n\n{task}\n\n"
+    "When you are done, answer with the result as plain text; that answer is all the other "
+    "agent receives."
+)
+START = "Carry out the task."
+CAP_NOTE = "No tool rounds are left: answer now with the result you have."
+
+
+class ChildAgents:
+    """Spawns children for one parent agent and numbers them."""
+
+    def __init__(
+        self,
+        model: ChatModel,
+        runner: ToolRunner,
+        tools: Callable[[], list[ToolDef]],
+        max_rounds: Callable[[], int],
+        emit: Callable[..., Any],
+    ) -> None:
+        self._model = model
+        self._runner = runner
+        self._tools = tools
+        self._max_rounds = max_rounds
+        self._emit = emit
+        self._ids = itertools.count(1)
+        self.running = 0
+
+    def allowed_tools(self) -> dict[str, ToolDef]:
+        return {t.name: t for t in self._tools() if t.name.startswith(SEND_PREFIX)}
+
+    async def spawn(self, task: str) -> str:
+        """Run one child to its end; returns its final text."""
+        label = f"child-{next(self._ids)}"
+        messages = [ChatMessage.system(CHILD_BRIEF.format(task=task)), ChatMessage.user(START)]
+        self.running += 1
+        try:
+            self._emit(EventType.SYSTEM, source=label, kind="child_started", task=task)
+            text = await self._loop(label, messages)
+        finally:
+            self.running -= 1
+        self._emit(EventType.AGENT_OUTPUT, source=label, text=text, child=True)
+        return text
+
+    async def _loop(self, label: str, messages: list[ChatMessage]) -> str:
+        for round_no in range(1, self._max_rounds() + 1):
+            tools = self.allowed_tools()
+            response = await self._model.chat(CompletionRequest(messages, list(tools.values())))
+            self._chain(label, round_no, response)
+            if not response.tool_calls:
+                return response.content
+            messages.append(response.to_message())
+            results = await asyncio.gather(
+                *(self._runner.execute(call, tools) for call in response.tool_calls)
+            )
+            for call, result in zip(response.tool_calls, results, strict=True):
+                self._emit(
+                    EventType.TOOL_CALL,
+                    source=label,
+                    round=round_no,
+                    id=call.id,
+                    name=call.name,
+                    arguments=call.arguments,
+                    result=result.content,
+                    is_error=result.is_error,
+                )
+            messages += [ChatMessage.tool(r) for r in results]
+        self._emit(EventType.SYSTEM, source=label, kind="max_tool_rounds")
+        response = await self._model.chat(
+            CompletionRequest([*messages, ChatMessage.system(CAP_NOTE)], [])
+        )
+        self._chain(label, self._max_rounds() + 1, response)
+        return response.content
+
+    def _chain(self, label: str, round_no: int, response: Any) -> None:
+        self._emit(
+            EventType.AGENT_LLM_CHAIN,
+            source=label,
+            round=round_no,
+            text=response.content,
+            tool_calls=[
+                {"id": c.id, "name": c.name, "arguments": c.arguments} for c in response.tool_calls
+            ],
+            reasoning=response.reasoning_content,
+        )
+
+    def tool(self) -> ToolDef:
+        async def spawn_child(args: dict[str, Any]) -> str:
+            return await self.spawn(args["task"])
+
+        return ToolDef(
+            SPAWN_CHILD,
+            "Hand a self-contained task to a child agent and get its result text back. The "
+            "child sees only the task you write (no conversation, no memory), so state "
+            "everything it needs; it can only send messages on output channels. Children "
+            "started in the same round work at the same time.",
+            {
+                "type": "object",
+                "properties": {
+                    "task": {"type": "string", "minLength": 1, "description": "the whole task"}
+                },
+                "required": ["task"],
+                "additionalProperties": False,
+            },
+            handler=spawn_child,
+            owner="kernel",
+        )

@@ -1,0 +1,39 @@
+"""What the turn needs from parts that arrive later, as small protocols.
+
+The model is whatever answers a `CompletionRequest` (the provider manager, with its ordered
+fallback). Memory is optional: until the memory modules exist the turn's memory steps are
+no-ops, as the spec's built-in tools are present only when their module is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+from hologram.llm import CompletionRequest, CompletionResponse
+from hologram.sdk import MemItem, StageContext, ToolDef, ToolResult
+
+ToolSource = Callable[[], Iterable[ToolDef]]
+"""One place tools come from; asked again every round (spec: buildToolDefs re-aggregates)."""
+
+
+class ChatModel(Protocol):
+    async def chat(self, request: CompletionRequest) -> CompletionResponse: ...
+
+
+class TurnMemory(Protocol):
+    """The memory steps of a turn (spec: Context.Append, Prune, buildMemoryContext)."""
+
+    async def append_input(self, ctx: StageContext) -> None: ...
+
+    async def prune(self, query: str) -> None: ...
+
+    async def recall(self, query: str, budget_tokens: int) -> list[MemItem]: ...
+
+    def timeline(self) -> list[str]: ...
+
+    async def append_tool_results(self, results: list[ToolResult]) -> None: ...
+
+    async def append_reply(self, ctx: StageContext) -> None: ...
+
+    def tools(self) -> list[ToolDef]: ...

@@ -1,0 +1,366 @@
+"""One turn (spec 000: "Message Processing Flow", processTextInput + process).
+
+`Turn.run` is the spec's flow diagram, top to bottom; every step is a method below it.
+Setting `ctx.response` in any stage short-circuits: the response becomes the reply, is
+delivered, and only `after_output` still runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hologram.agent.prompt import PromptInputs, build_system_prompt
+from hologram.llm import ChatMessage, CompletionRequest, CompletionResponse, Role
+from hologram.sdk import EventType, Stage, StageContext, ToolCall, ToolDef, ToolResult
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from hologram.agent.agent import Agent
+
+log = logging.getLogger(__name__)
+
+CAP_NOTE = (
+    "You have used every tool round this turn allows. Tools are no longer available: "
+    "answer now with what you have."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnInput:
+    text: str
+    channel: str = "notebook"
+    user_id: str = ""
+    group_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TraceStep:
+    """One step of a turn and how long the kernel spent in it."""
+
+    name: str
+    kind: str  # "stage", "step", "model" or "tool"
+    ms: float
+    detail: str = ""
+
+
+@dataclass(slots=True)
+class TurnResult:
+    reply: str
+    channel: str
+    rounds: int
+    ended_by: str  # "answer", "all_denied", "max_tool_rounds" or "short_circuit:<stage>"
+    delivered: bool
+    tool_results: list[ToolResult] = field(default_factory=list)
+    trace: list[TraceStep] = field(default_factory=list)
+
+    def ms(self, kind: str | None = None) -> float:
+        return sum(s.ms for s in self.trace if kind is None or s.kind == kind)
+
+
+class Turn:
+    def __init__(self, agent: Agent, given: TurnInput) -> None:
+        self.agent = agent
+        self.ctx = StageContext(
+            raw_message=given.text,
+            channel=given.channel,
+            user_id=given.user_id,
+            group_id=given.group_id,
+        )
+        self.loop_messages: list[ChatMessage] = []
+        self.trace: list[TraceStep] = []
+        self.rounds = 0
+        self.ended_by = "answer"
+        self.delivered = False
+
+    # ---- the flow --------------------------------------------------------------------------
+
+    async def run(self) -> TurnResult:
+        self.publish(
+            EventType.RAW_INPUT,
+            text=self.ctx.raw_message,
+            channel=self.ctx.channel,
+            user_id=self.ctx.user_id,
+        )
+        if await self.stage(Stage.ON_INPUT):
+            return await self.short_circuit()
+        await self.step("context.append", self.append_input)
+        await self.step("context.prune", self.prune_context)
+        await self.step("memory.recall", self.recall_memory)
+        if await self.stage(Stage.PRE_ACTION):
+            return await self.short_circuit()
+        if await self.tool_loop():
+            return await self.short_circuit()
+        await self.step("context.append_reply", self.append_reply)
+        if await self.stage(Stage.BEFORE_OUTPUT):
+            return await self.short_circuit()
+        await self.step("output_send", self.emit_response)
+        await self.stage(Stage.AFTER_OUTPUT)
+        return self.finish()
+
+    async def tool_loop(self) -> bool:
+        """post_action → [before_toolcall → execute → after_toolcall]* until the model stops
+        calling tools, every call is denied, or the round cap. True on a short-circuit."""
+        for round_no in range(1, self.agent.max_tool_rounds() + 1):
+            self.rounds = round_no
+            tools = self.build_tool_defs()
+            response = await self.call_model(tools)
+            if await self.stage(Stage.POST_ACTION):
+                return True
+            calls = list(self.ctx.tool_calls)
+            if not calls:
+                self.ended_by = "answer"
+                break
+            results = await self.run_tool_round(calls, tools, response)
+            if self.ctx.response is not None:
+                return True
+            if all(r.denied for r in results):
+                self.ended_by = "all_denied"
+                break
+        else:
+            if await self.answer_at_cap():
+                return True
+        self.ctx.final_text = self.ctx.llm_text
+        return False
+
+    # ---- stages and timing -----------------------------------------------------------------
+
+    async def stage(self, stage: Stage, ctx: StageContext | None = None) -> bool:
+        """Run `stage`; True when a handler set the response (short-circuit)."""
+        run = await self.agent.stagehost.run_stage(stage, ctx or self.ctx)
+        detail = "" if ctx is None or ctx.tool_call is None else ctx.tool_call.name
+        self.trace.append(TraceStep(stage.value, "stage", run.seconds * 1000, detail))
+        if run.short_circuit and ctx is not None and ctx is not self.ctx:
+            self.ctx.response = ctx.response
+        return run.short_circuit
+
+    async def step(self, name: str, action: Callable[[], Awaitable[None]]) -> None:
+        with self.timed(name, "step"):
+            await action()
+
+    @contextmanager
+    def timed(self, name: str, kind: str, detail: str = "") -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.trace.append(TraceStep(name, kind, (time.perf_counter() - started) * 1000, detail))
+
+    # ---- memory steps (no-ops until a memory module is mounted) -----------------------------
+
+    async def append_input(self) -> None:
+        if self.agent.memory is not None:
+            await self.agent.memory.append_input(self.ctx)
+
+    async def prune_context(self) -> None:
+        if self.agent.memory is not None:
+            await self.agent.memory.prune(self.ctx.raw_message)
+
+    async def recall_memory(self) -> None:
+        if self.agent.memory is not None:
+            budget = self.agent.prompt_budget().memory_tokens
+            self.ctx.memory = await self.agent.memory.recall(self.ctx.raw_message, budget)
+
+    async def append_reply(self) -> None:
+        if self.agent.memory is not None:
+            await self.agent.memory.append_tool_results(self.ctx.tool_results)
+            await self.agent.memory.append_reply(self.ctx)
+
+    # ---- one round -------------------------------------------------------------------------
+
+    def build_tool_defs(self) -> dict[str, ToolDef]:
+        with self.timed("build_tool_defs", "step"):
+            return self.agent.build_tool_defs()
+
+    def build_messages(self, tools: dict[str, ToolDef]) -> list[ChatMessage]:
+        with self.timed("build_system_prompt", "step"):
+            agent = self.agent
+            prompt = build_system_prompt(
+                PromptInputs(
+                    persona=agent.persona.text(),
+                    reply_channel=self.ctx.channel if self.ctx.channel in agent.channels else "",
+                    channels=agent.channels.channels(),
+                    offered_tools=frozenset(tools),
+                    skills=agent.skills.skills(),
+                    memory=self.ctx.memory,
+                    timeline=agent.memory.timeline() if agent.memory is not None else (),
+                    budget=agent.prompt_budget(),
+                )
+            )
+        return [
+            ChatMessage.system(prompt),
+            *(_injected(m) for m in self.ctx.context_messages),
+            ChatMessage.user(self.ctx.raw_message),
+            *self.loop_messages,
+        ]
+
+    async def call_model(
+        self, tools: dict[str, ToolDef], extra_system: str = ""
+    ) -> CompletionResponse:
+        messages = self.build_messages(tools)
+        if extra_system:
+            messages.append(ChatMessage.system(extra_system))
+        request = CompletionRequest(messages=messages, tools=list(tools.values()))
+        with self.timed("model", "model", f"round {self.rounds}"):
+            response = await self.agent.model.chat(request)
+        self.ctx.llm_text = response.content
+        self.ctx.tool_calls = list(response.tool_calls)
+        self.publish(
+            EventType.AGENT_LLM_CHAIN,
+            round=self.rounds,
+            text=response.content,
+            tool_calls=[_call_json(c) for c in response.tool_calls],
+            reasoning=response.reasoning_content,
+            finish_reason=response.finish_reason,
+            model=response.model,
+            provider=response.source,
+        )
+        if response.reasoning_content:
+            self.publish(EventType.REASONING, round=self.rounds, text=response.reasoning_content)
+        return response
+
+    async def run_tool_round(
+        self, calls: list[ToolCall], tools: dict[str, ToolDef], response: CompletionResponse
+    ) -> list[ToolResult]:
+        """Every call of the round at once, each through its own two stages."""
+        self.loop_messages.append(
+            ChatMessage.assistant(self.ctx.llm_text, calls, response.reasoning_content)
+        )
+        results = await asyncio.gather(*(self.run_tool_call(call, tools) for call in calls))
+        self.loop_messages += [ChatMessage.tool(r) for r in results]
+        return list(results)
+
+    async def run_tool_call(self, call: ToolCall, tools: dict[str, ToolDef]) -> ToolResult:
+        # Each call gets its own context (its own tool_call, deny, tool_result) sharing the
+        # turn's lists, so concurrent calls of one round do not overwrite each other.
+        ctx = dataclasses.replace(self.ctx, tool_call=call, deny=False, tool_result=None)
+        if await self.stage(Stage.BEFORE_TOOLCALL, ctx):
+            return ToolResult(
+                call.id,
+                call.name,
+                "the turn ended before this call ran",
+                is_error=True,
+                denied=True,
+            )
+        call = ctx.tool_call or call
+        started = time.perf_counter()
+        if ctx.deny:
+            result = ToolResult(
+                call.id, call.name, f"tool call {call.name} was denied", is_error=True, denied=True
+            )
+        else:
+            result = await self.agent.runner.execute(call, tools)
+        ms = (time.perf_counter() - started) * 1000
+        self.trace.append(TraceStep("execute", "tool", ms, call.name))
+        ctx.tool_result = result
+        await self.stage(Stage.AFTER_TOOLCALL, ctx)
+        result = ctx.tool_result or result
+        self.ctx.tool_results.append(result)
+        self.publish(
+            EventType.TOOL_CALL,
+            round=self.rounds,
+            id=call.id,
+            name=call.name,
+            arguments=call.arguments,
+            result=result.content,
+            is_error=result.is_error,
+            denied=result.denied,
+            ms=round(ms, 3),
+        )
+        return result
+
+    async def answer_at_cap(self) -> bool:
+        """The round cap is reached with calls still coming: one last call without tools, so
+        the turn ends with an answer. True on a short-circuit."""
+        self.ended_by = "max_tool_rounds"
+        log.info("turn reached max_tool_rounds (%d); asking for an answer", self.rounds)
+        self.publish(EventType.SYSTEM, kind="max_tool_rounds", rounds=self.rounds)
+        await self.call_model({}, extra_system=CAP_NOTE)
+        self.ctx.tool_calls = []
+        return await self.stage(Stage.POST_ACTION)
+
+    # ---- the end of a turn -----------------------------------------------------------------
+
+    async def emit_response(self) -> None:
+        ctx = self.ctx
+        if ctx.skip_output or not ctx.final_text:
+            return
+        channels = self.agent.channels
+        if ctx.channel not in channels:
+            log.warning("no output channel %r: the reply was not delivered", ctx.channel)
+            self.publish(
+                EventType.SYSTEM,
+                kind="undelivered",
+                channel=ctx.channel,
+                reason="no such output channel",
+            )
+            return
+        try:
+            await channels.send(ctx.channel, ctx.final_text)
+        except Exception as exc:
+            log.error("output channel %s failed", ctx.channel, exc_info=exc)
+            self.publish(
+                EventType.SYSTEM,
+                kind="undelivered",
+                channel=ctx.channel,
+                reason=f"{type(exc).__name__}: {exc}",
+            )
+            return
+        self.delivered = True
+
+    async def short_circuit(self) -> TurnResult:
+        stage = self.ctx.phase
+        self.ended_by = f"short_circuit:{stage.value}"
+        self.ctx.final_text = self.ctx.response or ""
+        self.publish(EventType.SYSTEM, kind="short_circuit", stage=stage.value)
+        await self.step("output_send", self.emit_response)
+        await self.stage(Stage.AFTER_OUTPUT)
+        return self.finish()
+
+    def finish(self) -> TurnResult:
+        result = TurnResult(
+            reply=self.ctx.final_text,
+            channel=self.ctx.channel,
+            rounds=self.rounds,
+            ended_by=self.ended_by,
+            delivered=self.delivered,
+            tool_results=list(self.ctx.tool_results),
+            trace=self.trace,
+        )
+        self.publish(
+            EventType.AGENT_OUTPUT,
+            text=result.reply,
+            channel=result.channel,
+            delivered=result.delivered,
+            rounds=result.rounds,
+            ended_by=result.ended_by,
+        )
+        return result
+
+    def publish(self, event_type: EventType, /, **payload: Any) -> None:
+        self.agent.events.emit(event_type, source="agent", **payload)
+
+
+def _call_json(call: ToolCall) -> dict[str, Any]:
+    return {"id": call.id, "name": call.name, "arguments": call.arguments}
+
+
+_INJECTABLE = frozenset({Role.SYSTEM, Role.USER, Role.ASSISTANT})
+
+
+def _injected(message: dict[str, Any]) -> ChatMessage:
+    """A message a pre_action or post_action handler put into `context_messages`. A role
+    other than system, user or assistant cannot stand alone in a conversation (a tool
+    message answers a call), so it goes in as system text, with a warning."""
+    role = str(message.get("role", "system"))
+    if role not in _INJECTABLE:
+        log.warning("injected message with role %r sent as a system message", role)
+        role = Role.SYSTEM
+    return ChatMessage(Role(role), str(message.get("content", "")))

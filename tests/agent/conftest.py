@@ -1,0 +1,68 @@
+"""A whole kernel whose model is the scripted server on loopback, reached over real HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from hologram import Kernel
+from hologram.agent import Agent
+from hologram.channels import CollectingChannel
+from hologram.llm import ScriptedModelServer
+from hologram.sdk import Event
+
+DEADLINE = 10.0
+"""Generous: only a deadlock (serial execution where concurrency is required) reaches it."""
+
+
+@pytest.fixture
+async def model() -> AsyncIterator[ScriptedModelServer]:
+    async with ScriptedModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+async def kernel(data_dir: Path, model: ScriptedModelServer) -> AsyncIterator[Kernel]:
+    environ = {
+        "HOLOGRAM_LLM_BASE_URL": model.base_url,
+        "HOLOGRAM_LLM_MODEL": "scripted-model",
+        "HOLOGRAM_LLM_API_KEY": "sk-test",
+    }
+    async with Kernel(data_dir, environ=environ) as running:
+        yield running
+
+
+@pytest.fixture
+def agent(kernel: Kernel) -> Agent:
+    assert kernel.state.agent is not None
+    return kernel.state.agent
+
+
+@pytest.fixture
+def notebook(kernel: Kernel) -> CollectingChannel:
+    channel = kernel.state.channels.get("notebook")
+    assert channel is not None and isinstance(channel.handler, CollectingChannel)
+    return channel.handler
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def of(self, kind: str) -> list[Event]:
+        return [e for e in self.events if e.type == kind]
+
+
+@pytest.fixture
+def events(kernel: Kernel) -> Recorder:
+    recorder = Recorder()
+    kernel.events.subscribe(None, recorder.events.append)
+    return recorder
+
+
+async def within_deadline(awaitable):  # type: ignore[no-untyped-def]
+    async with asyncio.timeout(DEADLINE):
+        return await awaitable
