@@ -13,8 +13,9 @@ from collections.abc import Awaitable, Callable, Generator
 from typing import Any, TypeVar
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, line_magic, magics_class
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import display
 
 from hologram.facade import Kernel, Phase
 from hologram.notebook.layers import LayersWidget
@@ -66,7 +67,9 @@ class HologramMagics(Magics):
         "command",
         help="start: boot a kernel (returns at once; await the handle to wait for it) · "
         "status: what the kernel is doing · layers: the dependency-layers widget · "
-        "shutdown: close the kernel, flushing every store",
+        "shutdown: close the kernel, flushing every store · "
+        "say TEXT: give the agent TEXT as input (returns at once; the reply is displayed "
+        "when it arrives, and awaiting the handle gives it)",
     )
     @argument("args", nargs="*", help="arguments of the command")
     @argument(
@@ -75,10 +78,17 @@ class HologramMagics(Magics):
         help="start: data directory (default: $HOLOGRAM_DATA, else ~/.hologram)",
     )
     @argument("--json", action="store_true", help="status: print JSON instead of a summary")
+    @argument("--channel", default="notebook", help="say: the channel the input arrives on")
     @line_magic("hologram")
     def hologram(self, line: str) -> Any:
         """Drive a Hologram kernel from this notebook: `%hologram start --data DIR`, then
-        `%hologram layers`, `%hologram status`, `%hologram shutdown`."""
+        `%hologram layers`, `%hologram status`, `t = %hologram say hi` (then `await t`),
+        `%hologram shutdown`."""
+        command, _, text = line.strip().partition(" ")
+        if command == "say":
+            # The text is the user's words, not options: only a leading --channel is read.
+            channel, text = _channel_option(text)
+            return self._say(text, channel)
         args = parse_argstring(self.hologram, line)
         command = self.commands.get(args.command)
         if command is None:
@@ -86,7 +96,29 @@ class HologramMagics(Magics):
             raise UsageError(f"unknown command {args.command!r}; commands: {known}")
         return command(args)
 
+    @magic_arguments()
+    @argument("--channel", default="notebook", help="the channel the input arrives on")
+    @cell_magic("hologram")
+    def hologram_cell(self, line: str, cell: str) -> Pending[str]:
+        """The cell's text is input to the agent, as `%hologram say` with many lines.
+        Returns a handle to await; the reply is displayed when it arrives."""
+        args = parse_argstring(self.hologram_cell, line)
+        return self._say(cell.strip("\n"), args.channel)
+
     # ---- commands -------------------------------------------------------------------------
+
+    def _say(self, text: str, channel: str) -> Pending[str]:
+        loop = self._running_loop()
+        kernel = self.require_kernel()
+        if not text.strip():
+            raise UsageError("nothing to say: `%hologram say TEXT`, or text in a %%hologram cell")
+
+        async def say() -> str:
+            reply = await kernel.say(text, channel=channel)
+            display({"text/plain": reply, "text/markdown": reply}, raw=True)
+            return reply
+
+        return Pending(f"say on {channel}", loop.create_task(say()))
 
     def _running_loop(self) -> asyncio.AbstractEventLoop:
         try:
@@ -131,3 +163,10 @@ class HologramMagics(Magics):
         loop = self._running_loop()
         kernel = self.require_kernel()
         return Pending(f"kernel shutdown on {kernel.data_dir}", loop.create_task(kernel.shutdown()))
+
+
+def _channel_option(text: str) -> tuple[str, str]:
+    parts = text.split(None, 2)
+    if len(parts) >= 2 and parts[0] == "--channel":
+        return parts[1], parts[2] if len(parts) == 3 else ""
+    return "notebook", text

@@ -1,0 +1,58 @@
+"""`%hologram say` and the `%%hologram` cell magic, through a real IPython shell."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from hologram.llm import ScriptedModelServer
+from hologram.notebook import Pending
+
+
+@pytest.fixture
+def shell(
+    monkeypatch: pytest.MonkeyPatch, model: ScriptedModelServer
+) -> Iterator[InteractiveShell]:
+    # `%hologram start` reads the model source from the environment, as a user's would.
+    monkeypatch.setenv("HOLOGRAM_LLM_BASE_URL", model.base_url)
+    monkeypatch.setenv("HOLOGRAM_LLM_MODEL", "scripted-model")
+    monkeypatch.setenv("HOLOGRAM_LLM_API_KEY", "sk-test")
+    ipython = InteractiveShell.instance()
+    ipython.run_line_magic("load_ext", "hologram")
+    yield ipython
+    ipython.run_line_magic("unload_ext", "hologram")
+    InteractiveShell.clear_instance()
+
+
+async def test_say_returns_a_handle_that_awaits_the_reply(
+    shell: InteractiveShell,
+    model: ScriptedModelServer,
+    data_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    model.queue_text("Hi, I am here.")
+    handle = shell.run_line_magic("hologram", "say hello --verbose, are you there?")
+    assert isinstance(handle, Pending)
+    assert await handle == "Hi, I am here."
+    assert model.last_request.json["messages"][-1]["content"] == "hello --verbose, are you there?"
+    assert "Hi, I am here." in capsys.readouterr().out  # displayed when it arrived
+    await shell.run_line_magic("hologram", "shutdown")
+
+
+async def test_a_hologram_cell_is_one_input_on_the_chosen_channel(
+    shell: InteractiveShell, model: ScriptedModelServer, data_dir: Path
+) -> None:
+    kernel = await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    model.queue_text("Noted.")
+    handle = shell.run_cell_magic("hologram", "--channel test", "line one\nline two\n")
+    assert await handle == "Noted."
+    assert model.last_request.json["messages"][-1]["content"] == "line one\nline two"
+    assert kernel.state.channels.get("test").handler.texts() == ["Noted."]
+    with pytest.raises(UsageError, match="nothing to say"):
+        shell.run_line_magic("hologram", "say")
+    await shell.run_line_magic("hologram", "shutdown")
