@@ -66,6 +66,15 @@ def _parser() -> argparse.ArgumentParser:
     mode.add_argument("--check", action="store_true", help="exit 1 if the plan is stale")
     depgraph.add_argument("--path", type=Path, help=argparse.SUPPRESS)
 
+    scripted = commands.add_parser(
+        "scripted-model",
+        help="run the scripted local model server (OpenAI-compatible, on 127.0.0.1)",
+        description="Serve the offline scripted model (or, with --scripted, an empty script "
+        "filled through POST /_scripted/replies) on 127.0.0.1 until SIGINT or SIGTERM.",
+    )
+    scripted.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    scripted.add_argument("--scripted", action="store_true", help="answer only queued replies")
+
     config = commands.add_parser(
         "config",
         help="read and change settings",
@@ -185,6 +194,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _depgraph(args.write, _depgraph_path(args.path))
         if args.command == "config":
             return asyncio.run(_config(args))
+        if args.command == "scripted-model":
+            from hologram.llm.scripted_server import run_scripted_model
+
+            return asyncio.run(run_scripted_model(args.port, offline=not args.scripted))
     except (AssemblyError, ConfigError) as exc:
         print(f"hologram: {exc}", file=sys.stderr)
         return 2

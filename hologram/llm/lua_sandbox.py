@@ -164,6 +164,7 @@ class LuaSandbox:
     ) -> None:
         self.name = name
         self.instruction_limit = instruction_limit
+        self._ticks = max(1, instruction_limit // _HOOK_EVERY)  # the hook counts in thousands
         self._log = logger or logging.getLogger(f"hologram.lua.{name}")
         self._lua = lupa.LuaRuntime(
             register_eval=False,
@@ -192,7 +193,7 @@ class LuaSandbox:
         fn, error = self._compile(source, "@" + chunkname)
         if fn is None:
             raise LuaSandboxError(f"cannot load {chunkname}: {error}")
-        ok, dead, value, *_ = self._start(fn, self.instruction_limit)()
+        ok, dead, value, *_ = self._start(fn, self._ticks)()
         if not ok:
             raise LuaSandboxError(f"{chunkname} failed while loading: {self._describe(value)}")
         if not dead:
@@ -208,7 +209,7 @@ class LuaSandbox:
     async def call(self, fn: Any, *args: Any, http: HttpHandler | None = None) -> Any:
         """Call a Lua function; each `http_get`/`http_post` it makes is awaited through
         `http`. Returns the first value the function returns (a Lua object)."""
-        step = self._start(fn, self.instruction_limit)
+        step = self._start(fn, self._ticks)
         ok, dead, first, method, url, body = step(*args)
         while True:
             if not ok:
@@ -225,7 +226,7 @@ class LuaSandbox:
 
     def call_sync(self, fn: Any, *args: Any) -> Any:
         """Call a Lua function that does no HTTP (the hot path of the transforms)."""
-        ok, dead, first, *_ = self._start(fn, self.instruction_limit)(*args)
+        ok, dead, first, *_ = self._start(fn, self._ticks)(*args)
         if not ok:
             raise LuaSandboxError(self._describe(first), _cause(first))
         if not dead:

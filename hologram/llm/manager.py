@@ -8,8 +8,10 @@ What a failure does to a source:
                                                                  config (or adapter file) changes
   429, 5xx, timeout, connection, malformed response, other 4xx -> unavailable for a backoff
                                                                  that doubles per failure in a row
-If every source is backing off, they are tried anyway rather than failing a turn that might
-succeed. Every skip, failure and fallback is logged and published on the bus.
+The seed source `default` with no base_url is served by the offline scripted model, and only
+while no other source is configured. If every source is backing off, they are tried anyway
+rather than failing a turn that might succeed. Every skip, failure and fallback is logged
+and published on the bus.
 """
 
 from __future__ import annotations
@@ -144,6 +146,10 @@ class ProviderManager:
     async def refresh(self) -> None:
         """Bring the sources in line with the config: new, changed and removed ones."""
         names = source_names(self.config)
+        if len(names) > 1 and not self.config.get(f"core.llm.sources.{OFFLINE_SOURCE}.base_url"):
+            # The offline model stands in only when no LLM is configured at all: once real
+            # sources exist, an unset seed source is simply not one of them.
+            names.remove(OFFLINE_SOURCE)
         for gone in [n for n in self._states if n not in names]:
             await self._drop(gone)
         for name in names:
@@ -392,6 +398,6 @@ class ProviderManager:
         )
         return compute_budget(self.max_context_tokens, fixed_tokens, cap)
 
-    def _emit(self, kind: EventType, **payload: Any) -> None:
+    def _emit(self, event_type: EventType, /, **payload: Any) -> None:
         if self.events is not None:
-            self.events.emit(kind, source="llm", **payload)
+            self.events.emit(event_type, source="llm", **payload)

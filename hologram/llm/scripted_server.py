@@ -166,6 +166,7 @@ class ScriptedModelServer:
         self._http: InProcessServer | None = None
         self._closing = asyncio.Event()
         self._disconnected = asyncio.Event()
+        self._received = asyncio.Condition()
         self.app = Starlette(
             routes=[
                 Route("/_scripted/replies", self._control_replies, methods=["POST"]),
@@ -203,6 +204,11 @@ class ScriptedModelServer:
         if not self.requests:
             raise LookupError("the scripted model has received no request yet")
         return self.requests[-1]
+
+    async def wait_for_requests(self, count: int = 1) -> None:
+        """Return once `count` requests in all have arrived (wrap it in `asyncio.timeout`)."""
+        async with self._received:
+            await self._received.wait_for(lambda: len(self.requests) >= count)
 
     async def wait_for_disconnect(self) -> None:
         """Return once a client closed its connection while an answer was pending (wrap it
@@ -257,6 +263,8 @@ class ScriptedModelServer:
             request.method, request.url.path, request.url.query, dict(request.headers), body
         )
         self.requests.append(recorded)
+        async with self._received:
+            self._received.notify_all()
         try:
             payload = json.loads(body) if body else {}
         except json.JSONDecodeError:
@@ -445,7 +453,8 @@ class ScriptedModelServer:
             usage = {**base, "choices": [], "usage": self._usage(reply, payload)}
             events.append(f"data: {json.dumps(usage)}\n\n")
         events.append("data: [DONE]\n\n")
-        async for item in self._paced(events, reply.chunk_delay):
+        # The role chunk and the first piece go out at once; the pause is between pieces.
+        async for item in self._paced(events, reply.chunk_delay, unpaced=2):
             yield item
 
     async def _raw_lines(self, reply: ScriptedReply) -> AsyncIterator[str]:
@@ -454,11 +463,11 @@ class ScriptedModelServer:
         ):
             yield line
 
-    async def _paced(self, items: list[str], delay: float) -> AsyncIterator[str]:
+    async def _paced(self, items: list[str], delay: float, unpaced: int = 1) -> AsyncIterator[str]:
         finished = False
         try:
             for i, item in enumerate(items):
-                if delay and i:
+                if delay and i >= unpaced:
                     try:
                         await asyncio.wait_for(self._closing.wait(), delay)
                         return
@@ -484,3 +493,18 @@ def _pieces(text: str) -> list[str]:
         else:
             pieces.append(word)
     return pieces
+
+
+async def run_scripted_model(port: int = 0, offline: bool = True) -> int:
+    """`python -m hologram scripted-model`: serve until SIGINT or SIGTERM."""
+    import signal
+
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    async with ScriptedModelServer(offline=offline, port=port) as server:
+        mode = "offline" if offline else "scripted (POST replies to /_scripted/replies)"
+        print(f"scripted model, {mode}, on {server.base_url}", flush=True)
+        await stop.wait()
+    return 0

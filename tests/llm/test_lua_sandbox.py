@@ -133,7 +133,9 @@ def test_an_unmarked_empty_table_is_an_object_and_json_array_makes_an_empty_arra
 
 
 def test_json_errors_name_the_script_line(lua: LuaSandbox) -> None:
-    module = lua.load(script("function M.f()\n  local t = json.decode('{nope')\n  return t\nend"), "bad.lua")
+    module = lua.load(
+        script("function M.f()\n  local t = json.decode('{nope')\n  return t\nend"), "bad.lua"
+    )
     with pytest.raises(LuaSandboxError, match=r"bad\.lua:3: json\.decode: Expecting"):
         lua.call_sync(module.f)
     mixed = lua.load(script("function M.f() return json.encode({1, 2, x = 3}) end"), "mix.lua")

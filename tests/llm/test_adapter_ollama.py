@@ -1,0 +1,75 @@
+"""ollama.lua against Ollama's /api/chat (images inline, arguments as objects, NDJSON)."""
+
+from __future__ import annotations
+
+from .golden import IMAGE, WEATHER, body, collect, conversation, stream
+
+
+async def test_ollama_request_matches_the_api_chat_format(server, make_provider) -> None:
+    provider = make_provider("ollama", server.url, api_key="")
+    server.queue(body("ollama_text.json"))
+    await provider.chat(conversation())
+
+    sent = server.last_request
+    assert sent.path == "/api/chat"
+    assert "authorization" not in sent.headers  # a local Ollama has no key
+    wire = sent.json
+    assert wire["model"] == "test-model"
+    assert wire["stream"] is False  # Ollama streams unless told not to
+    assert wire["options"] == {"temperature": 0.3, "num_predict": 512}
+    assert "think" not in wire
+    system, user, assistant, tool, follow_up = wire["messages"]
+    assert system == {"role": "system", "content": "You are Holo."}
+    assert user == {
+        "role": "user",
+        "content": "What is in this picture, and the weather in Paris?",
+        "images": [IMAGE],
+    }
+    assert assistant == {
+        "role": "assistant",
+        "content": "Let me check.",
+        "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}],
+    }
+    assert tool == {"role": "tool", "content": "sunny, 21°C", "tool_name": "get_weather"}
+    assert follow_up == {"role": "user", "content": "谢谢！明天呢？"}
+    assert wire["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": WEATHER.name,
+                "description": WEATHER.description,
+                "parameters": WEATHER.parameters,
+            },
+        }
+    ]
+
+
+async def test_ollama_responses_become_unified(server, make_provider) -> None:
+    provider = make_provider("ollama", server.url)
+    server.queue(body("ollama_text.json"), body("ollama_tool_call.json"))
+    text = await provider.chat(conversation())
+    assert text.content == "Hello! How are you today?" and text.finish_reason == "stop"
+    assert (text.token_usage.prompt_tokens, text.token_usage.completion_tokens) == (26, 298)
+    call = await provider.chat(conversation(thinking=True))
+    assert server.last_request.json["think"] is True
+    assert call.reasoning_content == "The user wants the weather; call the tool."
+    assert call.finish_reason == "tool_calls"
+    [tool_call] = call.tool_calls
+    assert tool_call.name == "get_weather"
+    assert tool_call.arguments == {"city": "Paris", "format": "celsius"}
+    assert tool_call.id  # Ollama sends no id; one is made up so results can refer to it
+
+
+async def test_ollama_ndjson_stream_is_read_line_by_line(server, make_provider) -> None:
+    provider = make_provider("ollama", server.url)
+    server.queue(stream("ollama_stream.ndjson"))
+    chunks = await collect(provider.chat_stream(conversation()))
+    assert server.last_request.json["stream"] is True
+    assert [c.content for c in chunks if c.content] == ["The", " sky is"]
+    final = chunks[-1].response
+    assert final is not None
+    assert final.content == "The sky is"
+    assert [(c.name, c.arguments) for c in final.tool_calls] == [("get_weather", {"city": "Paris"})]
+    # The last line says "stop"; a call came whole before it, so the turn ends in tool calls.
+    assert final.finish_reason == "tool_calls"
+    assert (final.token_usage.prompt_tokens, final.token_usage.completion_tokens) == (26, 282)
