@@ -8,6 +8,7 @@ from hologram.channels import ChannelsModule
 from hologram.events import EventsModule
 from hologram.kernel import Module
 from hologram.llm import LLMModule
+from hologram.memory import ColdContextModule, MemoryModule, TextMemoryModule
 from hologram.stages import StageHostModule
 
 
@@ -15,6 +16,9 @@ def kernel_modules() -> list[Module]:
     """Fresh instances of every kernel module, in no particular order: the graph orders them."""
     return [
         EventsModule(),
+        ColdContextModule(),
+        MemoryModule(),
+        TextMemoryModule(),
         LLMModule(),
         StageHostModule(),
         ChannelsModule(),

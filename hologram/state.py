@@ -18,6 +18,7 @@ from hologram.config import ConfigRegistry
 from hologram.events import EventBus
 from hologram.kernel import DataDirLock, KernelLog
 from hologram.llm import ProviderManager
+from hologram.memory import ColdContext, Memory, TextLog
 from hologram.sdk import Clock
 from hologram.stages import StageHost
 
@@ -36,3 +37,6 @@ class KernelState:
     stagehost: StageHost | None = None
     channels: OutputChannels | None = None
     agent: Agent | None = None
+    memory: Memory | None = None
+    coldcontext: ColdContext | None = None
+    text_memory: TextLog | None = None

@@ -1,0 +1,144 @@
+"""In-memory search indexes over numbered rows: dense vectors (cosine) and BM25 over tokens.
+
+Rows are assigned by the caller and never move; removing one only marks it dead, so a
+search never pays for bookkeeping. Both are rebuilt from the documents at start.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+Rows = npt.NDArray[np.int64]
+Scores = npt.NDArray[np.float32]
+
+
+class VectorIndex:
+    def __init__(self, dim: int, capacity: int = 1024) -> None:
+        self.dim = dim
+        self._matrix = np.zeros((capacity, dim), dtype=np.float32)
+        self._valid = np.zeros(capacity, dtype=bool)
+        self.size = 0  # rows in use, dead ones included
+
+    def _grow(self, needed: int) -> None:
+        capacity = len(self._valid)
+        if needed <= capacity:
+            return
+        while capacity < needed:
+            capacity *= 2
+        matrix = np.zeros((capacity, self.dim), dtype=np.float32)
+        matrix[: self.size] = self._matrix[: self.size]
+        valid = np.zeros(capacity, dtype=bool)
+        valid[: self.size] = self._valid[: self.size]
+        self._matrix, self._valid = matrix, valid
+
+    def set(self, row: int, vector: npt.NDArray[np.float32] | None) -> None:
+        """Put `vector` at `row`; None leaves the row out of every search."""
+        self._grow(row + 1)
+        self.size = max(self.size, row + 1)
+        if vector is None:
+            self._valid[row] = False
+        else:
+            self._matrix[row] = vector
+            self._valid[row] = True
+
+    def remove(self, row: int) -> None:
+        if row < self.size:
+            self._valid[row] = False
+
+    def search(self, query: npt.NDArray[np.float32], top: int, floor: float) -> tuple[Rows, Scores]:
+        """The `top` rows most similar to `query` with a cosine of at least `floor`."""
+        if self.size == 0 or top <= 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        scores = self._matrix[: self.size] @ query
+        scores[~self._valid[: self.size]] = -np.inf
+        top = min(top, self.size)
+        rows = np.argpartition(-scores, top - 1)[:top]
+        rows = rows[np.argsort(-scores[rows], kind="stable")]
+        keep = scores[rows] >= floor
+        return rows[keep].astype(np.int64), scores[rows][keep].astype(np.float32)
+
+
+class Bm25Index:
+    """Okapi BM25 (k1 = 1.2, b = 0.75) over given tokens. Postings are kept as growing lists
+    and turned into numpy arrays on first use after a change, so a query costs a few vector
+    operations per query term rather than a Python loop over the documents."""
+
+    K1, B = 1.2, 0.75
+
+    def __init__(self) -> None:
+        self._postings: dict[str, tuple[list[int], list[int]]] = {}
+        self._arrays: dict[str, tuple[Rows, Scores]] = {}
+        self._df: Counter[str] = Counter()
+        self._length = np.zeros(1024, dtype=np.float32)
+        self._alive = np.zeros(1024, dtype=bool)
+        self._tokens: dict[int, Counter[str]] = {}
+        self.size = 0
+        self.docs = 0
+        self.total_length = 0.0
+
+    def add(self, row: int, tokens: Sequence[str]) -> None:
+        counts = Counter(tokens)
+        if row >= len(self._alive):
+            grow = max(row + 1, 2 * len(self._alive))
+            self._length = np.resize(self._length, grow)
+            self._alive = np.concatenate([self._alive, np.zeros(grow - len(self._alive), bool)])
+        self.size = max(self.size, row + 1)
+        self._length[row] = len(tokens)
+        self._alive[row] = True
+        self._tokens[row] = counts
+        self.docs += 1
+        self.total_length += len(tokens)
+        for token, tf in counts.items():
+            rows, tfs = self._postings.setdefault(token, ([], []))
+            rows.append(row)
+            tfs.append(tf)
+            self._df[token] += 1
+            self._arrays.pop(token, None)
+
+    def remove(self, row: int) -> None:
+        counts = self._tokens.pop(row, None)
+        if counts is None:
+            return
+        self._alive[row] = False
+        self.docs -= 1
+        self.total_length -= float(self._length[row])
+        for token in counts:
+            self._df[token] -= 1
+            if self._df[token] <= 0:
+                del self._df[token]
+                self._postings.pop(token, None)
+                self._arrays.pop(token, None)
+
+    def _postings_of(self, token: str) -> tuple[Rows, Scores]:
+        arrays = self._arrays.get(token)
+        if arrays is None:
+            rows, tfs = self._postings[token]
+            arrays = (np.asarray(rows, np.int64), np.asarray(tfs, np.float32))
+            self._arrays[token] = arrays
+        return arrays
+
+    def search(self, tokens: Sequence[str], top: int) -> tuple[Rows, Scores]:
+        """The `top` rows with the highest BM25 score above 0 for the query `tokens`."""
+        terms = [t for t in dict.fromkeys(tokens) if t in self._df]
+        if not terms or self.docs == 0 or top <= 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        n = self.docs
+        avgdl = self.total_length / n or 1.0
+        scores = np.zeros(self.size, dtype=np.float32)
+        norm = self.K1 * (1 - self.B + self.B * self._length[: self.size] / avgdl)
+        for term in terms:
+            df = self._df[term]
+            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            rows, tfs = self._postings_of(term)
+            scores[rows] += idf * tfs * (self.K1 + 1) / (tfs + norm[rows])
+        scores[~self._alive[: self.size]] = 0
+        hits = np.flatnonzero(scores > 0)
+        if len(hits) > top:
+            hits = hits[np.argpartition(-scores[hits], top - 1)[:top]]
+        hits = hits[np.argsort(-scores[hits], kind="stable")]
+        return hits.astype(np.int64), scores[hits]

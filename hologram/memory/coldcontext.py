@@ -1,0 +1,384 @@
+"""The cold-context store (spec: DocStore): one JSON file per document, indexes rebuilt at
+start, dual recall (vectors and BM25 over jieba words) fused by reciprocal rank.
+
+Documents arrive from context pruning (with their original timestamps), from the model's
+`coldcontext_commit`, and leave by `consume` (the model's `coldcontext_query`) or by
+archival into the graph (`find_cold`). Loading runs in the background from `start()`, so a
+large store never delays boot; every call waits for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hologram.memory._index import Bm25Index, VectorIndex
+from hologram.memory._journal import _fsync_dir, write_atomic
+from hologram.memory.context_event import ContextEvent
+from hologram.memory.embedding import Embedder, StoredVector
+from hologram.sdk import Clock, EventType
+
+log = logging.getLogger(__name__)
+
+RRF_K = 60
+"""Reciprocal-rank-fusion constant: ranks matter, raw scores of the two recalls (cosine,
+BM25) are on scales that cannot be added."""
+
+
+@dataclass(slots=True)
+class ColdDoc:
+    id: str
+    created_at: float
+    """When what it records happened: an archived event keeps its original time."""
+    stored_at: float
+    source: str
+    input: str
+    response: str = ""
+    channel: str = ""
+    text: str = ""
+    tokens: list[str] = field(default_factory=list)
+    vector: StoredVector | None = None
+    access_count: int = 0
+    last_access: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        obj = {
+            "id": self.id,
+            "created_at": self.created_at,
+            "stored_at": self.stored_at,
+            "source": self.source,
+            "channel": self.channel,
+            "input": self.input,
+            "response": self.response,
+            "text": self.text,
+            "tokens": self.tokens,
+            "access_count": self.access_count,
+            "last_access": self.last_access,
+        }
+        if self.vector is not None:
+            obj.update(self.vector.to_json())
+        return obj
+
+    @classmethod
+    def from_json(cls, obj: Any) -> ColdDoc:
+        if not isinstance(obj, dict):
+            raise ValueError("a document is a JSON object")
+        try:
+            doc = cls(
+                id=str(obj["id"]),
+                created_at=float(obj["created_at"]),
+                stored_at=float(obj["stored_at"]),
+                source=str(obj["source"]),
+                input=str(obj.get("input", "")),
+                response=str(obj.get("response", "")),
+                channel=str(obj.get("channel", "")),
+                text=str(obj.get("text", "")),
+                tokens=[str(t) for t in obj.get("tokens") or []],
+                vector=StoredVector.from_json(obj),
+                access_count=int(obj.get("access_count") or 0),
+                last_access=None if obj.get("last_access") is None else float(obj["last_access"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"document field missing or of the wrong type: {exc}") from None
+        return doc
+
+
+@dataclass(frozen=True, slots=True)
+class ColdHit:
+    doc: ColdDoc
+    score: float
+    cosine: float | None
+    bm25: float | None
+
+
+class ColdContext:
+    def __init__(
+        self,
+        directory: Path,
+        embedder: Embedder,
+        keywords: Callable[[str], list[str]],
+        clock: Clock,
+        *,
+        emit: Callable[..., Any] | None = None,
+        min_similarity: float = 0.12,
+    ) -> None:
+        self.directory = directory
+        self.docs_dir = directory / "docs"
+        self.embedder = embedder
+        self.keywords = keywords
+        self.clock = clock
+        self.min_similarity = min_similarity
+        self.problems: list[str] = []
+        self._emit = emit
+        self._docs: dict[str, ColdDoc] = {}
+        self._row_of: dict[str, int] = {}
+        self._id_at: list[str | None] = []
+        self._vectors = VectorIndex(embedder.dim)
+        self._bm25 = Bm25Index()
+        self._lock = asyncio.Lock()
+        self._loading: asyncio.Task[None] | None = None
+
+    # ---- life cycle -------------------------------------------------------------------------
+
+    def start(self) -> asyncio.Task[None]:
+        """Begin loading the documents in the background; returns the loading task."""
+        if self._loading is None:
+            self._loading = asyncio.get_running_loop().create_task(
+                self._load(), name="coldcontext-load"
+            )
+        return self._loading
+
+    async def wait_ready(self) -> None:
+        await self.start()
+
+    async def _load(self) -> None:
+        async with self._lock:
+            docs, problems = await asyncio.to_thread(self._read_all)
+            for doc in docs:
+                self._index(doc)
+            if problems:
+                self.problems.extend(problems)
+                for problem in problems:
+                    log.warning("cold context: %s", problem)
+                if self._emit is not None:
+                    self._emit(
+                        EventType.MEMORY_DEGRADED,
+                        source="memory",
+                        layer="coldcontext",
+                        problems=problems,
+                    )
+            await self._reembed_locked()
+
+    def _read_all(self) -> tuple[list[ColdDoc], list[str]]:
+        self.docs_dir.mkdir(parents=True, exist_ok=True)
+        docs, problems = [], []
+        for path in sorted(self.docs_dir.glob("*.json")):
+            try:
+                doc = ColdDoc.from_json(json.loads(path.read_bytes()))
+                if not doc.tokens and doc.text:
+                    doc.tokens = self.keywords(doc.text)
+                docs.append(doc)
+            except (ValueError, UnicodeDecodeError) as exc:
+                aside = path.with_name(path.name + ".corrupt")
+                os.replace(path, aside)
+                problems.append(f"{path.name}: {exc}; skipped, moved aside as {aside.name}")
+        return docs, problems
+
+    def stale(self) -> list[ColdDoc]:
+        return [
+            d
+            for d in self._docs.values()
+            if d.vector is None or not d.vector.matches(self.embedder)
+        ]
+
+    async def reembed(self, progress: Callable[[int, int], None] | None = None) -> int:
+        await self.wait_ready()
+        async with self._lock:
+            return await self._reembed_locked(progress)
+
+    async def _reembed_locked(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Recompute vectors of another fingerprint (or none) and write them back. Until
+        then such a document is found only by keywords, never compared by vector."""
+        stale = self.stale()
+        for start in range(0, len(stale), 256):
+            chunk = stale[start : start + 256]
+            vectors = await asyncio.to_thread(self.embedder.embed_texts, [d.text for d in chunk])
+            for doc, vector in zip(chunk, vectors, strict=True):
+                doc.vector = StoredVector(self.embedder.fingerprint, vector)
+                self._vectors.set(self._row_of[doc.id], vector)
+            await asyncio.to_thread(self._write, chunk, False)
+            done = start + len(chunk)
+            if progress is not None:
+                progress(done, len(stale))
+            if self._emit is not None:
+                self._emit(
+                    EventType.MEMORY_REEMBED,
+                    source="memory",
+                    layer="coldcontext",
+                    done=done,
+                    total=len(stale),
+                    fingerprint=self.embedder.fingerprint,
+                )
+        return len(stale)
+
+    async def close(self) -> None:
+        if self._loading is not None and not self._loading.done():
+            self._loading.cancel()
+
+    # ---- storage ----------------------------------------------------------------------------
+
+    def _index(self, doc: ColdDoc) -> None:
+        row = len(self._id_at)
+        self._id_at.append(doc.id)
+        self._row_of[doc.id] = row
+        self._docs[doc.id] = doc
+        usable = doc.vector is not None and doc.vector.matches(self.embedder)
+        self._vectors.set(row, doc.vector.vector if usable else None)  # type: ignore[union-attr]
+        self._bm25.add(row, doc.tokens)
+
+    def _unindex(self, doc_id: str) -> ColdDoc | None:
+        doc = self._docs.pop(doc_id, None)
+        row = self._row_of.pop(doc_id, None)
+        if row is not None:
+            self._id_at[row] = None
+            self._vectors.remove(row)
+            self._bm25.remove(row)
+        return doc
+
+    def _write(self, docs: Sequence[ColdDoc], durable: bool = True) -> None:
+        for doc in docs:
+            path = self.docs_dir / f"{doc.id}.json"
+            if durable:
+                write_atomic(path, [json.dumps(doc.to_json(), ensure_ascii=False)])
+            else:
+                tmp = path.with_name(path.name + ".tmp")
+                tmp.write_text(json.dumps(doc.to_json(), ensure_ascii=False), encoding="utf-8")
+                os.replace(tmp, path)
+
+    def _delete(self, ids: Sequence[str]) -> None:
+        for doc_id in ids:
+            (self.docs_dir / f"{doc_id}.json").unlink(missing_ok=True)
+        _fsync_dir(self.docs_dir)
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def get(self, doc_id: str) -> ColdDoc | None:
+        return self._docs.get(doc_id)
+
+    def documents(self) -> list[ColdDoc]:
+        return sorted(self._docs.values(), key=lambda d: d.created_at)
+
+    def _make(
+        self,
+        *,
+        created_at: float,
+        source: str,
+        input: str,
+        response: str = "",
+        channel: str = "",
+        text: str | None = None,
+    ) -> ColdDoc:
+        body = text if text is not None else " ".join(p for p in (input, response) if p)
+        return ColdDoc(
+            id=uuid.uuid4().hex[:16],
+            created_at=created_at,
+            stored_at=self.clock.now(),
+            source=source,
+            input=input,
+            response=response,
+            channel=channel,
+            text=body,
+        )
+
+    async def _store(self, docs: list[ColdDoc]) -> None:
+        def prepare() -> None:
+            vectors = self.embedder.embed_texts([d.text for d in docs])
+            for doc, vector in zip(docs, vectors, strict=True):
+                doc.tokens = self.keywords(doc.text)
+                doc.vector = StoredVector(self.embedder.fingerprint, vector)
+            self._write(docs)
+
+        await self.wait_ready()
+        async with self._lock:
+            await asyncio.to_thread(prepare)
+            for doc in docs:
+                self._index(doc)
+
+    async def archive(self, events: Sequence[ContextEvent]) -> None:
+        """Store pruned context events, each at its original timestamp (spec:
+        ContextToColdContext). Durable when this returns."""
+        docs = [
+            self._make(
+                created_at=e.timestamp,
+                source=e.source,
+                input=e.input,
+                response=e.response,
+                channel=e.channel,
+                text=e.vector_text or e.text,
+            )
+            for e in events
+        ]
+        await self._store(docs)
+        if self._emit is not None and docs:
+            self._emit(
+                EventType.COLD_CONTEXT_ARCHIVED,
+                source="memory",
+                ids=[d.id for d in docs],
+                events=[e.id for e in events],
+            )
+
+    async def commit(self, content: str, *, source: str = "coldcontext_commit") -> ColdDoc:
+        """Write one document (the model's `coldcontext_commit`)."""
+        if not isinstance(content, str) or not content.strip():
+            raise ValueError("a cold-context document needs non-empty text content")
+        doc = self._make(created_at=self.clock.now(), source=source, input=content.strip())
+        await self._store([doc])
+        return doc
+
+    # ---- recall -----------------------------------------------------------------------------
+
+    def _search(self, text: str, top: int) -> list[ColdHit]:
+        wide = max(top * 10, 50)
+        query_vector = self.embedder.embed_texts([text])[0]
+        vec_rows, cosines = self._vectors.search(query_vector, wide, self.min_similarity)
+        kw_rows, bm25 = self._bm25.search(self.keywords(text), wide)
+        fused: dict[int, list[float | None]] = {}
+        for rank, (row, cos) in enumerate(zip(vec_rows.tolist(), cosines.tolist(), strict=True)):
+            fused[row] = [1.0 / (RRF_K + rank), cos, None]
+        for rank, (row, score) in enumerate(zip(kw_rows.tolist(), bm25.tolist(), strict=True)):
+            entry = fused.setdefault(row, [0.0, None, None])
+            entry[0] = (entry[0] or 0.0) + 1.0 / (RRF_K + rank)
+            entry[2] = score
+        best = sorted(fused.items(), key=lambda item: -(item[1][0] or 0.0))[:top]
+        hits = []
+        for row, (score, cos, kw) in best:
+            doc_id = self._id_at[row]
+            if doc_id is not None:
+                hits.append(ColdHit(self._docs[doc_id], float(score or 0.0), cos, kw))
+        return hits
+
+    async def query(self, text: str, top: int = 3) -> list[ColdHit]:
+        """The documents most related to `text`, at most `top`, none if nothing is related.
+        Read-only apart from each hit's access count and last-access time."""
+        if top <= 0 or not text.strip():
+            return []
+        await self.wait_ready()
+        async with self._lock:
+            hits = await asyncio.to_thread(self._search, text, top)
+            now = self.clock.now()
+            for hit in hits:
+                hit.doc.access_count += 1
+                hit.doc.last_access = now
+            # Access counts decide archival, not what was acknowledged: no fsync needed.
+            await asyncio.to_thread(self._write, [h.doc for h in hits], False)
+        return hits
+
+    async def consume(self, ids: Sequence[str]) -> list[ColdDoc]:
+        """Remove documents and return them (consume-on-read): the caller has already put
+        them back into the context, so a crash here leaves a duplicate, never a loss."""
+        await self.wait_ready()
+        async with self._lock:
+            docs = [doc for doc in (self._unindex(i) for i in ids) if doc is not None]
+            await asyncio.to_thread(self._delete, [d.id for d in docs])
+        if self._emit is not None and docs:
+            self._emit(EventType.COLD_CONTEXT_CONSUMED, source="memory", ids=[d.id for d in docs])
+        return docs
+
+    def find_cold(self, age_s: float, max_access: int) -> list[ColdDoc]:
+        """Documents untouched for `age_s` seconds and accessed at most `max_access` times:
+        candidates for distillation into the graph (spec: FindColdContexts)."""
+        now = self.clock.now()
+        return [
+            doc
+            for doc in self.documents()
+            if now - max(doc.stored_at, doc.last_access or 0.0) >= age_s
+            and doc.access_count <= max_access
+        ]

@@ -1,0 +1,366 @@
+"""The context window (spec: RelevanceContext): the timeline the model sees, pruned by
+relevance to the current input, durable across a SIGKILL."""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from hologram.memory._journal import Journal
+from hologram.memory.context_event import (
+    NEVER_ARCHIVED,
+    ContextEvent,
+    ToolLookup,
+    ToolOutput,
+    text_for_vector,
+)
+from hologram.memory.embedding import Embedder, EmbedderError, StoredVector
+from hologram.sdk import Clock, EventType
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[..., Any]
+
+
+class ColdArchive(Protocol):
+    async def archive(self, events: Sequence[ContextEvent]) -> None:
+        """Store pruned events durably, keeping their original timestamps."""
+        ...
+
+
+class Fate(StrEnum):
+    PROTECTED = "protected"
+    KEPT = "kept"
+    ARCHIVED = "archived"
+    DROPPED = "dropped"
+    """Pruned but not archived: an agentcli or terminal event."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    event_id: str
+    timestamp: float
+    source: str
+    text: str
+    score: float | None
+    """Cosine similarity to the query; None for protected events, which are not scored."""
+    fate: Fate
+
+
+@dataclass(slots=True)
+class PruneReport:
+    query: str
+    top_k: int
+    protected_recent: int
+    before: int
+    after: int
+    entries: list[Scored] = field(default_factory=list)
+
+    @property
+    def pruned(self) -> bool:
+        return self.after < self.before
+
+    def ids(self, fate: Fate) -> list[str]:
+        return [e.event_id for e in self.entries if e.fate is fate]
+
+    def to_payload(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "top_k": self.top_k,
+            "protected_recent": self.protected_recent,
+            "before": self.before,
+            "after": self.after,
+            "entries": [
+                {
+                    "id": e.event_id,
+                    "ts": e.timestamp,
+                    "source": e.source,
+                    "score": e.score,
+                    "fate": str(e.fate),
+                    "text": e.text[:200],
+                }
+                for e in self.entries
+            ],
+        }
+
+
+class ContextWindow:
+    """Time-ordered events. `append` is durable before it returns; `prune` keeps the newest
+    `protected_recent` unconditionally and the `top_k - protected_recent` (floor 0) others
+    most similar to the query, and archives the rest to the cold context."""
+
+    def __init__(
+        self,
+        directory: Path,
+        embedder: Embedder,
+        clock: Clock,
+        *,
+        top_k: int = 40,
+        protected_recent: int = 10,
+        cold: ColdArchive | None = None,
+        emit: Emit | None = None,
+        tools: ToolLookup | None = None,
+        compact_every: int = 500,
+    ) -> None:
+        if top_k < 0 or protected_recent < 0:
+            raise ValueError("top_k and protected_recent must not be negative")
+        self.embedder = embedder
+        self.clock = clock
+        self.top_k = top_k
+        self.protected_recent = protected_recent
+        self.cold = cold
+        self.tools = tools
+        self.compact_every = compact_every
+        self.last_prune: PruneReport | None = None
+        self.problems: list[str] = []
+        self._emit = emit
+        self._journal = Journal(directory, "context")
+        self._events: list[ContextEvent] = []
+        self._ids: set[str] = set()
+        self._lock = asyncio.Lock()
+
+    # ---- reading ----------------------------------------------------------------------------
+
+    @property
+    def events(self) -> list[ContextEvent]:
+        """The timeline, oldest first (a copy)."""
+        return list(self._events)
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def timeline(self, budget_tokens: int, estimate: Callable[[str], int]) -> list[ContextEvent]:
+        """The newest events whose texts fit in `budget_tokens` together, oldest first.
+        A ceiling, not a fill target: it stops at the first event that would not fit."""
+        taken: list[ContextEvent] = []
+        used = 0
+        for event in reversed(self._events):
+            cost = estimate(event.text)
+            if used + cost > budget_tokens:
+                break
+            used += cost
+            taken.append(event)
+        taken.reverse()
+        return taken
+
+    # ---- life cycle -------------------------------------------------------------------------
+
+    async def open(self) -> list[str]:
+        """Rebuild the window from snapshot + log. Returns the problems found (corrupt lines,
+        unreadable events), which are also logged and announced; nothing is raised."""
+        async with self._lock:
+            loaded = await asyncio.to_thread(self._journal.load)
+            problems = list(loaded.problems)
+            for number, record in enumerate(loaded.snapshot, 1):
+                try:
+                    self._insert(ContextEvent.from_json(record))
+                except ValueError as exc:
+                    problems.append(f"snapshot event {number}: {exc}; skipped")
+            for op in loaded.ops:
+                try:
+                    self._replay(op)
+                except (ValueError, KeyError, TypeError) as exc:
+                    problems.append(f"log entry {op.get('op')!r}: {exc}; skipped")
+            if problems:
+                self._announce_problems(problems)
+                # Rewrite the files now so the bad lines (kept aside) are not met again.
+                await asyncio.to_thread(self._journal.compact, self._records())
+        return problems
+
+    def _announce_problems(self, problems: list[str]) -> None:
+        self.problems.extend(problems)
+        for problem in problems:
+            log.warning("context window: %s", problem)
+        if self._emit is not None:
+            self._emit(
+                EventType.MEMORY_DEGRADED, source="memory", layer="context", problems=problems
+            )
+
+    def _replay(self, op: dict[str, Any]) -> None:
+        if op["op"] == "append":
+            event = ContextEvent.from_json(op["event"])
+            if event.id not in self._ids:
+                self._insert(event)
+        elif op["op"] == "remove":
+            self._remove(set(op["ids"]))
+        else:
+            raise ValueError(f"unknown operation {op['op']!r}")
+
+    async def close(self) -> None:
+        async with self._lock:
+            await asyncio.to_thread(self._journal.compact, self._records())
+            self._journal.close()
+
+    def _records(self) -> list[dict[str, Any]]:
+        return [event.to_json() for event in self._events]
+
+    # ---- changing ---------------------------------------------------------------------------
+
+    def _insert(self, event: ContextEvent) -> None:
+        index = bisect.bisect_right(self._events, event.timestamp, key=lambda e: e.timestamp)
+        self._events.insert(index, event)
+        self._ids.add(event.id)
+
+    def _remove(self, ids: set[str]) -> None:
+        self._events = [e for e in self._events if e.id not in ids]
+        self._ids -= ids
+
+    async def append(
+        self,
+        source: str,
+        input: str = "",
+        response: str = "",
+        *,
+        channel: str = "",
+        tool_outputs: Iterable[ToolOutput] = (),
+        timestamp: float | None = None,
+    ) -> ContextEvent:
+        """Add one event (timestamp: now, unless given, e.g. a recalled document's original
+        time) and return it once it is on disk. Embedding failures do not lose the event: it
+        is stored without a vector, announced, and embedded again at the next prune."""
+        if not isinstance(source, str) or not source:
+            raise ValueError("an event needs a non-empty source (a channel name, 'agent', …)")
+        if not isinstance(input, str) or not isinstance(response, str):
+            raise TypeError("input and response are strings")
+        outputs = list(tool_outputs)
+        event = ContextEvent(
+            timestamp=self.clock.now() if timestamp is None else float(timestamp),
+            source=source,
+            input=input,
+            response=response,
+            channel=channel,
+            tool_outputs=outputs,
+            vector_text=text_for_vector(source, input, response, outputs, self.tools),
+        )
+        async with self._lock:
+            error = await asyncio.to_thread(self._embed_and_log, event)
+            self._insert(event)
+            if error is not None:
+                self._announce_problems([f"event {event.id} stored without a vector: {error}"])
+            await self._maybe_compact()
+        if self._emit is not None:
+            self._emit(
+                EventType.CONTEXT_APPENDED,
+                source="memory",
+                id=event.id,
+                event_source=event.source,
+                size=len(self._events),
+            )
+        return event
+
+    def _embed_and_log(self, event: ContextEvent) -> str | None:
+        error = None
+        try:
+            vector = self.embedder.embed_texts([event.vector_text])[0]
+            event.vector = StoredVector(self.embedder.fingerprint, vector)
+        except EmbedderError as exc:
+            error = str(exc)
+        self._journal.log({"op": "append", "event": event.to_json()})
+        return error
+
+    async def _maybe_compact(self) -> None:
+        if self._journal.logged >= max(self.compact_every, len(self._events)):
+            await asyncio.to_thread(self._journal.compact, self._records())
+
+    # ---- vectors ----------------------------------------------------------------------------
+
+    def stale(self) -> list[ContextEvent]:
+        """Events whose vector is missing or of another fingerprint: never compared."""
+        return [e for e in self._events if e.vector is None or not e.vector.matches(self.embedder)]
+
+    async def reembed(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Recompute the vectors of every stale event in the current space and write them
+        back. Returns how many were recomputed."""
+        async with self._lock:
+            return await self._reembed_locked(progress)
+
+    async def _reembed_locked(self, progress: Callable[[int, int], None] | None = None) -> int:
+        stale = self.stale()
+        if not stale:
+            return 0
+        batch = 64
+        for start in range(0, len(stale), batch):
+            chunk = stale[start : start + batch]
+            texts = [e.vector_text for e in chunk]
+            vectors = await asyncio.to_thread(self.embedder.embed_texts, texts)
+            for event, vector in zip(chunk, vectors, strict=True):
+                event.vector = StoredVector(self.embedder.fingerprint, vector)
+            done = start + len(chunk)
+            if progress is not None:
+                progress(done, len(stale))
+            if self._emit is not None:
+                self._emit(
+                    EventType.MEMORY_REEMBED,
+                    source="memory",
+                    layer="context",
+                    done=done,
+                    total=len(stale),
+                    fingerprint=self.embedder.fingerprint,
+                )
+        await asyncio.to_thread(self._journal.compact, self._records())
+        return len(stale)
+
+    # ---- pruning ----------------------------------------------------------------------------
+
+    async def prune(self, query: str) -> PruneReport:
+        """Prune if the window holds more than `top_k` events (spec: Prune). The report (also
+        published as a `context_pruned` event) gives every candidate's score and fate."""
+        async with self._lock:
+            report = await self._prune_locked(query)
+        if report.pruned:
+            self.last_prune = report
+            if self._emit is not None:
+                self._emit(EventType.CONTEXT_PRUNED, source="memory", **report.to_payload())
+        return report
+
+    async def _prune_locked(self, query: str) -> PruneReport:
+        events = self._events
+        before = len(events)
+        report = PruneReport(query, self.top_k, self.protected_recent, before, before)
+        if before <= self.top_k:
+            return report
+        await self._reembed_locked()
+        protected_n = min(self.protected_recent, before)
+        candidates = events[: before - protected_n]
+        keep_n = max(self.top_k - protected_n, 0)
+        query_vector = (await asyncio.to_thread(self.embedder.embed_texts, [query]))[0]
+        matrix = np.stack([e.vector.vector for e in candidates])  # type: ignore[union-attr]
+        scores = matrix @ query_vector
+        # Highest score first; among equal scores the newer event (larger index) first.
+        order = np.lexsort((-np.arange(len(candidates)), -scores))
+        kept = {candidates[i].id for i in order[:keep_n]}
+        gone = [e for e in candidates if e.id not in kept]
+        to_archive = [e for e in gone if e.source not in NEVER_ARCHIVED]
+        if to_archive and self.cold is not None:
+            # Archived first, then forgotten: a crash in between leaves a duplicate, never a loss.
+            await self.cold.archive(to_archive)
+        gone_ids = {e.id for e in gone}
+        await asyncio.to_thread(self._journal.log, {"op": "remove", "ids": sorted(gone_ids)})
+        self._remove(gone_ids)
+        archived = {e.id for e in to_archive} if self.cold is not None else set()
+        for event, score in zip(candidates, scores.tolist(), strict=True):
+            fate = (
+                Fate.KEPT
+                if event.id in kept
+                else Fate.ARCHIVED
+                if event.id in archived
+                else Fate.DROPPED
+            )
+            report.entries.append(
+                Scored(event.id, event.timestamp, event.source, event.text, score, fate)
+            )
+        for event in events[before - protected_n :]:
+            report.entries.append(
+                Scored(event.id, event.timestamp, event.source, event.text, None, Fate.PROTECTED)
+            )
+        report.after = len(self._events)
+        await self._maybe_compact()
+        return report

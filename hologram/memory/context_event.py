@@ -1,0 +1,139 @@
+"""One event of the context window, and the text its vector is computed from."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hologram.memory._text import clean_text
+from hologram.memory.embedding import StoredVector
+from hologram.sdk import ToolDef
+
+log = logging.getLogger(__name__)
+
+AGENT_SOURCE = "agent"
+COLD_STORAGE_SOURCE = "cold_storage"
+NEVER_ARCHIVED = frozenset({"agentcli", "terminal"})
+"""Sources whose pruned events are dropped, not archived: the terminal is the operator's
+console (spec: agentcli owns the terminal), not the companion's conversation."""
+
+ToolLookup = Callable[[str], ToolDef | None]
+
+
+@dataclass(slots=True)
+class ToolOutput:
+    """What one tool call returned, as the model saw it. Stored unchanged; only the vector
+    text passes through the tool's `no_memory` and `cleaner`."""
+
+    name: str
+    content: str
+
+
+@dataclass(slots=True)
+class ContextEvent:
+    """One entry of the timeline: an input, an answer, or a document recalled from cold
+    storage (then `timestamp` is the original time it happened)."""
+
+    timestamp: float
+    source: str
+    input: str = ""
+    response: str = ""
+    channel: str = ""
+    tool_outputs: list[ToolOutput] = field(default_factory=list)
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
+    vector_text: str = ""
+    vector: StoredVector | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        obj: dict[str, Any] = {
+            "id": self.id,
+            "ts": self.timestamp,
+            "source": self.source,
+            "channel": self.channel,
+            "input": self.input,
+            "response": self.response,
+            "vector_text": self.vector_text,
+        }
+        if self.tool_outputs:
+            obj["tools"] = [[t.name, t.content] for t in self.tool_outputs]
+        if self.vector is not None:
+            obj.update(self.vector.to_json())
+        return obj
+
+    @classmethod
+    def from_json(cls, obj: Any) -> ContextEvent:
+        """Raises ValueError naming what is wrong with a stored event."""
+        if not isinstance(obj, Mapping):
+            raise ValueError(f"an event is a JSON object, not {type(obj).__name__}")
+        for key, kind in (("id", str), ("source", str), ("ts", (int, float))):
+            if not isinstance(obj.get(key), kind) or isinstance(obj.get(key), bool):
+                raise ValueError(f"event field {key!r} missing or of the wrong type")
+        texts = {k: obj.get(k, "") for k in ("channel", "input", "response", "vector_text")}
+        if not all(isinstance(v, str) for v in texts.values()):
+            raise ValueError("event text fields must be strings")
+        tools = obj.get("tools", [])
+        if not isinstance(tools, list) or not all(
+            isinstance(t, list) and len(t) == 2 and all(isinstance(x, str) for x in t)
+            for t in tools
+        ):
+            raise ValueError("event field 'tools' must be a list of [name, content]")
+        return cls(
+            timestamp=float(obj["ts"]),
+            source=obj["source"],
+            tool_outputs=[ToolOutput(name, content) for name, content in tools],
+            id=obj["id"],
+            vector=StoredVector.from_json(obj),
+            **texts,
+        )
+
+    @property
+    def text(self) -> str:
+        """The event as one line of text for a prompt or a display."""
+        parts = [p for p in (self.input, self.response) if p]
+        return " → ".join(parts)
+
+
+def _tool_text(output: ToolOutput, lookup: ToolLookup | None) -> str | None:
+    tool = lookup(output.name) if lookup is not None else None
+    if tool is None:
+        return output.content
+    if tool.no_memory:
+        return None
+    if tool.cleaner is None:
+        return output.content
+    try:
+        return tool.cleaner(output.content)
+    except Exception:
+        # Indexing the raw text would put into memory exactly what the cleaner exists to
+        # remove; leaving it out is the safe side.
+        log.warning("cleaner of tool %s failed; its output is kept out of the vector", output.name)
+        return None
+
+
+def text_for_vector(
+    source: str,
+    input: str,
+    response: str = "",
+    tool_outputs: Sequence[ToolOutput] = (),
+    tools: ToolLookup | None = None,
+) -> str:
+    """The text an event's vector is computed from (spec: textForVector).
+
+    Three branches by source: the agent's events are what it said (`response`), recalled
+    cold-storage documents are both sides, every other source is what came in (`input`).
+    Tool outputs follow, each through its tool's `no_memory` (skipped) and `cleaner`;
+    whitespace is normalised last (spec: CleanText)."""
+    if source == AGENT_SOURCE:
+        parts = [response]
+    elif source == COLD_STORAGE_SOURCE:
+        parts = [input, response]
+    else:
+        parts = [input]
+    for output in tool_outputs:
+        text = _tool_text(output, tools)
+        if text:
+            parts.append(text)
+    return clean_text(" ".join(p for p in parts if p))

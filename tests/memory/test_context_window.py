@@ -1,0 +1,254 @@
+"""The context window's rules (spec: RelevanceContext), with an embedder whose cosines can be
+read off the texts: each topic word is one axis."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hologram.events import EventBus
+from hologram.kernel import ManualClock
+from hologram.memory import (
+    ContextWindow,
+    EmbedderUnavailable,
+    Fate,
+    ToolOutput,
+    text_for_vector,
+)
+from hologram.sdk import Event, EventType, ToolDef
+from tests.memory.helpers import AxisEmbedder
+
+
+async def fill(window: ContextWindow, clock: ManualClock, texts: list[str], source: str = "qq"):
+    events = []
+    for text in texts:
+        await clock.advance(60)
+        events.append(await window.append(source, input=text))
+    return events
+
+
+async def test_no_prune_while_the_window_holds_at_most_top_k(window, clock) -> None:
+    await fill(window, clock, ["coffee"] * 14)
+    report = await window.prune("tea")
+    assert not report.pruned and len(window) == 14 and report.entries == []
+
+
+async def test_last_ten_events_are_never_pruned(window, clock, cold) -> None:
+    relevant = await fill(window, clock, [f"coffee {i}" for i in range(10)])
+    recent = await fill(window, clock, [f"rain {i}" for i in range(10)])
+    report = await window.prune("coffee")
+    ids = [e.id for e in window.events]
+    assert all(e.id in ids for e in recent), "a protected event was pruned"
+    assert report.ids(Fate.PROTECTED) == [e.id for e in recent]
+    # top_k 14 − 10 protected = 4 candidates kept, the other 6 archived.
+    assert len(window) == 14 and len(report.ids(Fate.KEPT)) == 4
+    assert len(report.ids(Fate.ARCHIVED)) == 6 and len(cold) == 6
+    assert set(report.ids(Fate.KEPT)) <= {e.id for e in relevant}
+
+
+async def test_the_most_similar_candidates_are_the_ones_kept(window, clock) -> None:
+    mixed = await fill(window, clock, ["dog", "coffee", "cat", "coffee tea", "sun", "coffee"])
+    await fill(window, clock, ["rain"] * 10)
+    report = await window.prune("coffee")
+    kept = set(report.ids(Fate.KEPT))
+    # The three coffee events score highest; the fourth place goes to the newest of the
+    # zero scores (ties keep the newer event).
+    assert kept == {mixed[1].id, mixed[3].id, mixed[5].id, mixed[4].id}
+    scores = {e.event_id: e.score for e in report.entries if e.fate is not Fate.PROTECTED}
+    assert scores[mixed[1].id] == 1.0 and scores[mixed[0].id] == 0.0
+    assert abs(scores[mixed[3].id] - 2**-0.5) < 1e-6
+
+
+async def test_top_k_below_the_protected_count_keeps_only_the_protected(
+    tmp_path: Path, embedder, clock, cold
+) -> None:
+    window = ContextWindow(tmp_path / "w", embedder, clock, top_k=4, protected_recent=10, cold=cold)
+    await window.open()
+    events = await fill(window, clock, ["coffee"] * 13)
+    report = await window.prune("coffee")
+    # top_k − 10 is negative: the floor is 0, so every candidate goes, however relevant.
+    assert [e.id for e in window.events] == [e.id for e in events[3:]]
+    assert report.ids(Fate.KEPT) == [] and len(report.ids(Fate.ARCHIVED)) == 3
+
+
+async def test_kept_events_are_back_in_chronological_order(window, clock) -> None:
+    await fill(window, clock, ["coffee", "dog", "coffee", "cat", "coffee", "dog", "coffee"])
+    await fill(window, clock, ["rain"] * 10)
+    await window.prune("coffee")
+    stamps = [e.timestamp for e in window.events]
+    assert stamps == sorted(stamps) and len(set(stamps)) == len(stamps)
+
+
+async def test_pruned_agentcli_and_terminal_events_are_never_archived(window, clock, cold) -> None:
+    await fill(window, clock, ["dog"], source="agentcli")
+    await fill(window, clock, ["cat"], source="terminal")
+    await fill(window, clock, ["sun"], source="qq")
+    await fill(window, clock, ["coffee"] * 4 + ["rain"] * 10)
+    report = await window.prune("coffee")
+    fates = {e.text: e.fate for e in report.entries if e.fate is not Fate.PROTECTED}
+    assert fates["dog"] is Fate.DROPPED and fates["cat"] is Fate.DROPPED  # agentcli, terminal
+    assert fates["sun"] is Fate.ARCHIVED  # qq
+    assert [d.input for d in cold.documents()] == ["sun"]
+
+
+async def test_archived_events_keep_their_original_timestamps(window, clock, cold) -> None:
+    old = await fill(window, clock, ["dog"])
+    await fill(window, clock, ["coffee"] * 4 + ["rain"] * 10)
+    await clock.advance(86_400)
+    await window.prune("coffee")
+    (doc,) = cold.documents()
+    assert doc.created_at == old[0].timestamp and doc.stored_at == clock.now()
+
+
+async def test_every_prune_publishes_each_candidates_score_and_fate(
+    window, clock, published: list[Event]
+) -> None:
+    await fill(window, clock, ["dog", "coffee", "cat"] + ["coffee"] * 2 + ["rain"] * 10)
+    report = await window.prune("coffee")
+    (event,) = [e for e in published if e.type == EventType.CONTEXT_PRUNED]
+    assert event.payload["query"] == "coffee" and event.payload["before"] == 15
+    entries = event.payload["entries"]
+    assert len(entries) == 15 and {e["fate"] for e in entries} == {"kept", "archived", "protected"}
+    assert [e["score"] for e in entries[:3]] == [0.0, 1.0, 0.0]
+    assert window.last_prune is report
+
+
+def test_vector_text_takes_the_response_of_agent_events() -> None:
+    assert text_for_vector("agent", "what user said", "what I said") == "what I said"
+
+
+def test_vector_text_takes_the_input_of_user_events() -> None:
+    assert text_for_vector("qq", "what user said", "what I said") == "what user said"
+
+
+def test_vector_text_takes_both_sides_of_cold_storage_events() -> None:
+    assert text_for_vector("cold_storage", "asked", "answered") == "asked answered"
+
+
+def test_vector_text_normalises_whitespace() -> None:
+    assert text_for_vector("qq", "  a \n\n b\t c  ") == "a b c"
+
+
+def test_vector_text_skips_no_memory_tools_and_applies_cleaners() -> None:
+    tools = {
+        "secret_read": ToolDef("secret_read", "d", handler=lambda a: "", no_memory=True),
+        "qq_send": ToolDef(
+            "qq_send", "d", handler=lambda a: "", cleaner=lambda s: json.loads(s)["content"]
+        ),
+        "broken": ToolDef("broken", "d", handler=lambda a: "", cleaner=lambda s: 1 / 0),
+    }
+    outputs = [
+        ToolOutput("secret_read", "password hunter2"),
+        ToolOutput("qq_send", '{"template": "<qq:at>", "content": "hello there"}'),
+        ToolOutput("broken", "raw noise"),
+        ToolOutput("unknown_tool", "plain output"),
+    ]
+    text = text_for_vector("agent", "", "ok", outputs, tools.get)
+    assert text == "ok hello there plain output"
+
+
+async def test_tool_outputs_are_stored_unchanged_while_the_vector_uses_the_cleaner(
+    window, clock
+) -> None:
+    window.tools = {"qq_send": ToolDef("qq_send", "d", handler=lambda a: "", cleaner=str.upper)}.get
+    event = await window.append(
+        "agent", response="done", tool_outputs=[ToolOutput("qq_send", "hi")]
+    )
+    assert event.tool_outputs[0].content == "hi" and event.vector_text == "done HI"
+
+
+async def test_vectors_of_another_fingerprint_are_never_compared_and_are_recomputed(
+    tmp_path: Path, clock
+) -> None:
+    old = AxisEmbedder("v1", ["coffee", "rain"])
+    window = ContextWindow(tmp_path / "w", old, clock, top_k=1, protected_recent=1)
+    await window.open()
+    await fill(window, clock, ["coffee", "rain", "rain"])
+    await window.close()
+    # Same dimension, axes swapped: old vectors compared in the new space would say the
+    # opposite of the truth, so the rain event would be kept for a coffee query.
+    new = AxisEmbedder("v2", ["rain", "coffee"])
+    window = ContextWindow(tmp_path / "w", new, clock, top_k=2, protected_recent=1)
+    await window.open()
+    assert len(window.stale()) == 3
+    report = await window.prune("coffee")
+    assert sorted(new.embedded[:3]) == ["coffee", "rain", "rain"], "stale vectors not recomputed"
+    kept = [e.text for e in window.events if e.id in report.ids(Fate.KEPT)]
+    assert kept == ["coffee"]
+    await window.close()
+    window = ContextWindow(tmp_path / "w", new, clock, top_k=2, protected_recent=1)
+    await window.open()
+    assert window.stale() == [] and {e.vector.fingerprint for e in window.events} == {"axis/2/v2"}
+
+
+async def test_corrupt_snapshot_and_log_lines_are_reported_and_skipped(
+    tmp_path: Path, embedder, clock, bus: EventBus, published: list[Event]
+) -> None:
+    window = ContextWindow(tmp_path / "w", embedder, clock)
+    await window.open()
+    await fill(window, clock, ["coffee 1", "coffee 2", "coffee 3"])
+    await window.close()  # these three are now in the snapshot
+    window = ContextWindow(tmp_path / "w", embedder, clock)
+    await window.open()
+    await fill(window, clock, ["tea 4", "tea 5"])  # these two only in the log
+    window._journal.close()
+    snapshot = tmp_path / "w" / "context.snapshot.jsonl"
+    lines = snapshot.read_text().splitlines()
+    lines[2] = lines[2][:40]  # the second event, cut short
+    snapshot.write_text("\n".join(lines) + "\n")
+    wal = tmp_path / "w" / "context.wal.jsonl"
+    wal.write_text(wal.read_text().replace('"tea 4"', '"tea 4'))
+    with wal.open("a") as handle:
+        handle.write('{"op": "append", "event": {"id": 7}}\n')
+
+    window = ContextWindow(tmp_path / "w", embedder, clock, emit=bus.emit)
+    problems = await window.open()
+    assert [e.input for e in window.events] == ["coffee 1", "coffee 3", "tea 5"]
+    assert len(problems) == 5 and any("line 3" in p for p in problems)
+    assert any("field 'id'" in p for p in problems)
+    assert list((tmp_path / "w").glob("context.snapshot.jsonl.corrupt-*"))
+    assert [e.payload["layer"] for e in published if e.type == EventType.MEMORY_DEGRADED] == [
+        "context"
+    ]
+    await window.close()
+    again = ContextWindow(tmp_path / "w", embedder, clock)
+    assert await again.open() == [], "the bad lines were met again after being reported"
+
+
+class _Down(AxisEmbedder):
+    def embed_texts(self, texts):
+        raise EmbedderUnavailable("embedding server unreachable")
+
+
+async def test_an_input_is_kept_when_its_embedding_fails(
+    tmp_path: Path, clock, published: list[Event], bus: EventBus
+) -> None:
+    window = ContextWindow(tmp_path / "w", _Down(), clock, emit=bus.emit)
+    await window.open()
+    event = await window.append("qq", input="remember me")
+    assert event.vector is None
+    assert any(e.type == EventType.MEMORY_DEGRADED for e in published)
+    window._journal.close()  # no snapshot: the log alone must hold it
+    reopened = ContextWindow(tmp_path / "w", AxisEmbedder(), clock)
+    await reopened.open()
+    assert [e.input for e in reopened.events] == ["remember me"]
+
+
+async def test_timeline_takes_the_newest_events_that_fit_the_budget(window, clock) -> None:
+    await fill(window, clock, ["aaaa", "bbbb", "cccc", "dddd"])
+    taken = window.timeline(budget_tokens=9, estimate=len)
+    assert [e.input for e in taken] == ["cccc", "dddd"]
+    assert window.timeline(budget_tokens=3, estimate=len) == []
+
+
+async def test_an_event_with_an_older_timestamp_is_inserted_at_its_place(window, clock) -> None:
+    events = await fill(window, clock, ["a", "b", "c"])
+    middle = await window.append("cold_storage", "x", "y", timestamp=events[1].timestamp + 1)
+    assert [e.id for e in window.events] == [events[0].id, events[1].id, middle.id, events[2].id]
+
+
+async def test_append_refuses_an_event_without_a_source(window) -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="non-empty source"):
+        await window.append("", input="x")

@@ -1,0 +1,39 @@
+"""The memory modules in a real kernel: the facilities, the shared embedder, restarts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hologram import Kernel
+from hologram.kernel import BootError
+from hologram.memory import ColdContext, Memory, TextLog
+
+
+async def test_the_kernel_provides_memory_coldcontext_and_text_memory(data_dir: Path) -> None:
+    async with Kernel(data_dir) as kernel:
+        state = kernel.state
+        assert isinstance(state.memory, Memory) and isinstance(state.coldcontext, ColdContext)
+        assert isinstance(state.text_memory, TextLog)
+        assert state.memory.embedder is state.coldcontext.embedder, "two vector spaces"
+        assert state.memory.embedder.name == "default"
+        await state.memory.context.append("notebook", input="我养了一只猫，叫年糕")
+        await state.coldcontext.commit("The cat's vet is Dr. Okafor on Elm Street")
+        sections = await state.memory.recall_sections("who is the cat's vet", 500, len)
+        assert sections and "Okafor" in sections[0]
+    async with Kernel(data_dir) as kernel:
+        assert [e.input for e in kernel.state.memory.context.events] == ["我养了一只猫，叫年糕"]
+
+
+async def test_an_unknown_embedder_stops_the_boot_with_the_names_that_exist(
+    data_dir: Path,
+) -> None:
+    async with Kernel(data_dir) as kernel:
+        await kernel.config.set("core.memory.embedder", "chineseclip")
+    kernel = Kernel(data_dir)
+    with pytest.raises(BootError) as caught:
+        await kernel.start()
+    text = str(caught.value) + str(caught.value.__cause__ or "")
+    assert "chineseclip" in text or "coldcontext" in text
+    await kernel.shutdown()
