@@ -1,0 +1,249 @@
+"""The asyncio driver around the scheduler: an inbox, a loop that carries out decisions, and
+the cancellations that make preemption and stop real.
+
+Inputs land in the inbox first (`inject` is a plain call, safe from any task); the loop pumps
+them into the scheduler and does what it decides. The running task is an asyncio task of a
+*runner* (in the kernel: one agent turn). Preempting it cancels that asyncio task, which aborts
+its in-flight LLM request at once; the runner keeps what it finished in `task.frame`, and is
+called again with the same task on resume. Stopping it cancels it for good.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hologram.agent.scheduler import Action, Decision, Scheduler, Task
+from hologram.sdk import Clock, Priority
+
+log = logging.getLogger(__name__)
+
+Runner = Callable[[Task], Awaitable[Any]]
+
+
+class TaskStopped(Exception):
+    """The input was stopped (`/stop`) before or while it ran."""
+
+
+@dataclass(eq=False)
+class Ticket:
+    """What `inject` hands back: the input's id and the future of its outcome."""
+
+    id: int
+    level: Priority
+    outcome: asyncio.Future[Any]
+    task: Task | None = None
+
+    def __await__(self):  # type: ignore[no-untyped-def]
+        return self.outcome.__await__()
+
+
+@dataclass(eq=False)
+class _Running:
+    task: Task
+    ticket: Ticket
+    job: asyncio.Task[Any] | None = None
+    ending: str = ""
+    """Why the job was cancelled: 'preempt' or 'stop'."""
+    finished: bool = False
+    result: Any = None
+
+
+@dataclass(eq=False)
+class _Inbound:
+    payload: Any
+    level: Priority
+    source: str
+    from_plugin: bool
+    ticket: Ticket = field(repr=False)
+
+
+class SchedulerLoop:
+    def __init__(
+        self,
+        runner: Runner,
+        clock: Clock,
+        *,
+        cooldown: float = 2.0,
+        on_decision: Callable[[Decision], None] | None = None,
+    ) -> None:
+        self.scheduler = Scheduler(cooldown=cooldown)
+        self._runner = runner
+        self._clock = clock
+        self._on_decision = on_decision
+        self._inbox: deque[_Inbound] = deque()
+        self._records: dict[int, _Running] = {}
+        self._done: deque[_Running] = deque()
+        self._wake = asyncio.Event()
+        self._ids = itertools.count(1)
+        self._main: asyncio.Task[None] | None = None
+
+    # ---- the outside --------------------------------------------------------------------------
+
+    def inject(
+        self,
+        payload: Any,
+        level: Priority = Priority.QUEUED,
+        *,
+        source: str = "",
+        from_plugin: bool = False,
+    ) -> Ticket:
+        """Hand an input to the scheduler; returns at once with its ticket."""
+        ticket = Ticket(
+            next(self._ids), Priority(level), asyncio.get_running_loop().create_future()
+        )
+        self._inbox.append(_Inbound(payload, Priority(level), source, from_plugin, ticket))
+        self._wake.set()
+        return ticket
+
+    def pending_inputs(self) -> int:
+        """Inputs not yet started: those in the scheduler's queue and those still in the
+        inbox (during a long turn the loop may not have pumped them yet)."""
+        return len(self._inbox) + self.scheduler.pending()
+
+    def stop(self) -> list[int]:
+        """Cancel the running input and short-circuit every input waiting now, inbox
+        included. Returns the ids of the inputs the stop covers."""
+        self._pump()
+        now = self._clock.monotonic()
+        waiting = [t.id for t in self.scheduler.waiting()] + [t.id for t in self.scheduler.stack]
+        decisions = self.scheduler.stop(now)
+        self._carry_out(decisions)
+        running = [d.task for d in decisions if d.action is Action.STOP]
+        return running + waiting
+
+    def start(self) -> asyncio.Task[None]:
+        if self._main is None:
+            self._main = asyncio.get_running_loop().create_task(self._run(), name="scheduler")
+        return self._main
+
+    async def close(self) -> None:
+        """Stop the loop; inputs not finished are stopped, and their tickets say so."""
+        if self._main is not None:
+            self._main.cancel()
+            await asyncio.gather(self._main, return_exceptions=True)
+        jobs = [r.job for r in self._records.values() if r.job is not None and not r.job.done()]
+        for job in jobs:
+            job.cancel()
+        await asyncio.gather(*jobs, return_exceptions=True)
+        for record in self._records.values():
+            if not record.ticket.outcome.done():
+                record.ticket.outcome.set_exception(TaskStopped("the kernel shut down"))
+        for inbound in self._inbox:
+            inbound.ticket.outcome.set_exception(TaskStopped("the kernel shut down"))
+        self._inbox.clear()
+
+    # ---- the loop -------------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        while True:
+            self._wake.clear()
+            self._pump()
+            while self._done:
+                record = self._done.popleft()
+                self._carry_out(self.scheduler.finish(record.task.id, self._clock.monotonic()))
+            self._carry_out(self.scheduler.poll(self._clock.monotonic()))
+            if self._wake.is_set():
+                continue
+            deadline = self.scheduler.next_deadline()
+            if deadline is None:
+                await self._wake.wait()
+            else:
+                await self._sleep_or_wake(deadline - self._clock.monotonic())
+
+    async def _sleep_or_wake(self, seconds: float) -> None:
+        sleeper = asyncio.ensure_future(self._clock.sleep(max(0.0, seconds)))
+        waker = asyncio.ensure_future(self._wake.wait())
+        try:
+            await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            sleeper.cancel()
+            waker.cancel()
+
+    def _pump(self) -> None:
+        while self._inbox:
+            inbound = self._inbox.popleft()
+            task, decisions = self.scheduler.submit(
+                inbound.payload,
+                inbound.level,
+                now=self._clock.monotonic(),
+                source=inbound.source,
+                from_plugin=inbound.from_plugin,
+                task_id=inbound.ticket.id,
+            )
+            inbound.ticket.task = task
+            self._records[task.id] = _Running(task, inbound.ticket)
+            self._carry_out(decisions)
+
+    def _carry_out(self, decisions: list[Decision]) -> None:
+        for decision in decisions:
+            if self._on_decision is not None:
+                try:
+                    self._on_decision(decision)
+                except Exception:
+                    log.exception("scheduler decision observer failed")
+            record = self._records.get(decision.task)
+            if record is None:
+                continue
+            if decision.action in (Action.START, Action.RESUME):
+                self._launch(record)
+            elif decision.action is Action.PREEMPT:
+                self._cancel(record, "preempt")
+            elif decision.action is Action.STOP:
+                self._cancel(record, "stop")
+
+    def _launch(self, record: _Running) -> None:
+        if record.finished:
+            # It completed in the instant between the preempt decision and its cancellation:
+            # nothing is left to resume.
+            self._complete(record)
+            return
+        record.ending = ""
+        previous = record.job
+        record.job = asyncio.get_running_loop().create_task(
+            self._run_after(previous, record.task), name=f"input-{record.task.id}"
+        )
+        record.job.add_done_callback(lambda job, r=record: self._job_done(r, job))
+
+    async def _run_after(self, previous: asyncio.Task[Any] | None, task: Task) -> Any:
+        """Run the task, but only once its preempted previous run has finished unwinding,
+        so two runs never touch one frame at the same time."""
+        if previous is not None and not previous.done():
+            await asyncio.wait([previous])
+        return await self._runner(task)
+
+    def _cancel(self, record: _Running, why: str) -> None:
+        record.ending = why
+        if record.job is not None and not record.job.done():
+            record.job.cancel()
+
+    def _job_done(self, record: _Running, job: asyncio.Task[Any]) -> None:
+        if job is not record.job:
+            return  # an earlier, preempted run finishing late: the current run decides
+        outcome = record.ticket.outcome
+        if job.cancelled():
+            if record.ending == "preempt":
+                return  # suspended on the stack; it will be launched again
+            if not outcome.done():
+                outcome.set_exception(TaskStopped(f"input {record.task.id} was stopped"))
+        elif job.exception() is not None:
+            log.error("input %s failed", record.task.id, exc_info=job.exception())
+            if not outcome.done():
+                outcome.set_exception(job.exception())  # type: ignore[arg-type]
+        else:
+            record.finished, record.result = True, job.result()
+            if record.ending == "preempt":
+                return  # finished just as it was preempted: completed on its next launch
+        self._complete(record)
+
+    def _complete(self, record: _Running) -> None:
+        if record.finished and not record.ticket.outcome.done():
+            record.ticket.outcome.set_result(record.result)
+        self._records.pop(record.task.id, None)
+        self._done.append(record)
+        self._wake.set()

@@ -1,0 +1,205 @@
+"""The asyncio driver: real tasks, real cancellation, the clock injected."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from hologram.agent.scheduler import Action, Decision, Task
+from hologram.agent.scheduler_loop import SchedulerLoop, TaskStopped
+from hologram.kernel import ManualClock
+from hologram.sdk import Priority
+
+DEADLINE = 10  # seconds: a guard against hanging, never a measurement
+
+
+class Script:
+    """A runner whose inputs wait for the test to release them, keeping a frame of what
+    they finished, the way an agent turn keeps its completed tool rounds."""
+
+    def __init__(self) -> None:
+        self.gates: dict[str, asyncio.Event] = {}
+        self.started: dict[str, asyncio.Event] = {}
+        self.log: list[str] = []
+
+    def gate(self, name: str) -> asyncio.Event:
+        return self.gates.setdefault(name, asyncio.Event())
+
+    def began(self, name: str) -> asyncio.Event:
+        return self.started.setdefault(name, asyncio.Event())
+
+    async def __call__(self, task: Task) -> Any:
+        name = task.payload
+        if task.stopped:
+            self.log.append(f"short-circuit {name}")
+            return f"{name} short-circuited"
+        task.frame = task.frame or {"steps": []}
+        self.log.append(f"run {name}")
+        self.began(name).set()
+        try:
+            if "step 1" not in task.frame["steps"]:
+                task.frame["steps"].append("step 1")  # done once, kept across preemption
+            await self.gate(name).wait()
+        except asyncio.CancelledError:
+            self.log.append(f"cancelled {name}")
+            for _ in range(3):  # unwinding takes a few turns of the loop, as closing a socket does
+                await asyncio.sleep(0)
+            raise
+        return f"{name} done after {task.frame['steps']}"
+
+
+async def wait_for(event: asyncio.Event) -> None:
+    await asyncio.wait_for(event.wait(), DEADLINE)
+
+
+@pytest.fixture
+async def loop_and_script():
+    script = Script()
+    decisions: list[Decision] = []
+    loop = SchedulerLoop(script, ManualClock(), cooldown=2.0, on_decision=decisions.append)
+    loop.start()
+    yield loop, script, decisions
+    await loop.close()
+
+
+async def test_inputs_run_one_at_a_time_in_arrival_order(loop_and_script) -> None:
+    loop, script, _ = loop_and_script
+    first, second = loop.inject("a"), loop.inject("b")
+    await wait_for(script.began("a"))
+    assert loop.pending_inputs() == 1
+    script.gate("a").set()
+    script.gate("b").set()
+    assert await asyncio.wait_for(first.outcome, DEADLINE) == "a done after ['step 1']"
+    assert await asyncio.wait_for(second.outcome, DEADLINE) == "b done after ['step 1']"
+    assert script.log == ["run a", "run b"]
+
+
+async def test_an_interrupt_cancels_the_running_input_which_resumes_from_its_frame(
+    loop_and_script,
+) -> None:
+    loop, script, decisions = loop_and_script
+    work = loop.inject("work")
+    await wait_for(script.began("work"))
+    urgent = loop.inject("urgent", Priority.L3)
+    await wait_for(script.began("urgent"))
+    assert script.log == ["run work", "cancelled work", "run urgent"]
+    script.gate("urgent").set()
+    assert await asyncio.wait_for(urgent.outcome, DEADLINE) == "urgent done after ['step 1']"
+    script.gate("work").set()
+    # The frame survived the preemption: step 1 was not done a second time.
+    assert await asyncio.wait_for(work.outcome, DEADLINE) == "work done after ['step 1']"
+    assert [d.action for d in decisions if d.task == work.id] == [
+        Action.ENQUEUE,
+        Action.START,
+        Action.PREEMPT,
+        Action.RESUME,
+        Action.FINISH,
+    ]
+
+
+async def test_stop_short_circuits_exactly_the_inputs_waiting_at_that_moment_inbox_included(
+    loop_and_script,
+) -> None:
+    loop, script, _ = loop_and_script
+    running = loop.inject("running")
+    await wait_for(script.began("running"))
+    queued = [loop.inject("q1"), loop.inject("q2")]
+    await asyncio.sleep(0)  # the loop pumps these two into the scheduler's queue
+    in_inbox = loop.inject("still in the inbox")
+    assert loop.pending_inputs() == 3
+    covered = loop.stop()
+    assert covered == [running.id, queued[0].id, queued[1].id, in_inbox.id]
+    after = loop.inject("after the stop")
+    script.gate("after the stop").set()
+
+    with pytest.raises(TaskStopped):
+        await asyncio.wait_for(running.outcome, DEADLINE)
+    for ticket in [*queued, in_inbox]:
+        assert (await asyncio.wait_for(ticket.outcome, DEADLINE)).endswith("short-circuited")
+    assert await asyncio.wait_for(after.outcome, DEADLINE) == "after the stop done after ['step 1']"
+
+
+async def test_a_preempted_input_is_protected_for_the_cooldown_on_the_injected_clock() -> None:
+    script = Script()
+    clock = ManualClock()
+    loop = SchedulerLoop(script, clock, cooldown=2.0)
+    loop.start()
+    try:
+        work = loop.inject("work")
+        await wait_for(script.began("work"))
+        loop.inject("ping", Priority.L1)
+        await wait_for(script.began("ping"))
+        script.gate("ping").set()
+        script.started["work"].clear()
+        await wait_for(script.began("work"))  # resumed
+        loop.inject("late", Priority.L3)
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert "run late" not in script.log, "the cooldown protects the resumed input"
+        await clock.advance(2.0)
+        await wait_for(script.began("late"))
+        assert script.log[-2:] == ["cancelled work", "run late"]
+        script.gate("late").set()
+        script.gate("work").set()
+        await asyncio.wait_for(work.outcome, DEADLINE)
+    finally:
+        await loop.close()
+
+
+async def test_a_failing_input_fails_its_ticket_and_the_loop_goes_on(loop_and_script) -> None:
+    loop, script, _ = loop_and_script
+
+    async def broken(task: Task) -> Any:
+        if task.payload == "bad":
+            raise RuntimeError("runner bug")
+        return await Script.__call__(script, task)
+
+    loop._runner = broken
+    bad, good = loop.inject("bad"), loop.inject("good")
+    script.gate("good").set()
+    with pytest.raises(RuntimeError, match="runner bug"):
+        await asyncio.wait_for(bad.outcome, DEADLINE)
+    assert (await asyncio.wait_for(good.outcome, DEADLINE)).startswith("good done")
+
+
+async def test_close_stops_what_has_not_finished(loop_and_script) -> None:
+    loop, script, _ = loop_and_script
+    running, waiting = loop.inject("running"), loop.inject("waiting")
+    await wait_for(script.began("running"))
+    await loop.close()
+    for ticket in (running, waiting):
+        with pytest.raises(TaskStopped):
+            await ticket.outcome
+
+
+async def test_a_plugin_asking_for_l4_gets_l3(loop_and_script) -> None:
+    loop, script, decisions = loop_and_script
+    ticket = loop.inject("loud plugin", Priority.L4, from_plugin=True)
+    await wait_for(script.began("loud plugin"))
+    assert ticket.task is not None and ticket.task.level is Priority.L3
+    assert any(d.action is Action.CLAMP and d.task == ticket.id for d in decisions)
+    script.gate("loud plugin").set()
+
+
+async def test_a_resumed_input_is_still_the_one_running_after_a_quick_interrupt(
+    loop_and_script,
+) -> None:
+    # The interrupt finishes before the preempted run has even finished unwinding; the late
+    # cancellation of that earlier run must not be taken for the end of the input.
+    loop, script, _ = loop_and_script
+    work = loop.inject("work")
+    await wait_for(script.began("work"))
+    script.started["work"].clear()
+    script.gate("instant").set()
+    instant = loop.inject("instant", Priority.L3)
+    assert (await asyncio.wait_for(instant.outcome, DEADLINE)).startswith("instant done")
+    await wait_for(script.began("work"))  # resumed
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert not work.outcome.done()
+    assert loop.scheduler.current is not None and loop.scheduler.current.id == work.id
+    assert loop.stop() == [work.id]
+    with pytest.raises(TaskStopped):
+        await asyncio.wait_for(work.outcome, DEADLINE)
