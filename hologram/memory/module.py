@@ -77,7 +77,13 @@ class ColdContextModule:
 
 class MemoryModule:
     name = "memory"
-    requires = (Facility.CONFIG, Facility.EVENTS, Facility.COLD_CONTEXT)
+    requires = (
+        Facility.CONFIG,
+        Facility.EVENTS,
+        Facility.COLD_CONTEXT,
+        Facility.TEXT_MEMORY,
+        Facility.STAGE_HOST,
+    )
     provides = (Facility.MEMORY,)
 
     def __init__(self) -> None:
@@ -98,9 +104,18 @@ class MemoryModule:
             compact_every=config.get_int("core.memory.context.compact_every"),
         )
         await self.window.open()
-        state.memory = Memory(
-            self.window, embedder, cold, lambda: config.get_int("core.memory.coldcontext.query_top")
+        memory = Memory(
+            self.window,
+            embedder,
+            cold,
+            lambda: config.get_int("core.memory.coldcontext.query_top"),
+            text_log=state.text_memory,
         )
+        own = {tool.name: tool for tool in memory.tools()}
+        stage_tools = state.stagehost.tools
+        # no_memory and cleaners of every tool: memory's own, then the stage host's table.
+        self.window.tools = lambda name: own.get(name) or stage_tools.get(name)
+        state.memory = memory
 
     async def close(self) -> None:
         if self.window is not None:

@@ -3,24 +3,43 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from hologram.memory.coldcontext import ColdContext, ColdHit
-from hologram.memory.context import ContextWindow
+from hologram.memory.context import ContextWindow, PruneReport
+from hologram.memory.context_event import AGENT_SOURCE, ContextEvent, ToolOutput
 from hologram.memory.embedding import Embedder
-from hologram.sdk import MemItem
+from hologram.memory.textlog import TextLog
+from hologram.memory.tools import coldcontext_tools
+from hologram.sdk import MemItem, StageContext, ToolDef, ToolResult
 
 RELATED_DOCS_HEADER = "[Related Memory Docs]"
+USER_SOURCE = "user"
+"""The source of an input that came with no channel name."""
 
 Estimate = Callable[[str], int]
 """Tokens of a text: the provider layer's estimator, passed in so there is only one."""
 
 
+def _when(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M")
+
+
 def doc_line(hit: ColdHit) -> str:
-    when = datetime.fromtimestamp(hit.doc.created_at, UTC).strftime("%Y-%m-%d %H:%M")
     where = hit.doc.channel or hit.doc.source
-    return f"- ({when} UTC, {where}) {hit.doc.text}"
+    return f"- ({_when(hit.doc.created_at)} UTC, {where}) {hit.doc.text}"
+
+
+def event_line(event: ContextEvent) -> str:
+    """One timeline line: when, who, what (what the model reads as the conversation)."""
+    if event.source == AGENT_SOURCE:
+        what = event.response
+    elif event.response:
+        what = f"{event.input} → {event.response}"
+    else:
+        what = event.input
+    return f"[{_when(event.timestamp)}] {event.source}: {what}"
 
 
 def related_docs_section(hits: Sequence[ColdHit], budget_tokens: int, estimate: Estimate) -> str:
@@ -42,24 +61,76 @@ def related_docs_section(hits: Sequence[ColdHit], budget_tokens: int, estimate: 
 @dataclass
 class Memory:
     """`state.memory`: the context window, the embedder it shares with the cold context,
-    and the prompt sections memory contributes."""
+    and the memory steps of a turn (it satisfies the agent's `TurnMemory` port).
+
+    `estimate`, when set (the provider layer's token estimator), makes `recall` stop at its
+    budget; without it the prompt builder, which budgets anyway, does the trimming."""
 
     context: ContextWindow
     embedder: Embedder
     cold: ColdContext
     query_top: Callable[[], int]
+    text_log: TextLog | None = None
+    estimate: Estimate | None = None
+    _pending_tools: list[ToolOutput] = field(default_factory=list)
+    _tools: list[ToolDef] = field(default_factory=list)
+
+    # ---- the turn's steps ----------------------------------------------------------------
+
+    async def append_input(self, ctx: StageContext) -> ContextEvent:
+        """The input, durably in the context (and the text log) before the turn goes on."""
+        source = ctx.channel or USER_SOURCE
+        event = await self.context.append(source, input=ctx.raw_message, channel=ctx.channel)
+        if self.text_log is not None:
+            await self.text_log.write("user", ctx.raw_message, channel=ctx.channel, id=event.id)
+        return event
+
+    async def prune(self, query: str) -> PruneReport:
+        return await self.context.prune(query)
+
+    async def recall(self, query: str, budget_tokens: int | None = None) -> list[MemItem]:
+        """Cold-context documents related to `query`, best first, as `MemItem`s; none when
+        nothing is related. Within `budget_tokens` when an estimator is set."""
+        hits = await self.cold.query(query, self.query_top())
+        items, used = [], 0
+        for hit in hits:
+            text = doc_line(hit)[2:]
+            if budget_tokens is not None and self.estimate is not None:
+                used += self.estimate(text)
+                if used > budget_tokens:
+                    break
+            items.append(MemItem(text, "coldcontext", hit.score))
+        return items
 
     async def recall_sections(
         self, query: str, budget_tokens: int, estimate: Estimate
     ) -> list[str]:
-        """Prompt sections for `query` within `budget_tokens` (the memory-recall budget),
-        in order. Empty when nothing relevant is stored."""
+        """The spec's "[Related Memory Docs]" section for `query`, within `budget_tokens`."""
         hits = await self.cold.query(query, self.query_top())
         section = related_docs_section(hits, budget_tokens, estimate)
         return [section] if section else []
 
-    async def recall(self, query: str) -> list[MemItem]:
-        """The cold-context documents related to `query`, best first, as `MemItem`s (for a
-        prompt builder that does its own budgeting). Nothing when nothing is related."""
-        hits = await self.cold.query(query, self.query_top())
-        return [MemItem(doc_line(hit)[2:], "coldcontext", hit.score) for hit in hits]
+    def timeline(self) -> list[str]:
+        """The window as prompt lines, oldest first (the prompt keeps the newest that fit)."""
+        return [event_line(e) for e in self.context.events]
+
+    async def append_tool_results(self, results: Sequence[ToolResult]) -> None:
+        """Tool outputs of this turn: they travel with the reply event (spec: an agent
+        event carries its tool outputs, each through its tool's no_memory and cleaner)."""
+        self._pending_tools.extend(ToolOutput(r.name, r.content) for r in results)
+
+    async def append_reply(self, ctx: StageContext) -> ContextEvent:
+        reply = ctx.final_text or ctx.llm_text or (ctx.response or "")
+        outputs, self._pending_tools = self._pending_tools, []
+        event = await self.context.append(
+            AGENT_SOURCE, response=reply, channel=ctx.channel, tool_outputs=outputs
+        )
+        if self.text_log is not None:
+            await self.text_log.write("agent", reply, channel=ctx.channel, id=event.id)
+        return event
+
+    def tools(self) -> list[ToolDef]:
+        """`coldcontext_query` and `coldcontext_commit`, bound to this kernel's stores."""
+        if not self._tools:
+            self._tools = coldcontext_tools(self.context, self.cold)
+        return list(self._tools)

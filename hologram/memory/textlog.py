@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from hologram.sdk import Clock
+
+log = logging.getLogger(__name__)
 
 _NAME = re.compile(r"^text-(\d{4}-\d{2}-\d{2})\.(\d+)\.jsonl$")
 
@@ -86,12 +89,12 @@ class TextLog:
 
     def read(self, day: str | None = None) -> list[dict[str, Any]]:
         """Entries of one UTC day (YYYY-MM-DD; default today), in order. Unreadable lines
-        are skipped."""
+        are reported and skipped."""
         records = []
         for path in self.files(day or self._today()):
-            for raw in path.read_bytes().splitlines():
+            for number, raw in enumerate(path.read_bytes().splitlines(), 1):
                 try:
                     records.append(json.loads(raw))
-                except (json.JSONDecodeError, UnicodeDecodeError):
-                    continue
+                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                    log.warning("text log %s line %d unreadable (%s); skipped", path, number, exc)
         return records

@@ -37,3 +37,33 @@ async def test_an_unknown_embedder_stops_the_boot_with_the_names_that_exist(
     text = str(caught.value) + str(caught.value.__cause__ or "")
     assert "chineseclip" in text or "coldcontext" in text
     await kernel.shutdown()
+
+
+async def test_the_turn_steps_store_input_reply_and_cleaned_tool_outputs(data_dir: Path) -> None:
+    from hologram.sdk import StageContext, ToolDef, ToolResult
+
+    async with Kernel(data_dir) as kernel:
+        state = kernel.state
+        state.stagehost.register_tool(
+            ToolDef("weather_today", "d", handler=lambda a: "", cleaner=lambda s: s.split("|")[1])
+        )
+        memory = state.memory
+        ctx = StageContext(raw_message="will it rain in Hangzhou?", channel="qq")
+        await memory.append_input(ctx)
+        await memory.append_tool_results([ToolResult("c1", "weather_today", "<tpl>|rain at 3pm")])
+        ctx.final_text = "Yes, take an umbrella."
+        reply = await memory.append_reply(ctx)
+        assert reply.source == "agent" and reply.tool_outputs[0].content == "<tpl>|rain at 3pm"
+        assert reply.vector_text == "Yes, take an umbrella. rain at 3pm"
+        lines = memory.timeline()
+        assert lines[0].endswith("qq: will it rain in Hangzhou?")
+        assert lines[1].endswith("agent: Yes, take an umbrella.")
+        logged = state.text_memory.read(None)
+        assert [(r["role"], r["text"]) for r in logged] == [
+            ("user", "will it rain in Hangzhou?"),
+            ("agent", "Yes, take an umbrella."),
+        ]
+        assert {t.name for t in memory.tools()} == {"coldcontext_query", "coldcontext_commit"}
+        await state.coldcontext.commit("Hangzhou umbrella shop on West Lake road")
+        items = await memory.recall("umbrella in Hangzhou", 1000)
+        assert items and items[0].source == "coldcontext" and "West Lake" in items[0].text
