@@ -73,6 +73,10 @@ class Decision:
     at: float
     detail: dict[str, Any] = field(default_factory=dict)
 
+    def as_payload(self) -> dict[str, Any]:
+        """The decision as a trace event's payload (what the preemption widget reads)."""
+        return {"action": self.action.value, "task": self.task, "at": self.at, **self.detail}
+
 
 class Scheduler:
     def __init__(self, cooldown: float = 2.0) -> None:
@@ -122,7 +126,9 @@ class Scheduler:
             task.level = Priority.L3
             decisions.append(Decision(Action.CLAMP, task.id, now, {"asked": 4, "given": 3}))
         heapq.heappush(self._waiting, (-int(task.level), task.id, task))
-        decisions.append(Decision(Action.ENQUEUE, task.id, now, {"level": int(task.level)}))
+        decisions.append(
+            Decision(Action.ENQUEUE, task.id, now, {"level": int(task.level), "source": source})
+        )
         decisions += self._dispatch(now)
         return task, decisions
 

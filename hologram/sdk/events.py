@@ -22,6 +22,7 @@ class EventType(StrEnum):
     KERNEL_STOPPING = "kernel_stopping"
     SUBSCRIBER_ERROR = "subscriber_error"
     EVENTS_DROPPED = "events_dropped"
+    SCHEDULER = "scheduler"
     STAGE = "stage"
     STAGE_HANDLER_ERROR = "stage_handler_error"
     STAGE_WRITE_REFUSED = "stage_write_refused"

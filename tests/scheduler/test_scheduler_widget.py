@@ -1,0 +1,70 @@
+"""The preemption widget draws what the scheduler's trace events say happened."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from hologram.agent.scheduler_loop import SchedulerLoop, TaskStopped
+from hologram.events import EventBus
+from hologram.kernel import ManualClock
+from hologram.notebook.scheduler_widget import SchedulerWidget
+from hologram.sdk import EventType, Priority
+from tests.scheduler.test_scheduler_loop import DEADLINE, Script, wait_for
+
+
+async def test_the_timeline_shows_runs_per_lane_preempt_resume_and_the_stack() -> None:
+    bus = EventBus()
+    clock = ManualClock()
+    script = Script()
+    loop = SchedulerLoop(
+        script, clock, on_decision=lambda d: bus.emit(EventType.SCHEDULER, **d.as_payload())
+    )
+    loop.start()
+    widget = SchedulerWidget(bus.subscribe)
+    try:
+        work = loop.inject("work")
+        await wait_for(script.began("work"))
+        await clock.advance(1.0)
+        loop.inject("timer", Priority.L3)
+        await wait_for(script.began("timer"))
+        # Live: while the interrupt runs, the preempted input sits on the stack.
+        assert f"interrupt stack (bottom → top): #{work.id}" in widget.svg
+        assert 'data-mark="preempt"' in widget.svg
+        await clock.advance(0.5)
+        script.gate("timer").set()
+        script.gate("work").set()
+        await asyncio.wait_for(work.outcome, DEADLINE)
+        await asyncio.sleep(0)
+        svg = widget.svg
+        assert svg.count('class="run"') == 3  # work, timer, work again
+        assert svg.count(f'data-task="{work.id}" data-level="0"') == 2
+        assert 'data-level="3" data-ended="finish"' in svg
+        assert 'data-mark="resume"' in svg
+        assert "interrupt stack (bottom → top): empty" in svg
+    finally:
+        widget.close()
+        await loop.close()
+        await bus.close()
+
+
+async def test_a_stop_is_marked() -> None:
+    bus = EventBus()
+    script = Script()
+    loop = SchedulerLoop(
+        script, ManualClock(), on_decision=lambda d: bus.emit(EventType.SCHEDULER, **d.as_payload())
+    )
+    loop.start()
+    widget = SchedulerWidget(bus.subscribe)
+    try:
+        long = loop.inject("long")
+        await wait_for(script.began("long"))
+        loop.stop()
+        with pytest.raises(TaskStopped):
+            await asyncio.wait_for(long.outcome, DEADLINE)
+        assert 'data-mark="stop"' in widget.svg and 'data-ended="stop"' in widget.svg
+    finally:
+        widget.close()
+        await loop.close()
+        await bus.close()
