@@ -114,7 +114,9 @@ class InProcessServer:
 
     async def start(self) -> int:
         """Serve; returns the port (an ephemeral one when 0 was asked for)."""
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says
+        # TCP, and without it every response waits ~40 ms on Nagle and delayed ACKs.
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", self.port))
         self.port = sock.getsockname()[1]

@@ -1,0 +1,153 @@
+"""Provider-layer costs, printed beside their targets (../shared/TARGETS.md).
+
+    python benchmarks/providers.py [--rounds N]
+
+1. Per adapter: transform_request + transform_response of one realistic turn (a system
+   prompt, a few messages, a tool definition; a response with text and a tool call), in µs,
+   median of many calls. Target ≤ 150 µs.
+2. A full round trip through the openai adapter to the local scripted model server, against
+   a raw httpx POST of the same body to the same server, measured in one run, interleaved so
+   both see the same machine state. Target ratio ≤ 1.3×.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+from pathlib import Path
+
+import httpx
+
+from hologram.llm import (
+    AdapterLibrary,
+    ChatMessage,
+    CompletionRequest,
+    LuaAdaptedProvider,
+    ScriptedModelServer,
+    ScriptedReply,
+    SourceConfig,
+)
+from hologram.sdk import ToolCall, ToolDef, ToolResult
+
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "llm" / "fixtures"
+RESPONSES = {
+    "openai": "openai_tool_call.json",
+    "deepseek": "deepseek_reasoning.json",
+    "ollama": "ollama_tool_call.json",
+    "anthropic": "anthropic_tool_use.json",
+    "gemini": "gemini_function_call.json",
+}
+TRANSFORM_TARGET_US = 150.0
+RATIO_TARGET = 1.3
+
+
+def turn() -> CompletionRequest:
+    return CompletionRequest(
+        messages=[
+            ChatMessage.system("You are Holo, a companion who remembers. " * 8),
+            ChatMessage.user("What's the weather in Paris? 巴黎今天天气怎么样？"),
+            ChatMessage.assistant(
+                "Let me check.", [ToolCall("c1", "get_weather", {"city": "Paris"})]
+            ),
+            ChatMessage.tool(ToolResult("c1", "get_weather", "sunny, 21°C, light wind")),
+            ChatMessage.user("And tomorrow?"),
+        ],
+        tools=[
+            ToolDef(
+                "get_weather",
+                "Current weather for a city",
+                {
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}},
+                    "required": ["city"],
+                },
+            )
+        ],
+        temperature=0.3,
+        model="bench-model",
+    )
+
+
+def median_us(samples: list[float]) -> float:
+    return statistics.median(samples) * 1e6
+
+
+async def transforms(rounds: int) -> None:
+    library = AdapterLibrary()
+    unified = turn().to_unified()
+    print(f"adapter transform_request + transform_response, median of {rounds} calls")
+    print(f"  {'adapter':<10} {'request µs':>11} {'response µs':>12} {'total µs':>9}  target")
+    for name, fixture in RESPONSES.items():
+        adapter = library.load(name)
+        body = (FIXTURES / fixture).read_text()
+        for _ in range(200):  # warm up
+            await adapter.transform_request(unified)
+            await adapter.transform_response(body)
+        req: list[float] = []
+        resp: list[float] = []
+        for _ in range(rounds):
+            started = time.perf_counter()
+            await adapter.transform_request(unified)
+            middle = time.perf_counter()
+            await adapter.transform_response(body)
+            req.append(middle - started)
+            resp.append(time.perf_counter() - middle)
+        total = median_us([a + b for a, b in zip(req, resp, strict=True)])
+        verdict = "ok" if total <= TRANSFORM_TARGET_US else "OVER"
+        print(
+            f"  {name:<10} {median_us(req):>11.1f} {median_us(resp):>12.1f} {total:>9.1f}"
+            f"  ≤ {TRANSFORM_TARGET_US:.0f}  {verdict}"
+        )
+
+
+async def round_trip(rounds: int) -> None:
+    request = turn()
+    async with ScriptedModelServer() as server:
+        provider = LuaAdaptedProvider(
+            SourceConfig("bench", "openai", server.base_url, "sk-bench", "bench-model"),
+            AdapterLibrary().load("openai"),
+        )
+        # The raw baseline posts exactly the body the adapter produces, with the same headers.
+        body = await provider.adapter.transform_request(request.to_unified("bench-model"))
+        headers = {"content-type": "application/json", "authorization": "Bearer sk-bench"}
+        reply = ScriptedReply(text="It will rain tomorrow.", tool_calls=[])
+        async with httpx.AsyncClient(trust_env=False) as raw:
+            adapted: list[float] = []
+            direct: list[float] = []
+            for i in range(rounds + 50):
+                server.queue(reply, reply)
+                started = time.perf_counter()
+                await provider.chat(request)
+                middle = time.perf_counter()
+                response = await raw.post(
+                    server.base_url + "/chat/completions", content=body.encode(), headers=headers
+                )
+                json.loads(response.text)
+                ended = time.perf_counter()
+                if i >= 50:  # the first calls open connections and warm caches
+                    adapted.append(middle - started)
+                    direct.append(ended - middle)
+                server.requests.clear()
+        await provider.aclose()
+    a, d = median_us(adapted), median_us(direct)
+    ratio = a / d
+    verdict = "ok" if ratio <= RATIO_TARGET else "OVER"
+    print(f"\nround trip to the local scripted model, median of {rounds}")
+    print(f"  through the openai adapter  {a:8.1f} µs")
+    print(f"  raw httpx POST, same body   {d:8.1f} µs")
+    print(f"  ratio                       {ratio:8.2f} ×   target ≤ {RATIO_TARGET}  {verdict}")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=2000)
+    args = parser.parse_args()
+    await transforms(args.rounds)
+    await round_trip(max(args.rounds // 4, 100))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
