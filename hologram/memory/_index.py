@@ -50,6 +50,10 @@ class VectorIndex:
         if row < self.size:
             self._valid[row] = False
 
+    def scores(self, query: npt.NDArray[np.float32]) -> Scores:
+        """Cosine of `query` with every row in use (dead rows included: callers index it)."""
+        return self._matrix[: self.size] @ query
+
     def search(self, query: npt.NDArray[np.float32], top: int, floor: float) -> tuple[Rows, Scores]:
         """The `top` rows most similar to `query` with a cosine of at least `floor`."""
         if self.size == 0 or top <= 0:

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from hologram.memory._index import VectorIndex
 from hologram.memory._journal import Journal
 from hologram.memory.context_event import (
     NEVER_ARCHIVED,
@@ -57,38 +58,60 @@ class Scored:
 
 @dataclass(slots=True)
 class PruneReport:
+    """One prune: every candidate with its score and fate, then the protected events.
+    Kept as arrays; `entries` builds the per-event view on first use."""
+
     query: str
     top_k: int
     protected_recent: int
     before: int
     after: int
-    entries: list[Scored] = field(default_factory=list)
+    candidates: list[ContextEvent] = field(default_factory=list)
+    scores: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    kept: list[bool] = field(default_factory=list)
+    archived: set[str] = field(default_factory=set)
+    protected: list[ContextEvent] = field(default_factory=list)
+    _entries: list[Scored] | None = None
 
     @property
     def pruned(self) -> bool:
         return self.after < self.before
 
+    def _fate(self, index: int) -> Fate:
+        if self.kept[index]:
+            return Fate.KEPT
+        return Fate.ARCHIVED if self.candidates[index].id in self.archived else Fate.DROPPED
+
+    @property
+    def entries(self) -> list[Scored]:
+        if self._entries is None:
+            scores = self.scores.tolist()
+            self._entries = [
+                Scored(e.id, e.timestamp, e.source, e.text, scores[i], self._fate(i))
+                for i, e in enumerate(self.candidates)
+            ] + [
+                Scored(e.id, e.timestamp, e.source, e.text, None, Fate.PROTECTED)
+                for e in self.protected
+            ]
+        return self._entries
+
     def ids(self, fate: Fate) -> list[str]:
         return [e.event_id for e in self.entries if e.fate is fate]
 
     def to_payload(self) -> dict[str, Any]:
+        """Parallel lists rather than one dict per event: a prune of a large window must
+        stay cheap to publish."""
+        n = len(self.candidates)
         return {
             "query": self.query,
             "top_k": self.top_k,
             "protected_recent": self.protected_recent,
             "before": self.before,
             "after": self.after,
-            "entries": [
-                {
-                    "id": e.event_id,
-                    "ts": e.timestamp,
-                    "source": e.source,
-                    "score": e.score,
-                    "fate": str(e.fate),
-                    "text": e.text[:200],
-                }
-                for e in self.entries
-            ],
+            "ids": [e.id for e in self.candidates] + [e.id for e in self.protected],
+            "scores": self.scores.tolist() + [None] * len(self.protected),
+            "fates": [str(self._fate(i)) for i in range(n)]
+            + [str(Fate.PROTECTED)] * len(self.protected),
         }
 
 
@@ -124,6 +147,12 @@ class ContextWindow:
         self._emit = emit
         self._journal = Journal(directory, "context")
         self._events: list[ContextEvent] = []
+        # Each event's vector lives in a row ("slot") of one matrix, so a prune scores the
+        # whole window with one matrix-vector product; `_slots` runs parallel to `_events`.
+        self._slots: list[int] = []
+        self._free: list[int] = []
+        self._matrix = VectorIndex(embedder.dim)
+        self._stale: set[str] = set()
         self._ids: set[str] = set()
         self._lock = asyncio.Lock()
 
@@ -204,14 +233,41 @@ class ContextWindow:
 
     # ---- changing ---------------------------------------------------------------------------
 
+    def _usable(self, event: ContextEvent) -> bool:
+        return event.vector is not None and event.vector.matches(self.embedder)
+
     def _insert(self, event: ContextEvent) -> None:
         index = bisect.bisect_right(self._events, event.timestamp, key=lambda e: e.timestamp)
+        slot = self._free.pop() if self._free else self._matrix.size
         self._events.insert(index, event)
+        self._slots.insert(index, slot)
         self._ids.add(event.id)
+        self._set_vector(event, slot)
+
+    def _set_vector(self, event: ContextEvent, slot: int) -> None:
+        if self._usable(event):
+            self._matrix.set(slot, event.vector.vector)  # type: ignore[union-attr]
+            self._stale.discard(event.id)
+        else:
+            self._matrix.set(slot, None)
+            self._stale.add(event.id)
+
+    def _keep_only(self, keep: list[bool]) -> None:
+        """Drop every event whose flag in `keep` (parallel to the window) is False."""
+        events, slots = [], []
+        for event, slot, kept in zip(self._events, self._slots, keep, strict=True):
+            if kept:
+                events.append(event)
+                slots.append(slot)
+            else:
+                self._ids.discard(event.id)
+                self._stale.discard(event.id)
+                self._matrix.remove(slot)
+                self._free.append(slot)
+        self._events, self._slots = events, slots
 
     def _remove(self, ids: set[str]) -> None:
-        self._events = [e for e in self._events if e.id not in ids]
-        self._ids -= ids
+        self._keep_only([e.id not in ids for e in self._events])
 
     async def append(
         self,
@@ -274,7 +330,7 @@ class ContextWindow:
 
     def stale(self) -> list[ContextEvent]:
         """Events whose vector is missing or of another fingerprint: never compared."""
-        return [e for e in self._events if e.vector is None or not e.vector.matches(self.embedder)]
+        return [e for e in self._events if e.id in self._stale]
 
     async def reembed(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Recompute the vectors of every stale event in the current space and write them
@@ -283,16 +339,19 @@ class ContextWindow:
             return await self._reembed_locked(progress)
 
     async def _reembed_locked(self, progress: Callable[[int, int], None] | None = None) -> int:
-        stale = self.stale()
-        if not stale:
+        if not self._stale:
             return 0
+        stale = self.stale()
         batch = 64
         for start in range(0, len(stale), batch):
             chunk = stale[start : start + batch]
             texts = [e.vector_text for e in chunk]
             vectors = await asyncio.to_thread(self.embedder.embed_texts, texts)
+            slot_of = dict(zip((e.id for e in self._events), self._slots, strict=True))
             for event, vector in zip(chunk, vectors, strict=True):
                 event.vector = StoredVector(self.embedder.fingerprint, vector)
+                if event.id in slot_of:
+                    self._set_vector(event, slot_of[event.id])
             done = start + len(chunk)
             if progress is not None:
                 progress(done, len(stale))
@@ -329,38 +388,28 @@ class ContextWindow:
             return report
         await self._reembed_locked()
         protected_n = min(self.protected_recent, before)
-        candidates = events[: before - protected_n]
+        cut = before - protected_n
+        candidates = events[:cut]
         keep_n = max(self.top_k - protected_n, 0)
         query_vector = (await asyncio.to_thread(self.embedder.embed_texts, [query]))[0]
-        matrix = np.stack([e.vector.vector for e in candidates])  # type: ignore[union-attr]
-        scores = matrix @ query_vector
+        scores = self._matrix.scores(query_vector)[np.asarray(self._slots[:cut], dtype=np.int64)]
         # Highest score first; among equal scores the newer event (larger index) first.
-        order = np.lexsort((-np.arange(len(candidates)), -scores))
-        kept = {candidates[i].id for i in order[:keep_n]}
-        gone = [e for e in candidates if e.id not in kept]
+        order = np.lexsort((-np.arange(cut), -scores))
+        keep_mask = np.zeros(cut, dtype=bool)
+        keep_mask[order[:keep_n]] = True
+        kept = keep_mask.tolist()
+        gone = [e for e, k in zip(candidates, kept, strict=True) if not k]
         to_archive = [e for e in gone if e.source not in NEVER_ARCHIVED]
         if to_archive and self.cold is not None:
             # Archived first, then forgotten: a crash in between leaves a duplicate, never a loss.
             await self.cold.archive(to_archive)
-        gone_ids = {e.id for e in gone}
-        await asyncio.to_thread(self._journal.log, {"op": "remove", "ids": sorted(gone_ids)})
-        self._remove(gone_ids)
-        archived = {e.id for e in to_archive} if self.cold is not None else set()
-        for event, score in zip(candidates, scores.tolist(), strict=True):
-            fate = (
-                Fate.KEPT
-                if event.id in kept
-                else Fate.ARCHIVED
-                if event.id in archived
-                else Fate.DROPPED
-            )
-            report.entries.append(
-                Scored(event.id, event.timestamp, event.source, event.text, score, fate)
-            )
-        for event in events[before - protected_n :]:
-            report.entries.append(
-                Scored(event.id, event.timestamp, event.source, event.text, None, Fate.PROTECTED)
-            )
+        await asyncio.to_thread(self._journal.log, {"op": "remove", "ids": [e.id for e in gone]})
+        self._keep_only(kept + [True] * protected_n)
+        report.candidates = candidates
+        report.scores = scores
+        report.kept = kept
+        report.archived = {e.id for e in to_archive} if self.cold is not None else set()
+        report.protected = events[cut:]
         report.after = len(self._events)
         await self._maybe_compact()
         return report

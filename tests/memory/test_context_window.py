@@ -107,9 +107,11 @@ async def test_every_prune_publishes_each_candidates_score_and_fate(
     report = await window.prune("coffee")
     (event,) = [e for e in published if e.type == EventType.CONTEXT_PRUNED]
     assert event.payload["query"] == "coffee" and event.payload["before"] == 15
-    entries = event.payload["entries"]
-    assert len(entries) == 15 and {e["fate"] for e in entries} == {"kept", "archived", "protected"}
-    assert [e["score"] for e in entries[:3]] == [0.0, 1.0, 0.0]
+    payload = event.payload
+    assert len(payload["ids"]) == len(payload["scores"]) == len(payload["fates"]) == 15
+    assert set(payload["fates"]) == {"kept", "archived", "protected"}
+    assert payload["scores"][:3] == [0.0, 1.0, 0.0] and payload["scores"][-10:] == [None] * 10
+    assert [e.score for e in report.entries[:3]] == [0.0, 1.0, 0.0]
     assert window.last_prune is report
 
 
