@@ -18,6 +18,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 
 from hologram.facade import Kernel, Phase
+from hologram.notebook.context_widget import ContextWidget
 from hologram.notebook.layers import LayersWidget
 
 T = TypeVar("T")
@@ -59,6 +60,7 @@ class HologramMagics(Magics):
             "start": self._start,
             "status": self._status,
             "layers": self._layers,
+            "context": self._context,
             "shutdown": self._shutdown,
         }
 
@@ -67,6 +69,7 @@ class HologramMagics(Magics):
         "command",
         help="start: boot a kernel (returns at once; await the handle to wait for it) · "
         "status: what the kernel is doing · layers: the dependency-layers widget · "
+        "context: the last prune's scores and the context window · "
         "shutdown: close the kernel, flushing every store · "
         "say TEXT: give the agent TEXT as input (returns at once; the reply is displayed "
         "when it arrives, and awaiting the handle gives it)",
@@ -158,6 +161,12 @@ class HologramMagics(Magics):
 
     def _layers(self, args: Any) -> LayersWidget:
         return LayersWidget.for_kernel(self.require_kernel())
+
+    def _context(self, args: Any) -> ContextWidget:
+        kernel = self.require_kernel()
+        if kernel.state.memory is None:
+            raise UsageError("the kernel has no memory yet: await the `%hologram start` handle")
+        return ContextWidget.for_kernel(kernel)
 
     def _shutdown(self, args: Any) -> Pending[list[str]]:
         loop = self._running_loop()
