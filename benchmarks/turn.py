@@ -1,0 +1,167 @@
+"""Turn benchmark: the kernel's own cost per turn, model think time excluded.
+
+    python benchmarks/turn.py [--turns 300] [--runs 5]
+
+The model is the scripted server with zero delay, in a process of its own so its request
+handling does not run on the kernel's event loop; it is reached over real HTTP through the
+real Lua adapter. For a one-round turn (the model answers at once) and a three-round turn (two
+rounds of tool calls, then the answer) it prints, as medians over runs of the per-run medians:
+
+* the whole turn, wall clock (includes the loopback HTTP round trip and the server's work);
+* the kernel's own share: the turn less its model steps (request build, Lua adapter, HTTP);
+* turns per second;
+* where the kernel's own time goes, by step (stages, prompt build, tool aggregation, tools).
+
+Target (../shared/TARGETS.md): kernel's own cost per one-round turn ≤ 2 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from hologram import Kernel
+from hologram.agent import TurnResult
+from hologram.sdk import ToolDef
+
+TARGET_MS = 2.0
+SERVER = (
+    "import asyncio; from hologram.llm.scripted_server import run_scripted_model; "
+    "asyncio.run(run_scripted_model(0, offline=False))"
+)
+
+
+def start_server() -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVER], stdout=subprocess.PIPE, text=True, bufsize=1
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    match = re.search(r"(http://127\.0\.0\.1:\d+/v1)", line)
+    if match is None:
+        process.kill()
+        raise SystemExit(f"the scripted model server did not start: {line!r}")
+    return process, match.group(1)
+
+
+def one_round(count: int) -> list[dict[str, Any]]:
+    return [{"text": "Fine, thanks."} for _ in range(count)]
+
+
+def three_rounds(count: int) -> list[dict[str, Any]]:
+    replies: list[dict[str, Any]] = []
+    for i in range(count):
+        replies.append({"tool_calls": [{"id": f"a{i}", "name": "bench_echo", "arguments": {}}]})
+        replies.append({"tool_calls": [{"id": f"b{i}", "name": "bench_echo", "arguments": {}}]})
+        replies.append({"text": "Done."})
+    return replies
+
+
+async def run_turns(
+    kernel: Kernel, control: httpx.AsyncClient, replies: list[dict[str, Any]], turns: int
+) -> tuple[list[float], list[float], dict[str, float]]:
+    """Per turn: wall ms and kernel-own ms; and kernel-own ms summed by step name."""
+    agent = kernel.state.agent
+    assert agent is not None
+    await control.delete("/_scripted/requests")
+    (await control.post("/_scripted/replies", json=replies)).raise_for_status()
+    walls, own = [], []
+    by_step: dict[str, float] = defaultdict(float)
+    for _ in range(turns):
+        started = time.perf_counter()
+        result: TurnResult = await agent.handle("How are you?", channel="test")
+        wall = (time.perf_counter() - started) * 1000
+        model = result.ms("model")
+        walls.append(wall)
+        own.append(wall - model)
+        for step in result.trace:
+            if step.kind != "model":
+                by_step[step.name] += step.ms
+    kernel.state.channels.get("test").handler.clear()  # type: ignore[union-attr]
+    return walls, own, by_step
+
+
+async def measure(turns: int, runs: int) -> None:
+    process, base_url = start_server()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            environ = {
+                "HOLOGRAM_LLM_BASE_URL": base_url,
+                "HOLOGRAM_LLM_MODEL": "gpt-4o",  # a known window: no per-turn warning
+                "HOLOGRAM_LLM_API_KEY": "sk-bench",
+            }
+            async with (
+                Kernel(Path(tmp) / "data", environ=environ) as kernel,
+                httpx.AsyncClient(base_url=base_url.removesuffix("/v1")) as control,
+            ):
+                assert kernel.state.stagehost is not None
+                kernel.state.stagehost.register_tool(ToolDef("bench_echo", "Echo.", handler=_echo))
+                for label, script, per_turn in (
+                    ("one-round turn", one_round, 1),
+                    ("three-round turn", three_rounds, 3),
+                ):
+                    await run_turns(kernel, control, script(20), 20)  # warm-up
+                    wall_medians, own_medians = [], []
+                    steps: dict[str, float] = defaultdict(float)
+                    for _ in range(runs):
+                        walls, own, by_step = await run_turns(kernel, control, script(turns), turns)
+                        wall_medians.append(statistics.median(walls))
+                        own_medians.append(statistics.median(own))
+                        for name, ms in by_step.items():
+                            steps[name] += ms
+                    report(label, per_turn, wall_medians, own_medians, steps)
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+async def _echo(args: dict[str, Any]) -> str:
+    return "echo"
+
+
+def report(
+    label: str,
+    rounds: int,
+    wall_medians: list[float],
+    own_medians: list[float],
+    steps: dict[str, float],
+) -> None:
+    wall = statistics.median(wall_medians)
+    own = statistics.median(own_medians)
+    print(f"\n{label} ({rounds} model call{'s' if rounds > 1 else ''})")
+    print(f"  whole turn (with HTTP to the model)  {wall:7.3f} ms   {1000 / wall:7.0f} turns/s")
+    verdict = "within" if own <= TARGET_MS else "OVER"
+    print(
+        f"  kernel's own cost (no model steps)   {own:7.3f} ms   target ≤ {TARGET_MS:g} ms"
+        + (f"  [{verdict}]" if rounds == 1 else "")
+    )
+    total = sum(steps.values()) or 1.0
+    shares = sorted(steps.items(), key=lambda kv: kv[1], reverse=True)
+    print("  share of the kernel's own time by step (steps, not the gaps between them):")
+    for name, ms in shares:
+        print(f"    {name:24s} {100 * ms / total:5.1f} %")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--turns", type=int, default=300, help="turns per run")
+    parser.add_argument("--runs", type=int, default=5, help="runs (the median is reported)")
+    args = parser.parse_args()
+    asyncio.run(measure(args.turns, args.runs))
+    print("\n" + json.dumps({"turns": args.turns, "runs": args.runs}))
+
+
+if __name__ == "__main__":
+    main()
