@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Self, TypeVar
 
 from hologram._group0 import GIVEN, group0
+from hologram.agent import Inputs, Ticket, TurnResult
 from hologram.config import ConfigRegistry
 from hologram.events import EventBus
 from hologram.kernel import (
@@ -38,7 +39,7 @@ from hologram.kernel import (
     resolve_data_dir,
 )
 from hologram.modules import kernel_modules
-from hologram.sdk import Clock, EventType
+from hologram.sdk import Clock, EventType, Priority
 from hologram.state import KernelState
 
 log = logging.getLogger(__name__)
@@ -194,12 +195,36 @@ class Kernel:
             raise RuntimeError("the kernel has no event bus yet; await start() first")
         return self.state.events
 
-    async def say(self, text: str, channel: str = "notebook") -> str:
+    @property
+    def inputs(self) -> Inputs:
+        if self.state.scheduler is None:
+            raise RuntimeError("this kernel takes no input yet; await start() first")
+        return self.state.scheduler
+
+    async def inject(
+        self,
+        text: str,
+        channel: str = "notebook",
+        *,
+        level: Priority = Priority.QUEUED,
+        source: str = "",
+    ) -> Ticket:
+        """Queue `text` as input (or, with a level, as an interrupt); returns once it is
+        durably recorded, with a ticket to await for the turn's result."""
+        return await self.inputs.submit(text, channel, level=level, source=source)
+
+    async def say(
+        self, text: str, channel: str = "notebook", level: Priority = Priority.QUEUED
+    ) -> str:
         """Give the agent `text` as input arriving on `channel`; returns the reply once it
         has been delivered (one whole turn: stages, tool loop, output)."""
-        if self.state.agent is None:
-            raise RuntimeError("this kernel has no agent; await start() first")
-        return await self.spawn(self.state.agent.say(text, channel), name=f"hologram-say-{self.id}")
+        ticket = await self.inject(text, channel, level=level)
+        result: TurnResult = await ticket
+        return result.reply
+
+    def stop_turn(self) -> list[int]:
+        """Stop the running turn and short-circuit every input waiting now (spec: /stop)."""
+        return self.inputs.stop()
 
     @property
     def layers(self) -> list[list[str]]:

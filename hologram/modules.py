@@ -3,7 +3,7 @@ then `python -m hologram depgraph --write`."""
 
 from __future__ import annotations
 
-from hologram.agent import AgentModule
+from hologram.agent import AgentModule, SchedulerModule
 from hologram.channels import ChannelsModule
 from hologram.events import EventsModule
 from hologram.kernel import Module
@@ -23,4 +23,5 @@ def kernel_modules() -> list[Module]:
         StageHostModule(),
         ChannelsModule(),
         AgentModule(),
+        SchedulerModule(),
     ]

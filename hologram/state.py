@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hologram.agent import Agent
+from hologram.agent import Agent, Inputs
 from hologram.channels import OutputChannels
 from hologram.config import ConfigRegistry
 from hologram.events import EventBus
@@ -37,6 +37,7 @@ class KernelState:
     stagehost: StageHost | None = None
     channels: OutputChannels | None = None
     agent: Agent | None = None
+    scheduler: Inputs | None = None
     memory: Memory | None = None
     coldcontext: ColdContext | None = None
     text_memory: TextLog | None = None

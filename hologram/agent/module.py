@@ -6,8 +6,10 @@ import logging
 from typing import Any
 
 from hologram.agent.agent import Agent
+from hologram.agent.inputs import Inputs
+from hologram.agent.journal import InputJournal
 from hologram.agent.prompt import PromptBudget
-from hologram.llm import ProviderManager
+from hologram.llm import ProviderManager, estimate_tokens
 from hologram.sdk import Facility
 
 log = logging.getLogger(__name__)
@@ -27,7 +29,6 @@ def budget_of(llm: ProviderManager) -> PromptBudget:
 
 class AgentModule:
     name = "agent"
-    # Memory joins `requires` once the memory modules offer the TurnMemory steps (ports.py).
     requires = (
         Facility.CONFIG,
         Facility.EVENTS,
@@ -35,11 +36,16 @@ class AgentModule:
         Facility.CHANNELS,
         Facility.LLM,
     )
+    # A kernel without memory still turns: the turn's memory steps are then no-ops.
+    optional = (Facility.MEMORY,)
     provides = (Facility.AGENT,)
 
     async def init(self, state: Any) -> None:
         config = state.config
         llm = state.llm
+        memory = state.memory
+        if memory is not None:
+            memory.estimate = estimate_tokens
         state.agent = Agent(
             stagehost=state.stagehost,
             channels=state.channels,
@@ -50,4 +56,33 @@ class AgentModule:
             child_max_tool_rounds=lambda: config.get_int("core.agent.child_max_tool_rounds"),
             personal_prompt=lambda: config.get_str("core.agent.personal_prompt"),
             prompt_budget=lambda: budget_of(llm),
+            memory=memory,
         )
+
+
+class SchedulerModule:
+    """The input scheduler with its journal: every input of the kernel comes through here."""
+
+    name = "scheduler"
+    requires = (Facility.CONFIG, Facility.EVENTS, Facility.AGENT)
+    provides = (Facility.SCHEDULER,)
+
+    def __init__(self) -> None:
+        self.inputs: Inputs | None = None
+
+    async def init(self, state: Any) -> None:
+        journal = await InputJournal.open(state.data_dir / "inputs.db")
+        self.inputs = Inputs(
+            state.agent,
+            journal,
+            state.clock,
+            state.events,
+            cooldown=state.config.get_float("core.scheduler.preempt_cooldown_s"),
+        )
+        self.inputs.start()
+        await self.inputs.recover()
+        state.scheduler = self.inputs
+
+    async def close(self) -> None:
+        if self.inputs is not None:
+            await self.inputs.close()

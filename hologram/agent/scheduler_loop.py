@@ -92,10 +92,14 @@ class SchedulerLoop:
         *,
         source: str = "",
         from_plugin: bool = False,
+        task_id: int | None = None,
     ) -> Ticket:
-        """Hand an input to the scheduler; returns at once with its ticket."""
+        """Hand an input to the scheduler; returns at once with its ticket. `task_id` lets
+        the caller use an id of its own (the input journal's)."""
         ticket = Ticket(
-            next(self._ids), Priority(level), asyncio.get_running_loop().create_future()
+            next(self._ids) if task_id is None else task_id,
+            Priority(level),
+            asyncio.get_running_loop().create_future(),
         )
         self._inbox.append(_Inbound(payload, Priority(level), source, from_plugin, ticket))
         self._wake.set()

@@ -27,6 +27,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+CONSOLIDATION = "_consolidation_"
+"""The self-input channel: internal tasks (memory merges, reviews) whose reply only writes
+memory and is delivered nowhere."""
+
+STOPPED_NOTE = "(stopped)"
+
 CAP_NOTE = (
     "You have used every tool round this turn allows. Tools are no longer available: "
     "answer now with what you have."
@@ -65,7 +71,23 @@ class TurnResult:
         return sum(s.ms for s in self.trace if kind is None or s.kind == kind)
 
 
+@dataclass(slots=True)
+class _OpenRound:
+    """A round whose tool calls were started and not all collected: kept so a resumed turn
+    waits for the same calls instead of running them again."""
+
+    jobs: list[asyncio.Future[ToolResult]]
+
+
 class Turn:
+    """One input's way through the pipeline.
+
+    A turn may be cancelled (preempted) at any await and `run` called again: steps already
+    done are not repeated, tool calls already started are awaited rather than run again, the
+    model call that was cut off is made again, and once the tool loop is over the rest of the
+    turn (the reply going out) runs shielded, to the end.
+    """
+
     def __init__(self, agent: Agent, given: TurnInput) -> None:
         self.agent = agent
         self.ctx = StageContext(
@@ -79,25 +101,44 @@ class Turn:
         self.rounds = 0
         self.ended_by = "answer"
         self.delivered = False
+        self.stopped = False
+        """Set for an input that a stop covered before it ran: it ends at pre_action."""
+        self.intercept: Callable[[], list[str]] = list
+        """Texts of interrupts waiting while this turn runs, each given once (spec: the
+        intercept channel, drained without blocking before every model call)."""
+        self._began = False
+        self._done: dict[str, bool] = {}
+        self._rounds_done = 0
+        self._open_round: _OpenRound | None = None
+        self._tail: asyncio.Future[TurnResult] | None = None
 
     # ---- the flow --------------------------------------------------------------------------
 
     async def run(self) -> TurnResult:
-        self.publish(
-            EventType.RAW_INPUT,
-            text=self.ctx.raw_message,
-            channel=self.ctx.channel,
-            user_id=self.ctx.user_id,
-        )
-        if await self.stage(Stage.ON_INPUT):
-            return await self.short_circuit()
-        await self.step("context.append", self.append_input)
-        await self.step("context.prune", self.prune_context)
-        await self.step("memory.recall", self.recall_memory)
-        if await self.stage(Stage.PRE_ACTION):
-            return await self.short_circuit()
+        if self._tail is not None:
+            return await asyncio.shield(self._tail)
+        if not self._began:
+            self._began = True
+            self.publish(
+                EventType.RAW_INPUT,
+                text=self.ctx.raw_message,
+                channel=self.ctx.channel,
+                user_id=self.ctx.user_id,
+            )
+        if await self.once_stage(Stage.ON_INPUT):
+            return await self.end_with(self.short_circuit)
+        await self.once("context.append", self.append_input)
+        await self.once("context.prune", self.prune_context)
+        await self.once("memory.recall", self.recall_memory)
+        if self.stopped:
+            return await self.end_with(self.stopped_at_pre_action)
+        if await self.once_stage(Stage.PRE_ACTION):
+            return await self.end_with(self.short_circuit)
         if await self.tool_loop():
-            return await self.short_circuit()
+            return await self.end_with(self.short_circuit)
+        return await self.end_with(self.deliver)
+
+    async def deliver(self) -> TurnResult:
         await self.step("context.append_reply", self.append_reply)
         if await self.stage(Stage.BEFORE_OUTPUT):
             return await self.short_circuit()
@@ -108,27 +149,50 @@ class Turn:
     async def tool_loop(self) -> bool:
         """post_action → [before_toolcall → execute → after_toolcall]* until the model stops
         calling tools, every call is denied, or the round cap. True on a short-circuit."""
-        for round_no in range(1, self.agent.max_tool_rounds() + 1):
-            self.rounds = round_no
-            tools = self.build_tool_defs()
-            response = await self.call_model(tools)
-            if await self.stage(Stage.POST_ACTION):
-                return True
-            calls = list(self.ctx.tool_calls)
-            if not calls:
-                self.ended_by = "answer"
-                break
-            results = await self.run_tool_round(calls, tools, response)
+        while True:
+            if self._open_round is None:
+                if self._rounds_done >= self.agent.max_tool_rounds():
+                    if await self.answer_at_cap():
+                        return True
+                    break
+                self.rounds = self._rounds_done + 1
+                tools = self.build_tool_defs()
+                response = await self.call_model(tools)
+                self._rounds_done = self.rounds
+                if await self.stage(Stage.POST_ACTION):
+                    return True
+                calls = list(self.ctx.tool_calls)
+                if not calls:
+                    self.ended_by = "answer"
+                    break
+                self._open_round = self.open_round(calls, tools, response)
+            results = await self.close_round(self._open_round)
+            self._open_round = None
             if self.ctx.response is not None:
                 return True
             if all(r.denied for r in results):
                 self.ended_by = "all_denied"
                 break
-        else:
-            if await self.answer_at_cap():
-                return True
         self.ctx.final_text = self.ctx.llm_text
         return False
+
+    async def once(self, name: str, action: Callable[[], Awaitable[None]]) -> None:
+        """A step that a resumed turn does not repeat."""
+        if name not in self._done:
+            await self.step(name, action)
+            self._done[name] = False
+
+    async def once_stage(self, stage: Stage) -> bool:
+        if stage.value not in self._done:
+            self._done[stage.value] = await self.stage(stage)
+        return self._done[stage.value]
+
+    async def end_with(self, ending: Callable[[], Awaitable[TurnResult]]) -> TurnResult:
+        """Run the end of the turn to completion even if this task is cancelled meanwhile:
+        a reply half sent must not be sent again by a resumed turn."""
+        if self._tail is None:
+            self._tail = asyncio.ensure_future(ending())
+        return await asyncio.shield(self._tail)
 
     # ---- stages and timing -----------------------------------------------------------------
 
@@ -180,6 +244,8 @@ class Turn:
             return self.agent.build_tool_defs()
 
     def build_messages(self, tools: dict[str, ToolDef]) -> list[ChatMessage]:
+        for text in self.intercept():
+            self.loop_messages.append(ChatMessage.system(f"[interrupt] {text}"))
         with self.timed("build_system_prompt", "step"):
             agent = self.agent
             prompt = build_system_prompt(
@@ -226,14 +292,18 @@ class Turn:
             self.publish(EventType.REASONING, round=self.rounds, text=response.reasoning_content)
         return response
 
-    async def run_tool_round(
+    def open_round(
         self, calls: list[ToolCall], tools: dict[str, ToolDef], response: CompletionResponse
-    ) -> list[ToolResult]:
-        """Every call of the round at once, each through its own two stages."""
+    ) -> _OpenRound:
+        """Start every call of the round at once, each through its own two stages. The calls
+        run as tasks of their own, so a preemption of the turn never cuts a tool off midway."""
         self.loop_messages.append(
             ChatMessage.assistant(self.ctx.llm_text, calls, response.reasoning_content)
         )
-        results = await asyncio.gather(*(self.run_tool_call(call, tools) for call in calls))
+        return _OpenRound([asyncio.ensure_future(self.run_tool_call(c, tools)) for c in calls])
+
+    async def close_round(self, open_round: _OpenRound) -> list[ToolResult]:
+        results = await asyncio.shield(asyncio.gather(*open_round.jobs))
         self.loop_messages += [ChatMessage.tool(r) for r in results]
         return list(results)
 
@@ -290,7 +360,7 @@ class Turn:
 
     async def emit_response(self) -> None:
         ctx = self.ctx
-        if ctx.skip_output or not ctx.final_text:
+        if ctx.skip_output or not ctx.final_text or ctx.channel == CONSOLIDATION:
             return
         channels = self.agent.channels
         if ctx.channel not in channels:
@@ -323,6 +393,23 @@ class Turn:
         await self.step("output_send", self.emit_response)
         await self.stage(Stage.AFTER_OUTPUT)
         return self.finish()
+
+    async def stopped_at_pre_action(self) -> TurnResult:
+        """A stop covered this input while it waited: it is recorded, never answered."""
+        await self.record_stop()
+        await self.stage(Stage.AFTER_OUTPUT)
+        return self.finish()
+
+    async def record_stop(self) -> None:
+        """Leave no orphan: the input and whatever reply there was are kept in memory,
+        marked as stopped, and nothing is sent."""
+        self.ended_by = "stopped"
+        partial = self.ctx.llm_text.strip()
+        self.ctx.final_text = f"{STOPPED_NOTE} {partial}".strip()
+        self.publish(EventType.SYSTEM, kind="stopped", channel=self.ctx.channel)
+        if self.agent.memory is not None:
+            await self.agent.memory.append_reply(self.ctx)
+        self.ctx.final_text = ""
 
     def finish(self) -> TurnResult:
         result = TurnResult(

@@ -20,7 +20,7 @@ from hologram.kernel.errors import (
     PlanError,
 )
 from hologram.kernel.logs import KernelLog, current_kernel
-from hologram.kernel.module import Module, field_name
+from hologram.kernel.module import Module, field_name, optional_of
 from hologram.kernel.plan import Plan, plan, plan_from_layers
 
 __all__ = [
@@ -48,6 +48,7 @@ __all__ = [
     "current_kernel",
     "field_name",
     "load_plan",
+    "optional_of",
     "plan",
     "plan_from_layers",
     "resolve_data_dir",

@@ -17,7 +17,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from hologram.kernel.errors import AssemblyError, BootError, FacilityAccessError
-from hologram.kernel.module import Module, field_name
+from hologram.kernel.module import Module, field_name, optional_of
 from hologram.kernel.plan import Plan
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,8 @@ class _ModuleView:
         object.__setattr__(self, "_module", module)
         object.__setattr__(self, "_facility_fields", facility_fields)
         object.__setattr__(self, "_writable", {field_name(f) for f in module.provides})
-        readable = {field_name(f) for f in (*module.requires, *module.provides)}
+        declared = (*module.requires, *optional_of(module), *module.provides)
+        readable = {field_name(f) for f in declared}
         object.__setattr__(self, "_readable", readable)
 
     def __getattr__(self, name: str) -> Any:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from hologram.kernel.errors import DepgraphError
-from hologram.kernel.module import Module
+from hologram.kernel.module import Module, optional_of
 from hologram.kernel.plan import Plan, plan, plan_from_layers
 
 FORMAT = 1
@@ -36,6 +36,7 @@ def canonical_graph(modules: Iterable[Module], given: Iterable[str]) -> dict[str
                     "name": m.name,
                     "requires": sorted(set(m.requires)),
                     "provides": sorted(set(m.provides)),
+                    **({"optional": sorted(set(optional_of(m)))} if optional_of(m) else {}),
                 }
                 for m in modules
             ),

@@ -13,6 +13,10 @@ class Module(Protocol):
     the facilities its `init` produces, each written to the state field of the same name
     (``-`` becomes ``_``). A module never says what runs before it: the order comes from the
     graph. An optional ``async close()`` is called at shutdown, in reverse order.
+
+    A module may also name ``optional`` facilities: used when some module provides them
+    (it then initialises after that module, and may read them), absent otherwise (the state
+    field stays None). Use `optional_of(module)` to read it.
     """
 
     name: str
@@ -20,6 +24,11 @@ class Module(Protocol):
     provides: tuple[str, ...]
 
     async def init(self, state: Any) -> None: ...
+
+
+def optional_of(module: Module) -> tuple[str, ...]:
+    """The facilities a module uses when present; none unless it declares `optional`."""
+    return tuple(getattr(module, "optional", ()))
 
 
 def field_name(facility: str) -> str:

@@ -13,7 +13,7 @@ from hologram.kernel.errors import (
     MissingFacilityError,
     PlanError,
 )
-from hologram.kernel.module import Module
+from hologram.kernel.module import Module, optional_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ class Plan:
         return [
             (self.providers[f], m.name, f)
             for m in self.modules
-            for f in m.requires
+            for f in (*m.requires, *optional_of(m))
             if f in self.providers
         ]
 
@@ -86,6 +86,9 @@ def plan(modules: Iterable[Module], given: Iterable[str] = ()) -> Plan:
             if facility not in providers:
                 raise MissingFacilityError(module.name, facility, declared)
             graph.add_edge(providers[facility], module.name)
+        for facility in optional_of(module):
+            if facility in providers:
+                graph.add_edge(providers[facility], module.name)
 
     try:
         generations = [sorted(g) for g in nx.topological_generations(graph)]

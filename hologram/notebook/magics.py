@@ -20,6 +20,8 @@ from IPython.display import display
 from hologram.facade import Kernel, Phase
 from hologram.notebook.context_widget import ContextWidget
 from hologram.notebook.layers import LayersWidget
+from hologram.notebook.scheduler_widget import SchedulerWidget
+from hologram.sdk import Priority
 
 T = TypeVar("T")
 
@@ -61,6 +63,8 @@ class HologramMagics(Magics):
             "status": self._status,
             "layers": self._layers,
             "context": self._context,
+            "scheduler": self._scheduler,
+            "stop": self._stop,
             "shutdown": self._shutdown,
         }
 
@@ -72,7 +76,10 @@ class HologramMagics(Magics):
         "context: the last prune's scores and the context window · "
         "shutdown: close the kernel, flushing every store · "
         "say TEXT: give the agent TEXT as input (returns at once; the reply is displayed "
-        "when it arrives, and awaiting the handle gives it)",
+        "when it arrives, and awaiting the handle gives it) · "
+        "interrupt [--level L1-L4] TEXT: the same as an interrupt (default L1) · "
+        "stop: stop the running turn and every input waiting now · "
+        "scheduler: the live preemption timeline",
     )
     @argument("args", nargs="*", help="arguments of the command")
     @argument(
@@ -88,10 +95,12 @@ class HologramMagics(Magics):
         `%hologram layers`, `%hologram status`, `t = %hologram say hi` (then `await t`),
         `%hologram shutdown`."""
         command, _, text = line.strip().partition(" ")
-        if command == "say":
-            # The text is the user's words, not options: only a leading --channel is read.
-            channel, text = _channel_option(text)
-            return self._say(text, channel)
+        if command in ("say", "interrupt"):
+            # The text is the user's words, not options: only leading options are read.
+            options, text = _leading_options(text)
+            default_level = "L1" if command == "interrupt" else "QUEUED"
+            level = _level(options.get("--level", default_level))
+            return self._say(text, options.get("--channel", "notebook"), level)
         args = parse_argstring(self.hologram, line)
         command = self.commands.get(args.command)
         if command is None:
@@ -106,18 +115,18 @@ class HologramMagics(Magics):
         """The cell's text is input to the agent, as `%hologram say` with many lines.
         Returns a handle to await; the reply is displayed when it arrives."""
         args = parse_argstring(self.hologram_cell, line)
-        return self._say(cell.strip("\n"), args.channel)
+        return self._say(cell.strip("\n"), args.channel, Priority.QUEUED)
 
     # ---- commands -------------------------------------------------------------------------
 
-    def _say(self, text: str, channel: str) -> Pending[str]:
+    def _say(self, text: str, channel: str, level: Priority) -> Pending[str]:
         loop = self._running_loop()
         kernel = self.require_kernel()
         if not text.strip():
             raise UsageError("nothing to say: `%hologram say TEXT`, or text in a %%hologram cell")
 
         async def say() -> str:
-            reply = await kernel.say(text, channel=channel)
+            reply = await kernel.say(text, channel=channel, level=level)
             display({"text/plain": reply, "text/markdown": reply}, raw=True)
             return reply
 
@@ -168,14 +177,36 @@ class HologramMagics(Magics):
             raise UsageError("the kernel has no memory yet: await the `%hologram start` handle")
         return ContextWidget.for_kernel(kernel)
 
+    def _scheduler(self, args: Any) -> SchedulerWidget:
+        return SchedulerWidget(self.require_kernel().events.subscribe)
+
+    def _stop(self, args: Any) -> list[int]:
+        covered = self.require_kernel().stop_turn()
+        print(f"stopped: {', '.join(f'#{n}' for n in covered) or 'nothing was running'}")
+        return covered
+
     def _shutdown(self, args: Any) -> Pending[list[str]]:
         loop = self._running_loop()
         kernel = self.require_kernel()
         return Pending(f"kernel shutdown on {kernel.data_dir}", loop.create_task(kernel.shutdown()))
 
 
-def _channel_option(text: str) -> tuple[str, str]:
-    parts = text.split(None, 2)
-    if len(parts) >= 2 and parts[0] == "--channel":
-        return parts[1], parts[2] if len(parts) == 3 else ""
-    return "notebook", text
+def _leading_options(text: str) -> tuple[dict[str, str], str]:
+    """`--channel X --level L3 the words` → ({--channel: X, --level: L3}, "the words")."""
+    options: dict[str, str] = {}
+    while True:
+        parts = text.split(None, 2)
+        if len(parts) >= 2 and parts[0] in ("--channel", "--level"):
+            options[parts[0]] = parts[1]
+            text = parts[2] if len(parts) == 3 else ""
+        else:
+            return options, text
+
+
+def _level(name: str) -> Priority:
+    try:
+        return Priority[name.upper()]
+    except KeyError:
+        raise UsageError(
+            f"unknown level {name!r}; levels: QUEUED, L1, L2, L3 (L4 is the kernel's)"
+        ) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,7 +10,8 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
-from hologram.llm import ScriptedModelServer
+from hologram.agent import TaskStopped
+from hologram.llm import ScriptedModelServer, ScriptedReply
 from hologram.notebook import Pending
 
 
@@ -55,4 +57,26 @@ async def test_a_hologram_cell_is_one_input_on_the_chosen_channel(
     assert kernel.state.channels.get("test").handler.texts() == ["Noted."]
     with pytest.raises(UsageError, match="nothing to say"):
         shell.run_line_magic("hologram", "say")
+    await shell.run_line_magic("hologram", "shutdown")
+
+
+async def test_interrupt_stop_and_the_scheduler_widget_from_magics(
+    shell: InteractiveShell, model: ScriptedModelServer, data_dir: Path
+) -> None:
+    await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    widget = shell.run_line_magic("hologram", "scheduler")
+    model.queue(ScriptedReply(text="slow", delay=30)).queue_text("right away")
+    slow = shell.run_line_magic("hologram", "say tell me everything")
+    await asyncio.wait_for(model.wait_for_requests(1), 10)
+    urgent = shell.run_line_magic("hologram", "interrupt --level L3 the oven is on fire")
+    assert await asyncio.wait_for(urgent, 10) == "right away"
+    assert model.requests[1].json["messages"][-1]["content"] == "the oven is on fire"
+    assert 'data-level="3"' in widget.svg and 'data-mark="preempt"' in widget.svg
+    covered = shell.run_line_magic("hologram", "stop")
+    assert len(covered) == 1
+    with pytest.raises(TaskStopped):
+        await asyncio.wait_for(slow, 10)
+    with pytest.raises(UsageError, match="unknown level 'L9'"):
+        shell.run_line_magic("hologram", "interrupt --level L9 hi")
+    widget.close()
     await shell.run_line_magic("hologram", "shutdown")

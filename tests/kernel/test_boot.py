@@ -203,3 +203,19 @@ async def test_observer_sees_each_module_run_and_finish() -> None:
         ("b", 1, Status.RUNNING),
         ("b", 1, Status.DONE),
     ]
+
+
+async def test_a_module_may_read_an_optional_facility_present_or_absent() -> None:
+    seen: list[Any] = []
+
+    async def look(state: Any) -> None:
+        seen.append(state.memory)
+        state.agent = "ok"
+
+    agent = Mod("agent", provides=("agent",), init=look)
+    agent.optional = ("memory",)
+    await Assembly(
+        plan([agent, Mod("memory", provides=("memory",))]), state_for("memory", "agent")
+    ).boot()
+    await Assembly(plan([agent]), state_for("memory", "agent")).boot()
+    assert seen == ["made by memory", None]

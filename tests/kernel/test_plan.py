@@ -74,3 +74,13 @@ def test_a_module_requiring_its_own_facility_is_a_cycle() -> None:
 def test_module_names_are_unique() -> None:
     with pytest.raises(PlanError, match="both named 'twin'"):
         plan([Mod("twin", provides=("a",)), Mod("twin", provides=("b",))])
+
+
+def test_an_optional_facility_orders_after_its_provider_when_there_is_one() -> None:
+    agent = Mod("agent", requires=("llm",), provides=("agent",))
+    agent.optional = ("memory",)
+    with_memory = plan([agent, Mod("llm", provides=("llm",)), Mod("memory", provides=("memory",))])
+    assert with_memory.layer_names() == [["llm", "memory"], ["agent"]]
+    assert ("memory", "agent", "memory") in with_memory.edges()
+    without_memory = plan([agent, Mod("llm", provides=("llm",))])
+    assert without_memory.layer_names() == [["llm"], ["agent"]]

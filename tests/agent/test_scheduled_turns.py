@@ -1,0 +1,171 @@
+"""The scheduler driving real turns against the scripted model over real HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from hologram import Kernel
+from hologram.agent import InputJournal, InputState, TaskStopped
+from hologram.channels import CollectingChannel
+from hologram.llm import ScriptedModelServer, ScriptedReply
+from hologram.sdk import Priority, ToolCall, ToolDef
+from tests.agent.conftest import within_deadline
+
+SLOW = 30.0  # seconds the model "thinks": far longer than any test waits
+
+
+def user_text(request) -> str:  # type: ignore[no-untyped-def]
+    return next(m["content"] for m in reversed(request.json["messages"]) if m["role"] == "user")
+
+
+async def test_an_l3_interrupt_aborts_the_model_call_and_runs_before_the_turn_resumes(
+    kernel: Kernel, model: ScriptedModelServer, notebook: CollectingChannel
+) -> None:
+    model.queue(ScriptedReply(text="the slow story", delay=SLOW))
+    model.queue_text("the timer answer")
+    model.queue_text("the story, at last")
+    story = await kernel.inject("tell me a long story")
+    await within_deadline(model.wait_for_requests(1))
+    timer = await kernel.inject("the timer rang", level=Priority.L3)
+    await within_deadline(model.wait_for_disconnect())  # the in-flight request was aborted
+    assert (await within_deadline(timer)).reply == "the timer answer"
+    assert (await within_deadline(story)).reply == "the story, at last"
+    assert [user_text(r) for r in model.requests] == [
+        "tell me a long story",
+        "the timer rang",
+        "tell me a long story",  # the cancelled call, made again on resume
+    ]
+    assert notebook.texts() == ["the timer answer", "the story, at last"]
+
+
+async def test_a_resumed_turn_does_not_run_a_tool_call_again(
+    kernel: Kernel, model: ScriptedModelServer
+) -> None:
+    runs: list[str] = []
+    running, release = asyncio.Event(), asyncio.Event()
+
+    async def slow_note(args: dict) -> str:
+        runs.append(args["text"])
+        running.set()
+        await release.wait()
+        return "noted"
+
+    kernel.state.stagehost.register_tool(
+        ToolDef(
+            "notes_add",
+            "Add a note.",
+            {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+            slow_note,
+        )
+    )
+    model.queue(ScriptedReply(tool_calls=[ToolCall("c1", "notes_add", {"text": "milk"})]))
+    model.queue_text("interrupt handled")
+    model.queue_text("noted the milk")
+    work = await kernel.inject("note milk")
+    await within_deadline(model.wait_for_requests(1))
+    await within_deadline(running.wait())  # the tool is running now
+    urgent = await kernel.inject("urgent!", level=Priority.L3)
+    assert (await within_deadline(urgent)).reply == "interrupt handled"
+    release.set()
+    result = await within_deadline(work)
+    assert result.reply == "noted the milk"
+    assert runs == ["milk"], "the tool call ran once, across the preemption"
+    last = model.requests[-1].json["messages"]
+    assert any(m["role"] == "tool" and m["content"] == "noted" for m in last)
+
+
+async def test_stop_short_circuits_exactly_the_inputs_waiting_at_that_moment(
+    kernel: Kernel, model: ScriptedModelServer, notebook: CollectingChannel
+) -> None:
+    model.queue(ScriptedReply(text="never sent", delay=SLOW))
+    model.queue_text("after the stop")
+    running = await kernel.inject("a long question")
+    await within_deadline(model.wait_for_requests(1))
+    queued = await kernel.inject("second")
+    await asyncio.sleep(0)
+    in_inbox = await kernel.inject("third")  # not yet pumped: nothing yielded since
+    assert kernel.inputs.pending_inputs() == 2
+    covered = kernel.stop_turn()
+    assert covered == [running.id, queued.id, in_inbox.id]
+    after = await kernel.inject("after")
+
+    with pytest.raises(TaskStopped):
+        await within_deadline(running)
+    for ticket in (queued, in_inbox):
+        result = await within_deadline(ticket)
+        assert result.ended_by == "stopped" and result.reply == ""
+    assert (await within_deadline(after)).reply == "after the stop"
+    assert [user_text(r) for r in model.requests] == ["a long question", "after"]
+    assert notebook.texts() == ["after the stop"], "nothing of the stopped inputs is sent"
+    timeline = "\n".join(kernel.state.memory.timeline())
+    assert "a long question" in timeline and "(stopped)" in timeline
+    journal = kernel.inputs.journal
+    assert (await journal.get(running.id))["state"] == InputState.STOPPED
+
+
+async def test_a_waiting_interrupt_is_told_to_the_running_turn_before_its_next_model_call(
+    kernel: Kernel, model: ScriptedModelServer
+) -> None:
+    release = asyncio.Event()
+
+    async def wait_a_bit(args: dict) -> str:
+        await release.wait()
+        return "waited"
+
+    kernel.state.stagehost.register_tool(ToolDef("clock_wait", "Wait.", handler=wait_a_bit))
+    model.queue(ScriptedReply(tool_calls=[ToolCall("w1", "clock_wait", {})]))
+    model.queue_text("done waiting")
+    model.queue_text("about the message")
+    first = await kernel.inject("wait for me", level=Priority.L2)
+    await within_deadline(model.wait_for_requests(1))
+    second = await kernel.inject("a friend wrote", level=Priority.L2)  # same level: waits
+    await asyncio.sleep(0.05)
+    release.set()
+    assert (await within_deadline(first)).reply == "done waiting"
+    told = [m for m in model.requests[1].json["messages"] if m["role"] == "system"]
+    assert any(m["content"] == "[interrupt] a friend wrote" for m in told)
+    assert (await within_deadline(second)).reply == "about the message"
+
+
+async def test_a_plugins_l4_is_clamped_to_l3(kernel: Kernel, model: ScriptedModelServer) -> None:
+    model.queue_text("ok")
+    ticket = await kernel.inputs.submit("from a plugin", level=Priority.L4, from_plugin=True)
+    await within_deadline(ticket)
+    assert ticket.task is not None and ticket.task.level is Priority.L3
+
+
+async def test_consolidation_replies_write_memory_and_reach_no_channel(
+    kernel: Kernel, model: ScriptedModelServer, notebook: CollectingChannel
+) -> None:
+    model.queue_text("merge them: same person")
+    reply = await within_deadline(kernel.inputs.consolidate("Are 'Ann' and 'Anne' the same?"))
+    assert reply == "merge them: same person"
+    assert notebook.texts() == []
+    assert "merge them: same person" in "\n".join(kernel.state.memory.timeline())
+
+
+async def test_inputs_left_unfinished_by_a_crash_run_again_and_finished_ones_do_not(
+    data_dir: Path, model: ScriptedModelServer
+) -> None:
+    journal = await InputJournal.open(data_dir / "inputs.db")
+    done = await journal.record("already answered", "notebook", 0, "test")
+    await journal.mark(done.id, InputState.DONE, "yes")
+    running = await journal.record("was running when killed", "notebook", 0, "test")
+    await journal.mark(running.id, InputState.RUNNING)
+    queued = await journal.record("was waiting", "notebook", 0, "test")
+    await journal.close()
+
+    model.queue_text("answer one").queue_text("answer two")
+    environ = {"HOLOGRAM_LLM_BASE_URL": model.base_url, "HOLOGRAM_LLM_MODEL": "m"}
+    async with Kernel(data_dir, environ=environ) as kernel:
+        await within_deadline(model.wait_for_requests(2))
+        for _ in range(100):
+            if (await kernel.inputs.journal.counts()).get("done") == 3:
+                break
+            await asyncio.sleep(0.02)
+        assert (await kernel.inputs.journal.get(running.id))["reply"] == "answer one"
+        assert (await kernel.inputs.journal.get(queued.id))["reply"] == "answer two"
+    assert [user_text(r) for r in model.requests] == ["was running when killed", "was waiting"]
