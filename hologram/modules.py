@@ -7,8 +7,9 @@ from hologram.agent import AgentModule, SchedulerModule
 from hologram.channels import ChannelsModule
 from hologram.events import EventsModule
 from hologram.kernel import Module
+from hologram.knowledge import KnowledgeModule
 from hologram.llm import LLMModule
-from hologram.memory import ColdContextModule, MemoryModule, TextMemoryModule
+from hologram.memory import ColdContextModule, GraphModule, MemoryModule, TextMemoryModule
 from hologram.stages import StageHostModule
 
 
@@ -24,4 +25,6 @@ def kernel_modules() -> list[Module]:
         ChannelsModule(),
         AgentModule(),
         SchedulerModule(),
+        GraphModule(),
+        KnowledgeModule(),
     ]

@@ -17,8 +17,9 @@ from hologram.channels import OutputChannels
 from hologram.config import ConfigRegistry
 from hologram.events import EventBus
 from hologram.kernel import DataDirLock, KernelLog
+from hologram.knowledge import KnowledgeBase
 from hologram.llm import ProviderManager
-from hologram.memory import ColdContext, Memory, TextLog
+from hologram.memory import ColdContext, GraphMemory, Memory, TextLog
 from hologram.sdk import Clock
 from hologram.stages import StageHost
 
@@ -41,3 +42,5 @@ class KernelState:
     memory: Memory | None = None
     coldcontext: ColdContext | None = None
     text_memory: TextLog | None = None
+    graph: GraphMemory | None = None
+    knowledge: KnowledgeBase | None = None

@@ -13,6 +13,11 @@ What the turn calls (``state.memory`` is a `Memory`, ``state.coldcontext`` a `Co
     await memory.context.append("agent", response=reply, tool_outputs=[ToolOutput(n, c), …])
     await state.text_memory.write("user", text, channel=channel)
 
+The graph (``state.graph`` is a `GraphMemory`) joins through ``memory.add_layer``: its
+"[Memory Index]" facts come with ``memory.recall``, its tools with ``memory.tools()``.
+Its merge and review heartbeats need ``state.graph.connect_consolidation(submit)``, where
+``submit(text) -> reply`` runs a turn on the ``_consolidation_`` self-input channel.
+
 `estimate_tokens` is the provider layer's token estimator (str -> int); the budgets come
 from its context budget. The model's tools: `coldcontext_tools(memory.context,
 state.coldcontext)` returns the ToolDefs `coldcontext_query` and `coldcontext_commit` for
@@ -54,8 +59,27 @@ from hologram.memory.embedding import (
     ModalityUnsupported,
     StoredVector,
 )
+from hologram.memory.graph import CommitReport, GraphStore
+from hologram.memory.graph_blocks import BlockStore, media_block_id, text_block_id
+from hologram.memory.graph_edit import MergeReport
+from hologram.memory.graph_memory import GraphMemory, GraphModule
+from hologram.memory.graph_types import (
+    BlockInfo,
+    Entity,
+    EntityHit,
+    Fact,
+    GraphError,
+    Recall,
+    Triple,
+    UnknownBlock,
+    UnknownEntity,
+    normalise_name,
+)
+from hologram.memory.heartbeat import CONSOLIDATION_CHANNEL, Heartbeat, SubmitConsolidation
+from hologram.memory.indexer import MEMORY_INDEX_HEADER, Indexer
 from hologram.memory.module import ColdContextModule, MemoryModule, TextMemoryModule
-from hologram.memory.recall import RELATED_DOCS_HEADER, Memory, related_docs_section
+from hologram.memory.recall import RELATED_DOCS_HEADER, Memory, MemoryLayer, related_docs_section
+from hologram.memory.social import Social
 from hologram.memory.textlog import TextLog
 from hologram.memory.tools import coldcontext_tools, recall_into_context
 
@@ -63,15 +87,20 @@ __all__ = [
     "AGENT_SOURCE",
     "BUILTIN_EMBEDDERS",
     "COLD_STORAGE_SOURCE",
+    "CONSOLIDATION_CHANNEL",
     "EMBEDDER_SETTINGS",
     "ENTRY_POINT_GROUP",
+    "MEMORY_INDEX_HEADER",
     "NEVER_ARCHIVED",
     "RELATED_DOCS_HEADER",
+    "BlockInfo",
+    "BlockStore",
     "ColdArchive",
     "ColdContext",
     "ColdContextModule",
     "ColdDoc",
     "ColdHit",
+    "CommitReport",
     "ContextEvent",
     "ContextWindow",
     "Embedder",
@@ -79,26 +108,46 @@ __all__ = [
     "EmbedderNotFound",
     "EmbedderRegistry",
     "EmbedderUnavailable",
+    "Entity",
+    "EntityHit",
+    "Fact",
     "Fate",
+    "GraphError",
+    "GraphMemory",
+    "GraphModule",
+    "GraphStore",
     "HashedNgramEmbedder",
+    "Heartbeat",
     "HttpEmbedder",
+    "Indexer",
     "Memory",
+    "MemoryLayer",
     "MemoryModule",
+    "MergeReport",
     "Modality",
     "ModalityUnsupported",
     "PruneReport",
+    "Recall",
     "Scored",
     "Segmenter",
+    "Social",
     "StaticEmbedder",
     "StoredVector",
+    "SubmitConsolidation",
     "TextLog",
     "TextMemoryModule",
     "TfidfBigramEmbedder",
     "ToolOutput",
+    "Triple",
+    "UnknownBlock",
+    "UnknownEntity",
     "choose_embedder",
     "clean_text",
     "coldcontext_tools",
+    "media_block_id",
+    "normalise_name",
     "recall_into_context",
     "related_docs_section",
+    "text_block_id",
     "text_for_vector",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Protocol
 
 from hologram.memory.coldcontext import ColdContext, ColdHit
 from hologram.memory.context import ContextWindow, PruneReport
@@ -58,6 +59,17 @@ def related_docs_section(hits: Sequence[ColdHit], budget_tokens: int, estimate: 
     return "\n".join(lines) if len(lines) > 1 else ""
 
 
+class MemoryLayer(Protocol):
+    """A further memory layer joining the turn (the graph): its items beside the cold
+    context's in recall, its section in the prompt, its tools beside coldcontext_*."""
+
+    async def recall(self, query: str, budget_tokens: int | None = None) -> list[MemItem]: ...
+
+    async def section(self, query: str, budget_tokens: int, estimate: Estimate) -> str: ...
+
+    def tools(self) -> list[ToolDef]: ...
+
+
 @dataclass
 class Memory:
     """`state.memory`: the context window, the embedder it shares with the cold context,
@@ -74,6 +86,10 @@ class Memory:
     estimate: Estimate | None = None
     _pending_tools: list[ToolOutput] = field(default_factory=list)
     _tools: list[ToolDef] = field(default_factory=list)
+    _layers: list[MemoryLayer] = field(default_factory=list)
+
+    def add_layer(self, layer: MemoryLayer) -> None:
+        self._layers.append(layer)
 
     # ---- the turn's steps ----------------------------------------------------------------
 
@@ -100,6 +116,9 @@ class Memory:
                 if used > budget_tokens:
                     break
             items.append(MemItem(text, "coldcontext", hit.score))
+        for layer in self._layers:
+            left = None if budget_tokens is None else max(budget_tokens - used, 0)
+            items += await layer.recall(query, left)
         return items
 
     async def recall_sections(
@@ -108,7 +127,14 @@ class Memory:
         """The spec's "[Related Memory Docs]" section for `query`, within `budget_tokens`."""
         hits = await self.cold.query(query, self.query_top())
         section = related_docs_section(hits, budget_tokens, estimate)
-        return [section] if section else []
+        sections = [section] if section else []
+        left = budget_tokens - (estimate(section) if section else 0)
+        for layer in self._layers:
+            extra = await layer.section(query, left, estimate)
+            if extra:
+                sections.append(extra)
+                left -= estimate(extra)
+        return sections
 
     def timeline(self) -> list[str]:
         """The window as prompt lines, oldest first (the prompt keeps the newest that fit)."""
@@ -133,4 +159,4 @@ class Memory:
         """`coldcontext_query` and `coldcontext_commit`, bound to this kernel's stores."""
         if not self._tools:
             self._tools = coldcontext_tools(self.context, self.cold)
-        return list(self._tools)
+        return list(self._tools) + [t for layer in self._layers for t in layer.tools()]

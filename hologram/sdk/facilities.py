@@ -20,6 +20,7 @@ class Facility(StrEnum):
     LUA = "lua"
     LLM = "llm"
     MEMORY = "memory"
+    GRAPH = "graph"
     COLD_CONTEXT = "coldcontext"
     TEXT_MEMORY = "text-memory"
     KNOWLEDGE = "knowledge"

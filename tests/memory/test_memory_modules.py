@@ -63,7 +63,8 @@ async def test_the_turn_steps_store_input_reply_and_cleaned_tool_outputs(data_di
             ("user", "will it rain in Hangzhou?"),
             ("agent", "Yes, take an umbrella."),
         ]
-        assert {t.name for t in memory.tools()} == {"coldcontext_query", "coldcontext_commit"}
+        # The graph layer adds its own tools beside these (tests/graph test them).
+        assert {"coldcontext_query", "coldcontext_commit"} <= {t.name for t in memory.tools()}
         await state.coldcontext.commit("Hangzhou umbrella shop on West Lake road")
         items = await memory.recall("umbrella in Hangzhou", 1000)
         assert items and items[0].source == "coldcontext" and "West Lake" in items[0].text

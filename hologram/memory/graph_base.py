@@ -1,0 +1,206 @@
+"""The graph database's connections: one writer, one reader, SQLite in WAL mode.
+
+Writes go through `transaction()`, one `BEGIN IMMEDIATE … COMMIT` under an asyncio lock, so a
+commit is all or nothing even when the process is killed half-way (WAL replays only whole
+transactions). Reads use their own connection: WAL lets them run while a write is open,
+and they never see a transaction that has not committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import Collection as Sized
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+import numpy as np
+
+from hologram.memory.embedding import Embedder
+from hologram.memory.graph_schema import migrate
+from hologram.memory.graph_types import GraphError, UnknownEntity, normalise_name
+from hologram.sdk import Clock
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[..., Any]
+
+
+def vector_blob(vector: Any) -> bytes:
+    return np.ascontiguousarray(vector, dtype="<f4").tobytes()
+
+
+def blob_vector(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype="<f4").astype(np.float32)
+
+
+def placeholders(values: Sized[Any]) -> str:
+    return ",".join("?" * len(values))
+
+
+class CorruptGraph(GraphError):
+    """The database file is not a readable graph: it is left untouched for inspection."""
+
+
+class GraphBase:
+    def __init__(
+        self,
+        path: Path,
+        embedder: Embedder,
+        clock: Clock,
+        *,
+        emit: Emit | None = None,
+    ) -> None:
+        self.path = path
+        self.embedder = embedder
+        self.clock = clock
+        self._emit = emit
+        self._wdb: aiosqlite.Connection | None = None
+        self._rdb: aiosqlite.Connection | None = None
+        self._lock_obj = asyncio.Lock()
+
+    async def open(self) -> list[int]:
+        """Open (creating) the database and bring its schema up to date; returns the
+        migrations applied. A file that is not SQLite is an error naming it, never
+        overwritten."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._wdb = await aiosqlite.connect(self.path, isolation_level=None)
+            await self._wdb.execute("PRAGMA journal_mode=WAL")
+            # FULL: an acknowledged commit survives a power cut, not only a killed process.
+            await self._wdb.execute("PRAGMA synchronous=FULL")
+            await self._wdb.execute("PRAGMA foreign_keys=ON")
+            await self._wdb.execute("PRAGMA busy_timeout=5000")
+            applied = await migrate(self._wdb)
+        except aiosqlite.DatabaseError as exc:
+            await self.close()
+            raise CorruptGraph(
+                f"{self.path} is not a readable graph database ({exc}); it was left as it "
+                "is: move it aside to start an empty graph, or restore a backup"
+            ) from exc
+        self._rdb = await aiosqlite.connect(self.path, isolation_level=None)
+        await self._rdb.execute("PRAGMA foreign_keys=ON")
+        await self._rdb.execute("PRAGMA query_only=ON")
+        if applied:
+            log.info("graph %s migrated to schema %s", self.path, applied[-1])
+        return applied
+
+    async def close(self) -> None:
+        for db in (self._rdb, self._wdb):
+            if db is not None:
+                await db.close()
+        self._rdb = self._wdb = None
+
+    @property
+    def wdb(self) -> aiosqlite.Connection:
+        if self._wdb is None:
+            raise GraphError("the graph is not open; await open() first")
+        return self._wdb
+
+    @property
+    def rdb(self) -> aiosqlite.Connection:
+        if self._rdb is None:
+            raise GraphError("the graph is not open; await open() first")
+        return self._rdb
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._lock_obj:
+            db = self.wdb
+            await db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                await db.execute("ROLLBACK")
+                raise
+            await db.execute("COMMIT")
+
+    @asynccontextmanager
+    async def write_lock(self) -> AsyncIterator[None]:
+        """Hold the writer without a transaction (to prepare one: embed, resolve)."""
+        async with self._lock_obj:
+            yield
+
+    async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
+        return list(await self.rdb.execute_fetchall(sql, tuple(params)))
+
+    async def fetchone(self, sql: str, params: Iterable[Any] = ()) -> Any:
+        rows = await self.fetchall(sql, params)
+        return rows[0] if rows else None
+
+    def emit(self, event_type: str, /, **payload: Any) -> None:
+        if self._emit is not None:
+            self._emit(event_type, source="memory", **payload)
+
+    # ---- names -------------------------------------------------------------------------
+
+    async def ids_of(
+        self, norms: Iterable[str], db: aiosqlite.Connection | None = None
+    ) -> dict[str, int]:
+        """Entity ids by normalised name or alias (a name wins over an alias)."""
+        norms = list(dict.fromkeys(norms))
+        found: dict[str, int] = {}
+        db = db or self.rdb
+        for start in range(0, len(norms), 500):
+            chunk = norms[start : start + 500]
+            marks = placeholders(chunk)
+            for norm, entity_id in await db.execute_fetchall(
+                f"SELECT alias_norm, entity_id FROM aliases WHERE alias_norm IN ({marks})", chunk
+            ):
+                found[norm] = entity_id
+            for norm, entity_id in await db.execute_fetchall(
+                f"SELECT norm, id FROM entities WHERE norm IN ({marks})", chunk
+            ):
+                found[norm] = entity_id
+        return found
+
+    async def require(self, name: str) -> int:
+        """The id of entity `name` (or an alias of it), or `UnknownEntity` with the
+        closest names as suggestions."""
+        norm = normalise_name(name) if isinstance(name, str) else ""
+        if not norm:
+            raise GraphError("an entity name must be a non-empty string")
+        found = await self.ids_of([norm])
+        if norm in found:
+            return found[norm]
+        rows = await self.fetchall(
+            "SELECT name FROM entities WHERE norm >= ? AND norm < ? ORDER BY mention_count DESC "
+            "LIMIT 5",
+            (norm[:1], norm[:1] + "\U0010ffff"),
+        )
+        raise UnknownEntity(name, [r[0] for r in rows])
+
+    async def ensure_entity(self, name: str, type: str = "") -> int:
+        """The id of entity `name`, created (with its vector) when it does not exist."""
+        norm = normalise_name(name) if isinstance(name, str) else ""
+        if not norm:
+            raise GraphError("an entity name must be a non-empty string")
+        found = await self.ids_of([norm])
+        if norm in found:
+            return found[norm]
+        vector = (await asyncio.to_thread(self.embedder.embed_texts, [name.strip()]))[0]
+        async with self.transaction() as db:
+            now = self.clock.now()
+            await db.execute(
+                "INSERT INTO entities (name, norm, type, mention_count, vector, fingerprint, "
+                "created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?, ?, ?) "
+                "ON CONFLICT(norm) DO NOTHING",
+                (
+                    name.strip(),
+                    norm,
+                    type,
+                    vector_blob(vector),
+                    self.embedder.fingerprint,
+                    now,
+                    now,
+                ),
+            )
+            entity_id = (await self.ids_of([norm], db))[norm]
+        self._entities_added([entity_id], [vector])
+        return entity_id
+
+    def _entities_added(self, ids: list[int], vectors: list[Any]) -> None:
+        """Overridden by the store to tell the indexer's vector index."""

@@ -1,0 +1,267 @@
+"""Memory blocks (spec: MemoryBlock): a union where a text block carries text and a media
+block carries bytes. Media *is* a block: no separate byte store, no reference counts.
+
+A media block's id derives from its content, `blk_media_<sha256(trim(mime) + "\\0" +
+data)[:12]>`, so storing the same image twice stores it once (`ON CONFLICT`). Every block
+carries its own vector and the fingerprint of the space it was computed in. Listing and
+search select every column but `data`; `data(id)` reads one block's bytes on demand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from hologram.memory.embedding import ModalityUnsupported
+from hologram.memory.graph_base import blob_vector, vector_blob
+from hologram.memory.graph_types import BlockInfo, GraphError, UnknownBlock
+from hologram.sdk import EventType
+
+if TYPE_CHECKING:
+    from hologram.memory.graph_base import GraphBase
+
+log = logging.getLogger(__name__)
+
+INFO_COLUMNS = "id, kind, text, mime, width, height, size, fingerprint, source, created_at"
+"""Everything but `data`: reading a block's description never reads its bytes."""
+
+
+def media_block_id(mime: str, data: bytes) -> str:
+    digest = hashlib.sha256(mime.strip().encode("utf-8") + b"\0" + data).hexdigest()
+    return f"blk_media_{digest[:12]}"
+
+
+def text_block_id(text: str) -> str:
+    return f"blk_text_{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
+
+
+@dataclass(slots=True)
+class ReembedReport:
+    recomputed: list[str] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)
+    """Blocks whose modality the current space cannot embed: left without a vector (found
+    by no vector search) rather than given another model's vector."""
+
+
+class BlockStore:
+    def __init__(self, graph: GraphBase) -> None:
+        self.graph = graph
+
+    # ---- writing ---------------------------------------------------------------------
+
+    async def add_media(
+        self,
+        data: bytes,
+        mime: str,
+        *,
+        width: int | None = None,
+        height: int | None = None,
+        source: str = "",
+    ) -> BlockInfo:
+        """Store a media block (once per distinct content) and return it. Its vector comes
+        from the current space when that space embeds images; when it does not, the block
+        is stored without one and a `memory_degraded` event says so."""
+        if not isinstance(data, bytes | bytearray) or not data:
+            raise GraphError("a media block needs non-empty bytes")
+        if not isinstance(mime, str) or "/" not in mime.strip():
+            raise GraphError(f"a media block needs a MIME type like image/png, not {mime!r}")
+        mime = mime.strip()
+        block_id = media_block_id(mime, bytes(data))
+        known = await self._known(block_id)
+        if known is not None:
+            return known  # same content, same id: nothing to store or embed again
+        vector, fingerprint = await self._vector(block_id, media=bytes(data))
+        async with self.graph.transaction() as db:
+            await db.execute(
+                "INSERT INTO memory_blocks (id, kind, data, mime, width, height, size, vector, "
+                "fingerprint, source, created_at) VALUES (?, 'media', ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(id) DO NOTHING",
+                (
+                    block_id,
+                    bytes(data),
+                    mime,
+                    width,
+                    height,
+                    len(data),
+                    vector,
+                    fingerprint,
+                    source,
+                    self.graph.clock.now(),
+                ),
+            )
+        return await self.get(block_id)
+
+    async def add_text(self, text: str, *, source: str = "") -> BlockInfo:
+        if not isinstance(text, str) or not text.strip():
+            raise GraphError("a text block needs non-empty text")
+        block_id = text_block_id(text)
+        known = await self._known(block_id)
+        if known is not None:
+            return known
+        vector, fingerprint = await self._vector(block_id, text=text)
+        async with self.graph.transaction() as db:
+            await db.execute(
+                "INSERT INTO memory_blocks (id, kind, text, size, vector, fingerprint, source, "
+                "created_at) VALUES (?, 'text', ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING",
+                (
+                    block_id,
+                    text,
+                    len(text.encode()),
+                    vector,
+                    fingerprint,
+                    source,
+                    self.graph.clock.now(),
+                ),
+            )
+        return await self.get(block_id)
+
+    async def _known(self, block_id: str) -> BlockInfo | None:
+        try:
+            return await self.get(block_id)
+        except UnknownBlock:
+            return None
+
+    async def _vector(
+        self, block_id: str, *, text: str | None = None, media: bytes | None = None
+    ) -> tuple[bytes | None, str | None]:
+        embedder = self.graph.embedder
+        try:
+            if media is not None:
+                rows = await asyncio.to_thread(embedder.embed_images, [media])
+            else:
+                rows = await asyncio.to_thread(embedder.embed_texts, [text or ""])
+        except ModalityUnsupported as exc:
+            log.warning("block %s stored without a vector: %s", block_id, exc)
+            self.graph.emit(
+                EventType.MEMORY_DEGRADED,
+                layer="graph.blocks",
+                block=block_id,
+                reason=f"{exc}; the block is kept and found by id, not by vector",
+            )
+            return None, None
+        return vector_blob(rows[0]), embedder.fingerprint
+
+    async def delete(self, block_id: str) -> None:
+        block_id = await self.resolve(block_id)
+        async with self.graph.transaction() as db:
+            await db.execute("DELETE FROM memory_blocks WHERE id = ?", (block_id,))
+
+    # ---- reading ---------------------------------------------------------------------
+
+    async def list(self, kind: str | None = None) -> list[BlockInfo]:
+        """Every block without its bytes, oldest first."""
+        where, params = ("WHERE kind = ?", (kind,)) if kind else ("", ())
+        rows = await self.graph.fetchall(
+            f"SELECT {INFO_COLUMNS} FROM memory_blocks {where} ORDER BY created_at, id", params
+        )
+        return [BlockInfo(*row) for row in rows]
+
+    async def get(self, block_id: str) -> BlockInfo:
+        row = await self.graph.fetchone(
+            f"SELECT {INFO_COLUMNS} FROM memory_blocks WHERE id = ?", (block_id,)
+        )
+        if row is None:
+            raise UnknownBlock(block_id)
+        return BlockInfo(*row)
+
+    async def data(self, block_id: str) -> bytes:
+        """The bytes of one media block (spec: BlockData), read only now."""
+        block_id = await self.resolve(block_id)
+        row = await self.graph.fetchone(
+            "SELECT kind, data, text FROM memory_blocks WHERE id = ?", (block_id,)
+        )
+        kind, data, text = row
+        return bytes(data) if kind == "media" else str(text).encode("utf-8")
+
+    async def resolve(self, ref: str) -> str:
+        """A block id from an id or its 12-character digest; `UnknownBlock` otherwise."""
+        if not isinstance(ref, str) or not ref.strip():
+            raise UnknownBlock(str(ref))
+        ref = ref.strip()
+        if ref.startswith("blk_"):
+            rows = await self.graph.fetchall("SELECT id FROM memory_blocks WHERE id = ?", (ref,))
+        else:
+            rows = await self.graph.fetchall(
+                "SELECT id FROM memory_blocks WHERE id IN (?, ?)",
+                (f"blk_media_{ref}", f"blk_text_{ref}"),
+            )
+        if len(rows) != 1:
+            raise UnknownBlock(ref)
+        return str(rows[0][0])
+
+    async def search(self, text: str, top: int = 5) -> list[tuple[BlockInfo, float]]:
+        """Blocks nearest to `text` in the current space (their own vectors; bytes unread).
+        Blocks of another fingerprint are not compared until re-embedded."""
+        embedder = self.graph.embedder
+        rows = await self.graph.fetchall(
+            f"SELECT {INFO_COLUMNS}, vector FROM memory_blocks WHERE fingerprint = ?",
+            (embedder.fingerprint,),
+        )
+        if not rows:
+            return []
+        query = (await asyncio.to_thread(embedder.embed_texts, [text]))[0]
+        matrix = np.stack([blob_vector(r[-1]) for r in rows])
+        scores = matrix @ query
+        order = np.argsort(-scores)[:top]
+        return [(BlockInfo(*rows[i][:-1]), float(scores[i])) for i in order]
+
+    # ---- changing space --------------------------------------------------------------
+
+    async def stale(self) -> list[BlockInfo]:
+        rows = await self.graph.fetchall(
+            f"SELECT {INFO_COLUMNS} FROM memory_blocks WHERE vector IS NULL OR "
+            "fingerprint IS NULL OR fingerprint != ?",
+            (self.graph.embedder.fingerprint,),
+        )
+        return [BlockInfo(*r) for r in rows]
+
+    async def reembed(self, progress: Callable[[int, int], None] | None = None) -> ReembedReport:
+        """Recompute and write back every block whose vector is missing or of another
+        fingerprint (spec: reembedStaleMedia), reading each one's bytes only then."""
+        report = ReembedReport()
+        stale = await self.stale()
+        embedder = self.graph.embedder
+        for done, block in enumerate(stale, 1):
+            try:
+                if block.kind == "media":
+                    data = await self.data(block.id)
+                    rows = await asyncio.to_thread(embedder.embed_images, [data])
+                else:
+                    rows = await asyncio.to_thread(embedder.embed_texts, [block.text or ""])
+            except ModalityUnsupported:
+                report.unsupported.append(block.id)
+            else:
+                async with self.graph.transaction() as db:
+                    await db.execute(
+                        "UPDATE memory_blocks SET vector = ?, fingerprint = ? WHERE id = ?",
+                        (vector_blob(rows[0]), embedder.fingerprint, block.id),
+                    )
+                report.recomputed.append(block.id)
+            if progress is not None:
+                progress(done, len(stale))
+            self.graph.emit(
+                EventType.MEMORY_REEMBED,
+                layer="graph.blocks",
+                done=done,
+                total=len(stale),
+                fingerprint=embedder.fingerprint,
+            )
+        if report.unsupported:
+            log.warning(
+                "%d blocks stay without a vector: embedder %s cannot embed their modality",
+                len(report.unsupported),
+                embedder.name,
+            )
+            self.graph.emit(
+                EventType.MEMORY_DEGRADED,
+                layer="graph.blocks",
+                blocks=report.unsupported,
+                reason=f"embedder {embedder.name} cannot embed their modality",
+            )
+        return report

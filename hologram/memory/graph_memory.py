@@ -1,0 +1,219 @@
+"""`state.graph`: the graph store with everything built on it (indexer, tools, social
+memory, rule distillation, heartbeats), and the `graph` kernel module that assembles it.
+
+The graph joins the turn through `Memory.add_layer`: its facts enter the prompt with the
+cold-context documents, and its tools are offered beside `coldcontext_query`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hologram.config.keys import Setting
+from hologram.memory._text import Segmenter
+from hologram.memory.distill import DistillPipeline
+from hologram.memory.graph import SINGLE_VALUED, GraphStore
+from hologram.memory.graph_tools import graph_tools
+from hologram.memory.heartbeat import Heartbeat, HeartbeatSettings, SubmitConsolidation
+from hologram.memory.indexer import Estimate, Indexer, rough_tokens
+from hologram.memory.social import Social, social_tools
+from hologram.sdk import EventType, Facility, MemItem, ToolDef
+
+log = logging.getLogger(__name__)
+
+GRAPH_SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "core.memory.graph.single_valued",
+        ",".join(sorted(SINGLE_VALUED)),
+        "relation types holding one value at a time (a new one closes the old)",
+    ),
+    Setting("core.memory.indexer.depth", 2, "hops of the graph walk for the prompt"),
+    Setting("core.memory.indexer.min_similarity", 0.5, "entity-vector cosine for a seed"),
+    Setting("core.memory.heartbeat.rules_interval_min", 10, "rule distillation of user input"),
+    Setting("core.memory.distill.retention_days", 7, "days distilled raw records are kept"),
+    Setting("core.memory.heartbeat.max_tasks_per_tick", 3, "model tasks per merge/review tick"),
+    Setting(
+        "core.memory.heartbeat.source",
+        "",
+        "LLM source for consolidation turns (a cheaper one); empty: the agent's own",
+    ),
+)
+
+
+@dataclass
+class GraphMemory:
+    store: GraphStore
+    indexer: Indexer
+    social: Social
+    pipeline: DistillPipeline
+    heartbeat: Heartbeat
+    estimate: Estimate = rough_tokens
+    _tools: list[ToolDef] = field(default_factory=list)
+
+    # ---- as a memory layer (Memory.add_layer) ------------------------------------------
+
+    def tools(self) -> list[ToolDef]:
+        if not self._tools:
+            self._tools = [
+                *graph_tools(self.store, self.indexer, self.introspect, self.store._emit),
+                *social_tools(self.social),
+            ]
+        return list(self._tools)
+
+    async def recall(self, query: str, budget_tokens: int | None = None) -> list[MemItem]:
+        """Facts for the turn's input (the spec's "[Memory Index]"), within budget."""
+        self.indexer.begin_turn()
+        budget = 10_000 if budget_tokens is None else budget_tokens
+        return await self.indexer.items(query, budget, self.estimate)
+
+    async def section(self, query: str, budget_tokens: int, estimate: Estimate) -> str:
+        return await self.indexer.build_context(query, budget_tokens, estimate)
+
+    # ---- what memory_introspect and %hologram status show --------------------------------
+
+    async def introspect(self) -> str:
+        stats = await self.store.stats()
+        beat = self.heartbeat
+        lines = [
+            f"graph: {stats['entities']} entities ({stats['aliases']} aliases, "
+            f"{stats['purged_entities']} retired), {stats['current_facts']} current facts, "
+            f"{stats['closed_facts']} closed (history)",
+            f"blocks: {stats['blocks'] or 'none'}, media {stats['media_bytes']} bytes",
+            f"distillation: {await self.pipeline.pending()} record(s) pending",
+            "heartbeat (model calls, tokens sent/received, estimated):",
+        ]
+        for name, loop in beat.stats.items():
+            lines.append(
+                f"  {name}: {loop.ticks} ticks, {loop.model_calls} calls, "
+                f"{loop.tokens_sent}/{loop.tokens_received} tokens, last {loop.last_result}"
+            )
+        return "\n".join(lines)
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "heartbeat": {
+                name: {
+                    "ticks": s.ticks,
+                    "model_calls": s.model_calls,
+                    "tokens_sent": s.tokens_sent,
+                    "tokens_received": s.tokens_received,
+                }
+                for name, s in self.heartbeat.stats.items()
+            },
+            "heartbeat_totals": self.heartbeat.totals(),
+            "consolidation_connected": self.heartbeat.submit is not None,
+        }
+
+    def connect_consolidation(self, submit: SubmitConsolidation) -> None:
+        """Wire the merge and review loops to the kernel's `_consolidation_` channel."""
+        self.heartbeat.connect(submit)
+
+    async def close(self) -> None:
+        await self.heartbeat.close()
+        await self.store.close()
+
+
+class GraphModule:
+    """Opens `<data>/graph.db` in the memory's embedding space, adds the graph to memory
+    as a layer (its facts in the prompt, its tools for the model), and starts the heartbeat
+    loops on the kernel's clock. Merge and review wait for `connect_consolidation`."""
+
+    name = "graph"
+    requires = (Facility.CONFIG, Facility.EVENTS, Facility.MEMORY, Facility.COLD_CONTEXT)
+    provides = (Facility.GRAPH,)
+
+    def __init__(self, submit: SubmitConsolidation | None = None) -> None:
+        self.graph: GraphMemory | None = None
+        self._submit = submit
+        self._unsubscribe: list[Callable[[], None]] = []
+
+    async def init(self, state: Any) -> None:
+        config = state.config
+        config.register(GRAPH_SETTINGS)
+        memory = state.memory
+        emit = state.events.emit
+
+        def estimate(text: str) -> int:
+            # The provider layer's estimator once the agent module has set it on memory.
+            return (memory.estimate or rough_tokens)(text)
+
+        single = [r for r in config.get_str("core.memory.graph.single_valued").split(",") if r]
+        store = GraphStore(
+            state.data_dir / "graph.db",
+            memory.embedder,
+            state.clock,
+            emit=emit,
+            single_valued=single,
+        )
+        await store.open()
+        segmenter = Segmenter()
+        indexer = Indexer(
+            store,
+            segmenter.keywords,
+            depth=config.get_int("core.memory.indexer.depth"),
+            min_similarity=config.get_float("core.memory.indexer.min_similarity"),
+            emit=emit,
+        )
+        pipeline = DistillPipeline(
+            store,
+            state.clock,
+            retention_s=lambda: config.get_float("core.memory.distill.retention_days") * 86400,
+        )
+
+        def interval(loop: str) -> float:
+            return config.get_float(f"core.memory.heartbeat.{loop}_interval_min")
+
+        heartbeat = Heartbeat(
+            store,
+            state.clock,
+            HeartbeatSettings(
+                interval_min=interval,
+                jaccard_threshold=lambda: config.get_float("core.memory.merge.jaccard_threshold"),
+                archive_age_s=lambda: (
+                    config.get_float("core.memory.coldcontext.archive_age_h") * 3600
+                ),
+                archive_max_access=lambda: config.get_int(
+                    "core.memory.coldcontext.archive_max_access"
+                ),
+                max_tasks_per_tick=lambda: config.get_int(
+                    "core.memory.heartbeat.max_tasks_per_tick"
+                ),
+            ),
+            context=memory.context,
+            cold=state.coldcontext,
+            pipeline=pipeline,
+            submit=self._submit,
+            estimate=estimate,
+            emit=emit,
+        )
+        self.graph = GraphMemory(store, indexer, Social(store), pipeline, heartbeat, estimate)
+        memory.add_layer(self.graph)
+        self._unsubscribe.append(state.events.subscribe(EventType.RAW_INPUT, self._on_input))
+        # Re-embedding blocks of another space and the loops start with the kernel, not
+        # on the boot path.
+        self._unsubscribe.append(state.events.subscribe(EventType.KERNEL_READY, self._on_ready))
+        state.graph = self.graph
+
+    async def _on_input(self, event: Any) -> None:
+        payload = event.payload
+        if self.graph is None or payload.get("channel") == "_consolidation_":
+            return
+        await self.graph.pipeline.record(
+            str(payload.get("text", "")), str(payload.get("user_id") or "user")
+        )
+
+    async def _on_ready(self, _event: Any) -> None:
+        if self.graph is None:
+            return
+        self.graph.heartbeat.start()
+        await self.graph.store.blocks.reembed()
+        await self.graph.store.reembed_entities()
+
+    async def close(self) -> None:
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        if self.graph is not None:
+            await self.graph.close()

@@ -1,0 +1,156 @@
+"""The graph database's schema, as numbered migrations applied in order at open.
+
+`PRAGMA user_version` records how far a database has come. A migration runs inside one
+transaction with its version bump, so a crash leaves the database at the old version or
+the new one, never between. A database newer than this code is refused rather than guessed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import aiosqlite
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: entities, aliases, relations with temporal validity, memory blocks.
+    """
+    CREATE TABLE entities (
+        id            INTEGER PRIMARY KEY,
+        name          TEXT NOT NULL,
+        norm          TEXT NOT NULL UNIQUE,
+        type          TEXT NOT NULL DEFAULT '',
+        mention_count INTEGER NOT NULL DEFAULT 1,
+        vector        BLOB,
+        fingerprint   TEXT,
+        traits        TEXT NOT NULL DEFAULT '{}',
+        created_at    REAL NOT NULL,
+        updated_at    REAL NOT NULL,
+        purged_at     REAL
+    );
+    CREATE TABLE aliases (
+        alias_norm TEXT PRIMARY KEY,
+        alias      TEXT NOT NULL,
+        entity_id  INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE
+    );
+    CREATE INDEX aliases_entity ON aliases(entity_id);
+    CREATE TABLE relations (
+        id            INTEGER PRIMARY KEY,
+        source_id     INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+        target_id     INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+        relation_type TEXT NOT NULL,
+        confidence    REAL NOT NULL DEFAULT 1.0,
+        sentence_text TEXT NOT NULL DEFAULT '',
+        origin        TEXT NOT NULL DEFAULT '',
+        created_at    REAL NOT NULL,
+        valid_at      REAL NOT NULL,
+        invalid_at    REAL,
+        closed_reason TEXT,
+        replaced_by   INTEGER,
+        reviewed_at   REAL
+    );
+    CREATE INDEX relations_source ON relations(source_id, relation_type);
+    CREATE INDEX relations_target ON relations(target_id);
+    CREATE TABLE memory_blocks (
+        id          TEXT PRIMARY KEY,
+        kind        TEXT NOT NULL CHECK (kind IN ('text', 'media')),
+        text        TEXT,
+        data        BLOB,
+        mime        TEXT,
+        width       INTEGER,
+        height      INTEGER,
+        size        INTEGER,
+        vector      BLOB,
+        fingerprint TEXT,
+        source      TEXT NOT NULL DEFAULT '',
+        created_at  REAL NOT NULL,
+        CHECK ((kind = 'text' AND text IS NOT NULL AND data IS NULL)
+            OR (kind = 'media' AND data IS NOT NULL AND mime IS NOT NULL))
+    );
+    CREATE TABLE relation_blocks (
+        relation_id INTEGER NOT NULL REFERENCES relations(id) ON DELETE CASCADE,
+        block_id    TEXT NOT NULL REFERENCES memory_blocks(id) ON DELETE CASCADE,
+        PRIMARY KEY (relation_id, block_id)
+    );
+    """,
+    # 2: substring search over names without a table scan (trigrams: three characters or
+    # more; shorter keywords use the exact and prefix paths over the `norm` index).
+    """
+    CREATE VIRTUAL TABLE entity_names USING fts5(
+        norm, content='entities', content_rowid='id', tokenize='trigram'
+    );
+    INSERT INTO entity_names(rowid, norm) SELECT id, norm FROM entities;
+    CREATE TRIGGER entities_ai AFTER INSERT ON entities BEGIN
+        INSERT INTO entity_names(rowid, norm) VALUES (new.id, new.norm);
+    END;
+    CREATE TRIGGER entities_ad AFTER DELETE ON entities BEGIN
+        INSERT INTO entity_names(entity_names, rowid, norm) VALUES ('delete', old.id, old.norm);
+    END;
+    CREATE TRIGGER entities_au AFTER UPDATE OF norm ON entities BEGIN
+        INSERT INTO entity_names(entity_names, rowid, norm) VALUES ('delete', old.id, old.norm);
+        INSERT INTO entity_names(rowid, norm) VALUES (new.id, new.norm);
+    END;
+    """,
+    # 3: the distillation pipeline's raw records (kept 7 days) and what consolidation
+    # already asked the model, so an idle heartbeat never asks twice.
+    """
+    CREATE TABLE distill_records (
+        id           INTEGER PRIMARY KEY,
+        speaker      TEXT NOT NULL,
+        text         TEXT NOT NULL,
+        at           REAL NOT NULL,
+        processed_at REAL
+    );
+    CREATE INDEX distill_pending ON distill_records(processed_at, at);
+    CREATE TABLE consolidation_log (
+        kind     TEXT NOT NULL,
+        key      TEXT NOT NULL,
+        asked_at REAL NOT NULL,
+        reply    TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (kind, key)
+    );
+    """,
+)
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class SchemaTooNew(Exception):
+    """The database was written by a newer Hologram."""
+
+
+async def migrate(db: aiosqlite.Connection) -> list[int]:
+    """Bring `db` to `SCHEMA_VERSION`; returns the versions applied."""
+    (version,) = await (await db.execute("PRAGMA user_version")).fetchone()  # type: ignore[misc]
+    if version > SCHEMA_VERSION:
+        raise SchemaTooNew(
+            f"graph database is at schema version {version}, this Hologram knows up to "
+            f"{SCHEMA_VERSION}: upgrade Hologram, or open a copy made for this version"
+        )
+    applied = []
+    for number in range(version + 1, SCHEMA_VERSION + 1):
+        # executescript would commit on its own; statements run one by one keep the
+        # migration and its version bump in a single transaction.
+        await db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(MIGRATIONS[number - 1]):
+                await db.execute(statement)
+            await db.execute(f"PRAGMA user_version = {number}")
+        except BaseException:
+            await db.execute("ROLLBACK")
+            raise
+        await db.execute("COMMIT")
+        applied.append(number)
+    return applied
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (a trigger body's inner `;` stays inside it)."""
+    out, current = [], ""
+    for line in script.strip().splitlines():
+        current += line + "\n"
+        if sqlite3.complete_statement(current):
+            out.append(current.strip())
+            current = ""
+    if current.strip():
+        out.append(current.strip())
+    return out

@@ -1,0 +1,288 @@
+"""The memory heartbeats (spec: distillLoop, archiveLoop, mergeLoop, reviewLoop, plus the
+rule pipeline's ten-minute tick): independent loops, each on its own interval, all on the
+kernel's clock, so a test moves hours with `await clock.advance(...)`.
+
+The merge and review loops hand their tasks to `submit_consolidation(text) -> reply`, which
+the kernel wires to the `_consolidation_` self-input channel: a full turn whose output only
+writes memory. They send only the entities or facts in question, never the conversation,
+and never call it when there is nothing to decide: an idle tick costs no model calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from hologram.memory.coldcontext import ColdContext
+from hologram.memory.consolidation import (
+    asked_keys,
+    merge_candidates,
+    merge_task,
+    remember_asked,
+    review_task,
+    supported,
+)
+from hologram.memory.context import ContextWindow
+from hologram.memory.distill import DistillPipeline, extract
+from hologram.memory.graph import GraphStore
+from hologram.memory.graph_types import GraphError
+from hologram.memory.indexer import Estimate, rough_tokens
+from hologram.sdk import Clock, EventType
+
+log = logging.getLogger(__name__)
+
+SubmitConsolidation = Callable[[str], Awaitable[str]]
+CONSOLIDATION_CHANNEL = "_consolidation_"
+LOOPS = ("distill", "archive", "merge", "review", "rules")
+
+
+@dataclass(slots=True)
+class LoopStats:
+    ticks: int = 0
+    model_calls: int = 0
+    tokens_sent: int = 0
+    tokens_received: int = 0
+    errors: int = 0
+    last_tick_at: float | None = None
+    last_result: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class HeartbeatSettings:
+    """Read afresh on every tick, so a changed interval applies from the next one."""
+
+    interval_min: Callable[[str], float]
+    jaccard_threshold: Callable[[], float] = lambda: 0.75
+    archive_age_s: Callable[[], float] = lambda: 72 * 3600.0
+    archive_max_access: Callable[[], int] = lambda: 2
+    max_tasks_per_tick: Callable[[], int] = lambda: 3
+
+
+class Heartbeat:
+    def __init__(
+        self,
+        graph: GraphStore,
+        clock: Clock,
+        settings: HeartbeatSettings,
+        *,
+        context: ContextWindow | None = None,
+        cold: ColdContext | None = None,
+        pipeline: DistillPipeline | None = None,
+        submit: SubmitConsolidation | None = None,
+        estimate: Estimate = rough_tokens,
+        emit: Callable[..., Any] | None = None,
+    ) -> None:
+        self.graph = graph
+        self.clock = clock
+        self.settings = settings
+        self.context = context
+        self.cold = cold
+        self.pipeline = pipeline
+        self.submit = submit
+        self.estimate = estimate
+        self._emit = emit
+        self.stats = {name: LoopStats() for name in LOOPS}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._warned_unconnected = False
+        self._ticks = {
+            "distill": self.tick_distill,
+            "archive": self.tick_archive,
+            "merge": self.tick_merge,
+            "review": self.tick_review,
+            "rules": self.tick_rules,
+        }
+
+    def connect(self, submit: SubmitConsolidation) -> None:
+        """Give the loops the `_consolidation_` channel (the kernel's self-input)."""
+        self.submit = submit
+
+    # ---- life cycle ------------------------------------------------------------------------
+
+    def start(self) -> list[asyncio.Task[None]]:
+        if not self._tasks:
+            loop = asyncio.get_running_loop()
+            self._tasks = [
+                loop.create_task(self._run(name), name=f"memory-heartbeat-{name}") for name in LOOPS
+            ]
+        return self._tasks
+
+    async def close(self) -> None:
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _run(self, name: str) -> None:
+        while True:
+            await self.clock.sleep(max(self.settings.interval_min(name), 0.01) * 60.0)
+            await self.tick(name)
+
+    async def tick(self, name: str) -> dict[str, Any]:
+        """Run one tick of loop `name` now (the loops call this; so may a notebook)."""
+        stats = self.stats[name]
+        stats.ticks += 1
+        stats.last_tick_at = self.clock.now()
+        try:
+            result = await self._ticks[name]()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            # One bad tick must not end the loop: it is logged, announced, and the next
+            # tick tries again.
+            stats.errors += 1
+            log.exception("memory heartbeat %s failed", name)
+            result = {"error": f"{type(exc).__name__}: {exc}"}
+        stats.last_result = result
+        if self._emit is not None:
+            self._emit(
+                EventType.HEARTBEAT_TICK,
+                source="memory",
+                loop=name,
+                model_calls=stats.model_calls,
+                **result,
+            )
+        return result
+
+    # ---- the ticks -------------------------------------------------------------------------
+
+    async def tick_distill(self) -> dict[str, Any]:
+        """Context prune into the cold context (spec: distillContext)."""
+        if self.context is None or not self.context.events:
+            return {"pruned": 0}
+        # Relevance to what is being talked about now: the newest event.
+        report = await self.context.prune(self.context.events[-1].text)
+        return {"pruned": report.before - report.after}
+
+    async def tick_archive(self) -> dict[str, Any]:
+        """Cold documents untouched for long enough go into the graph (spec:
+        archiveColdDocs): the text as a text block, plus the triples the rules find in it.
+        The graph holds them before the cold context lets them go: a crash in between
+        leaves a duplicate, never a loss."""
+        if self.cold is None:
+            return {"archived": 0}
+        docs = self.cold.find_cold(
+            self.settings.archive_age_s(), self.settings.archive_max_access()
+        )
+        triples = 0
+        for doc in docs:
+            await self.graph.blocks.add_text(doc.text or doc.input, source=f"coldcontext:{doc.id}")
+            if doc.source != "agent" and doc.input:
+                found = [replace(t, origin="archive") for t in extract(doc.input, "user")]
+                if found:
+                    await self.graph.commit(found, origin="archive")
+                    triples += len(found)
+        if docs:
+            await self.cold.consume([d.id for d in docs])
+        return {"archived": len(docs), "triples": triples}
+
+    async def tick_rules(self) -> dict[str, Any]:
+        if self.pipeline is None:
+            return {"records": 0}
+        return await self.pipeline.distill_once()
+
+    async def tick_merge(self) -> dict[str, Any]:
+        """Entity merge candidates, each put to the model (spec: detectEntityMerge)."""
+        asked = await asked_keys(self.graph, "merge")
+        pairs = await merge_candidates(self.graph, self.settings.jaccard_threshold(), asked)
+        if not pairs:
+            return {"candidates": 0, "asked": 0}
+        if not self._connected("merge", len(pairs)):
+            return {"candidates": len(pairs), "asked": 0, "waiting": "consolidation channel"}
+        asked_now = 0
+        for pair in pairs[: self.settings.max_tasks_per_tick()]:
+            try:
+                text = await merge_task(self.graph, pair)
+            except GraphError:
+                continue  # an earlier task this tick merged one of the two already
+            reply = await self._ask("merge", text, pair=[pair.a, pair.b], why=pair.why)
+            await remember_asked(self.graph, "merge", pair.key, reply)
+            asked_now += 1
+        return {"candidates": len(pairs), "asked": asked_now}
+
+    async def tick_review(self) -> dict[str, Any]:
+        """Facts checked against their sentences; the doubtful ones go to the model
+        (spec: reviewRelations)."""
+        rows = await self.graph.fetchall(
+            "SELECT r.id, r.origin FROM relations r WHERE r.invalid_at IS NULL "
+            "AND r.reviewed_at IS NULL AND r.sentence_text != '' ORDER BY r.id LIMIT 500"
+        )
+        if not rows:
+            return {"checked": 0, "asked": 0}
+        names = await self._names()
+        doubtful = []
+        for fact_id, origin in rows:
+            fact = await self.graph.fact(fact_id)
+            if not supported(fact, names, origin):
+                doubtful.append(fact)
+        budget = self.settings.max_tasks_per_tick()
+        to_ask = doubtful[:budget] if self._connected("review", len(doubtful)) else []
+        asked = {f.id for f in to_ask}
+        # Checked facts that passed, and the ones put to the model, are not checked again;
+        # doubtful ones beyond this tick's budget wait for the next tick.
+        done = [fid for fid, _ in rows if fid in asked or fid not in {f.id for f in doubtful}]
+        for fact in to_ask:
+            await self._ask("review", review_task(fact), fact=fact.id)
+        async with self.graph.transaction() as db:
+            await db.executemany(
+                "UPDATE relations SET reviewed_at = ? WHERE id = ?",
+                [(self.clock.now(), fid) for fid in done],
+            )
+        return {"checked": len(rows), "doubtful": len(doubtful), "asked": len(to_ask)}
+
+    # ---- talking to the model --------------------------------------------------------------
+
+    def _connected(self, loop: str, waiting: int) -> bool:
+        if self.submit is not None:
+            return True
+        if waiting and not self._warned_unconnected:
+            self._warned_unconnected = True
+            log.warning(
+                "memory %s: %d task(s) wait: no consolidation channel is connected", loop, waiting
+            )
+            if self._emit is not None:
+                self._emit(
+                    EventType.MEMORY_DEGRADED,
+                    source="memory",
+                    layer="heartbeat",
+                    reason="no _consolidation_ channel connected; merge and review tasks wait",
+                )
+        return False
+
+    async def _ask(self, loop: str, text: str, **detail: Any) -> str:
+        assert self.submit is not None
+        stats = self.stats[loop]
+        stats.model_calls += 1
+        stats.tokens_sent += self.estimate(text)
+        if self._emit is not None:
+            self._emit(
+                EventType.CONSOLIDATION_TASK,
+                source="memory",
+                loop=loop,
+                channel=CONSOLIDATION_CHANNEL,
+                text=text,
+                **detail,
+            )
+        reply = await self.submit(text)
+        stats.tokens_received += self.estimate(reply or "")
+        return reply or ""
+
+    async def _names(self) -> dict[str, list[str]]:
+        """Each entity's display name -> its normalised name and aliases."""
+        names: dict[str, list[str]] = {}
+        for name, norm in await self.graph.fetchall("SELECT name, norm FROM entities"):
+            names[name] = [norm]
+        for alias_norm, name in await self.graph.fetchall(
+            "SELECT a.alias_norm, e.name FROM aliases a JOIN entities e ON e.id = a.entity_id"
+        ):
+            names.setdefault(name, []).append(alias_norm)
+        return names
+
+    def totals(self) -> dict[str, int]:
+        return {
+            "model_calls": sum(s.model_calls for s in self.stats.values()),
+            "tokens_sent": sum(s.tokens_sent for s in self.stats.values()),
+            "tokens_received": sum(s.tokens_received for s in self.stats.values()),
+        }

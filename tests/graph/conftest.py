@@ -1,0 +1,58 @@
+"""A real graph database file per test, in a small exact embedding space."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hologram.events import EventBus
+from hologram.kernel import ManualClock
+from hologram.memory import GraphStore, Modality
+from hologram.memory.embedding import Vectors, normalise
+from hologram.sdk import Event
+from tests.memory.helpers import AxisEmbedder
+
+
+class ImageAxisEmbedder(AxisEmbedder):
+    """The axis space with images too: an image's vector is its first byte's axis, so a
+    test can tell which bytes were embedded."""
+
+    modalities = frozenset({Modality.TEXT, Modality.IMAGE})
+
+    def __init__(self, version: str = "v1") -> None:
+        super().__init__(version)
+        self.images: list[bytes] = []
+
+    def embed_images(self, images: Sequence[bytes]) -> Vectors:
+        self.images.extend(images)
+        out = np.zeros((len(images), self.dim), dtype=np.float32)
+        for row, data in enumerate(images):
+            out[row, data[0] % self.dim] = 1.0
+        return normalise(out)
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(start=1_700_000_000.0)
+
+
+@pytest.fixture
+def bus() -> EventBus:
+    return EventBus()
+
+
+@pytest.fixture
+def published(bus: EventBus) -> list[Event]:
+    seen: list[Event] = []
+    bus.subscribe(None, seen.append)
+    return seen
+
+
+@pytest.fixture
+async def graph(tmp_path: Path, clock: ManualClock, bus: EventBus) -> AsyncIterator[GraphStore]:
+    store = await GraphStore.open_at(tmp_path / "graph.db", AxisEmbedder(), clock, emit=bus.emit)
+    yield store
+    await store.close()
