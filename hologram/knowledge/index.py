@@ -16,13 +16,12 @@ _LATIN = re.compile(r"[a-z0-9]+")
 
 
 def terms(text: str) -> list[str]:
-    """CJK character bigrams (a lone character stands for itself) and lower-case Latin
-    words: no segmenter, no dictionary."""
+    """CJK character bigrams and single characters (so a one-character query like 猫 still
+    matches), and lower-case Latin words: no segmenter, no dictionary."""
     text = text.lower()
     out: list[str] = []
     for run in _CJK.findall(text):
-        if len(run) == 1:
-            out.append(run)
+        out.extend(run)
         out.extend(run[i : i + 2] for i in range(len(run) - 1))
     out.extend(w for w in _LATIN.findall(text) if len(w) > 1)
     return out

@@ -26,7 +26,7 @@ FACT_JOINS = (
 MATCH_SCORE = {"exact": 1.0, "alias": 0.95, "prefix": 0.7, "substring": 0.6}
 HOP_DECAY = 0.5
 """Each hop away from a seed halves an entity's score (times the fact's confidence)."""
-MAX_KEYWORDS = 16
+MAX_KEYWORDS = 32
 MAX_FRONTIER = 48
 MAX_EDGES_PER_HOP = 400
 """Bounds that keep one recall cheap on a hub entity with thousands of facts."""

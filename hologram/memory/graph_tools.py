@@ -13,7 +13,7 @@ from typing import Any
 
 from hologram.memory.graph import GraphStore
 from hologram.memory.graph_types import GraphError, Triple
-from hologram.memory.indexer import Indexer
+from hologram.memory.indexer import Indexer, with_cjk_bigrams
 from hologram.sdk import EventType, ToolDef, ToolError
 
 Handler = Callable[[dict[str, Any]], Awaitable[str]]
@@ -314,5 +314,5 @@ def graph_tools(
 
 async def _keywords(indexer: Indexer, query: str) -> list[str]:
     # The whole query too: a name of several words ("Eiffel tower") is one entity.
-    words = await asyncio.to_thread(indexer.keywords, query)
+    words = with_cjk_bigrams(await asyncio.to_thread(indexer.keywords, query))
     return [*words, query]

@@ -109,6 +109,10 @@ class Heartbeat:
             ]
         return self._tasks
 
+    @property
+    def started(self) -> bool:
+        return bool(self._tasks)
+
     async def close(self) -> None:
         tasks, self._tasks = self._tasks, []
         for task in tasks:

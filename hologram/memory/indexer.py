@@ -36,6 +36,18 @@ def rough_tokens(text: str) -> int:
     return cjk + (len(text) - cjk + 3) // 4
 
 
+def with_cjk_bigrams(words: list[str]) -> list[str]:
+    """jieba often glues a short name to its neighbour ("和小红"); the character bigrams
+    of longer Chinese words find such two-character names through the exact-name index."""
+    extra = [
+        w[i : i + 2]
+        for w in words
+        if len(w) >= 3 and all("\u3400" <= ch <= "\u9fff" for ch in w)
+        for i in range(len(w) - 1)
+    ]
+    return list(dict.fromkeys([*words, *extra]))
+
+
 class Indexer:
     def __init__(
         self,
@@ -119,7 +131,7 @@ class Indexer:
     async def recall(self, text: str) -> Recall:
         if not text.strip():
             return Recall()
-        words = await asyncio.to_thread(self.keywords, text)
+        words = with_cjk_bigrams(await asyncio.to_thread(self.keywords, text))
         seeds = await self.vector_seeds(text)
         result = await self.graph.recall(words, self.depth, seeds=seeds, exclude=self.recalled)
         self.last_recall = result

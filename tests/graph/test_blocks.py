@@ -56,8 +56,15 @@ async def test_a_commit_links_media_by_digest_and_the_store_builds_the_marker(
 ) -> None:
     block = await graph.blocks.add_media(PNG, "image/png")
     await graph.commit(
-        [Triple("Alice", "photographed", "the lake", sentence_text="Alice sent a photo",
-                media_digests=(block.digest,))]
+        [
+            Triple(
+                "Alice",
+                "photographed",
+                "the lake",
+                sentence_text="Alice sent a photo",
+                media_digests=(block.digest,),
+            )
+        ]
     )
     (fact,) = await graph.facts(entity="Alice")
     assert fact.blocks == [block.id] and fact.sentence_text == "Alice sent a photo"
@@ -102,9 +109,11 @@ async def test_a_space_without_images_leaves_media_without_a_vector_and_says_so(
     store = await GraphStore.open_at(path, AxisEmbedder("v2"), ManualClock(), emit=bus.emit)
     report = await store.blocks.reembed()
     assert report.unsupported == [media.id] and report.recomputed == []
-    row = sqlite3.connect(path).execute(
-        "SELECT vector, fingerprint FROM memory_blocks WHERE id = ?", (media.id,)
-    ).fetchone()
+    row = (
+        sqlite3.connect(path)
+        .execute("SELECT vector, fingerprint FROM memory_blocks WHERE id = ?", (media.id,))
+        .fetchone()
+    )
     assert row[1] == ImageAxisEmbedder("v1").fingerprint, "no other model's vector is written"
     assert seen and seen[-1].payload["blocks"] == [media.id]
     assert await store.blocks.data(media.id) == PNG, "the bytes are kept"

@@ -15,7 +15,9 @@ from tests.memory.helpers import AxisEmbedder
 
 
 async def test_a_contradicted_fact_is_closed_not_deleted(graph: GraphStore, clock) -> None:
-    first = await graph.commit([Triple("Alice", "lives_in", "Paris", sentence_text="I live in Paris")])
+    first = await graph.commit(
+        [Triple("Alice", "lives_in", "Paris", sentence_text="I live in Paris")]
+    )
     await clock.advance(3600)
     second = await graph.commit([Triple("alice", "lives in", "Berlin")])
     assert second.closed == first.added
@@ -86,7 +88,9 @@ async def test_recall_ranks_near_and_confident_facts_first(graph: GraphStore) ->
 
 
 async def test_recall_finds_by_alias_prefix_and_substring(graph: GraphStore) -> None:
-    await graph.commit([Triple("Alexandra Smith", "likes", "jazz"), Triple("北京市", "is_a", "城市")])
+    await graph.commit(
+        [Triple("Alexandra Smith", "likes", "jazz"), Triple("北京市", "is_a", "城市")]
+    )
     await graph.edit_entity("Alexandra Smith", new_name="Alex Smith")
     assert (await graph.recall(["alexandra smith"])).entities[0].matched == "alias"
     assert (await graph.recall(["alex"])).entities[0].matched == "prefix"
@@ -96,13 +100,15 @@ async def test_recall_finds_by_alias_prefix_and_substring(graph: GraphStore) -> 
 
 async def test_an_unknown_entity_is_a_clear_error_with_suggestions(graph: GraphStore) -> None:
     await graph.commit([Triple("Alice", "likes", "tea")])
-    with pytest.raises(UnknownEntity, match="no entity named 'Alicia'.*did you mean: Alice"):
+    with pytest.raises(UnknownEntity, match=r"no entity named 'Alicia'.*did you mean: Alice"):
         await graph.entity("Alicia")
     with pytest.raises(GraphError, match="non-empty"):
         await graph.commit([Triple("  ", "likes", "tea")])
 
 
-async def test_merge_redirects_relations_sums_mentions_and_keeps_an_alias(graph: GraphStore) -> None:
+async def test_merge_redirects_relations_sums_mentions_and_keeps_an_alias(
+    graph: GraphStore,
+) -> None:
     await graph.commit(
         [
             Triple("张三", "likes", "咖啡"),
@@ -117,7 +123,11 @@ async def test_merge_redirects_relations_sums_mentions_and_keeps_an_alias(graph:
     entity = await graph.entity("张先生")
     assert entity.name == "张三" and entity.aliases == ["张先生"] and entity.mention_count == 4
     facts = {(f.source, f.relation, f.target) for f in await graph.facts(entity="张三")}
-    assert facts == {("张三", "likes", "咖啡"), ("张三", "lives_in", "上海"), ("李四", "knows", "张三")}
+    assert facts == {
+        ("张三", "likes", "咖啡"),
+        ("张三", "lives_in", "上海"),
+        ("李四", "knows", "张三"),
+    }
     with pytest.raises(GraphError, match="already the same entity"):
         await graph.merge("张三", "张先生")
 
@@ -150,7 +160,11 @@ async def test_delete_entity_erases_it_and_its_facts(graph: GraphStore) -> None:
 async def test_a_failed_commit_writes_nothing(graph: GraphStore) -> None:
     with pytest.raises(GraphError, match="no memory block"):
         await graph.commit(
-            [Triple("Gina", "took", "a photo", sentence_text="look", media_digests=("deadbeef0000",))]
+            [
+                Triple(
+                    "Gina", "took", "a photo", sentence_text="look", media_digests=("deadbeef0000",)
+                )
+            ]
         )
     assert (await graph.stats())["entities"] == 0
 

@@ -1,0 +1,291 @@
+"""The heartbeat loops, each driven by the injected clock; consolidation through a real
+agent turn against the scripted model over loopback HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from hologram import Kernel
+from hologram.channels import CollectingChannel
+from hologram.events import EventBus
+from hologram.kernel import ManualClock
+from hologram.llm import ScriptedModelServer
+from hologram.memory import (
+    CONSOLIDATION_CHANNEL,
+    ColdContext,
+    ContextWindow,
+    GraphStore,
+    Heartbeat,
+    Segmenter,
+    Triple,
+)
+from hologram.memory.consolidation import merge_candidates
+from hologram.memory.distill import DistillPipeline
+from hologram.memory.heartbeat import HeartbeatSettings
+from hologram.sdk import Event, EventType
+from tests.memory.helpers import AxisEmbedder
+
+MIN = 60.0
+INTERVALS = {"distill": 30, "archive": 60, "merge": 120, "review": 120, "rules": 10}
+
+
+class Asked:
+    """A consolidation channel that records tasks and answers from a script."""
+
+    def __init__(self, replies: list[str] | None = None) -> None:
+        self.tasks: list[str] = []
+        self.replies = replies or []
+
+    async def __call__(self, text: str) -> str:
+        self.tasks.append(text)
+        return self.replies.pop(0) if self.replies else "skip"
+
+
+@pytest.fixture
+async def parts(tmp_path: Path) -> AsyncIterator[dict]:
+    clock = ManualClock(start=1_700_000_000.0)
+    bus = EventBus()
+    embedder = AxisEmbedder()
+    cold = ColdContext(tmp_path / "cold", embedder, Segmenter().keywords, clock, emit=bus.emit)
+    await cold.wait_ready()
+    window = ContextWindow(
+        tmp_path / "ctx", embedder, clock, top_k=4, protected_recent=2, cold=cold, emit=bus.emit
+    )
+    await window.open()
+    graph = await GraphStore.open_at(tmp_path / "graph.db", embedder, clock, emit=bus.emit)
+    asked = Asked()
+    beat = Heartbeat(
+        graph,
+        clock,
+        HeartbeatSettings(interval_min=INTERVALS.__getitem__),
+        context=window,
+        cold=cold,
+        pipeline=DistillPipeline(graph, clock),
+        submit=asked,
+        emit=bus.emit,
+    )
+    ticks: list[Event] = []
+    bus.subscribe(EventType.HEARTBEAT_TICK, ticks.append)
+    beat.start()
+    yield {
+        "clock": clock,
+        "cold": cold,
+        "window": window,
+        "graph": graph,
+        "beat": beat,
+        "asked": asked,
+        "ticks": ticks,
+    }
+    await beat.close()
+    await graph.close()
+    await window.close()
+    await cold.close()
+
+
+async def advance(clock: ManualClock, minutes: float, sleepers: int = len(INTERVALS)) -> None:
+    """Move the clock a minute at a time, letting every tick finish (its SQLite work runs
+    in real time on a thread) before time moves on, as it would on a real clock."""
+    for _ in range(int(minutes)):
+        await clock.advance(MIN)
+        async with asyncio.timeout(5):
+            while clock.sleepers < sleepers:  # noqa: ASYNC110 (polling the clock, no event)
+                await asyncio.sleep(0.001)
+
+
+def loops(ticks: list[Event]) -> list[str]:
+    return [t.payload["loop"] for t in ticks]
+
+
+async def test_each_loop_ticks_on_its_own_interval_of_the_injected_clock(parts) -> None:
+    clock, ticks = parts["clock"], parts["ticks"]
+    await advance(clock, 29)
+    assert sorted(loops(ticks)) == ["rules", "rules"]
+    await advance(clock, 91)  # two hours in all
+    counts = {name: loops(ticks).count(name) for name in INTERVALS}
+    assert counts == {"distill": 4, "archive": 2, "merge": 1, "review": 1, "rules": 12}
+
+
+async def test_an_idle_tick_costs_no_model_call(parts) -> None:
+    await parts["graph"].commit([Triple("Alice", "likes", "tea", sentence_text="Alice likes tea")])
+    await advance(parts["clock"], 24 * 60)
+    assert parts["asked"].tasks == []
+    assert parts["beat"].totals()["model_calls"] == 0
+
+
+async def test_the_distill_loop_prunes_the_context_into_the_cold_context(parts) -> None:
+    window, cold = parts["window"], parts["cold"]
+    for word in ("coffee", "tea", "rain", "sun", "cat", "dog"):
+        await window.append("notebook", input=f"talk about {word}")
+    await advance(parts["clock"], 30)
+    assert len(window) == 4 and len(cold) == 2
+
+
+async def test_the_archive_loop_moves_cold_documents_into_the_graph(parts) -> None:
+    cold, graph = parts["cold"], parts["graph"]
+    await cold.commit("我住在杭州，我喜欢龙井茶")
+    await advance(parts["clock"], 71 * 60)
+    assert len(cold) == 1, "not cold yet before 72 hours"
+    await advance(parts["clock"], 2 * 60)
+    assert len(cold) == 0
+    facts = {(f.relation, f.target) for f in await graph.facts(entity="user")}
+    assert facts == {("lives_in", "杭州"), ("likes", "龙井茶")}
+    (block,) = await graph.blocks.list("text")
+    assert block.text == "我住在杭州，我喜欢龙井茶", "the document itself is kept as a text block"
+
+
+async def test_the_rules_loop_distils_recorded_input_and_an_update_closes_the_old_fact(
+    parts,
+) -> None:
+    graph, clock = parts["graph"], parts["clock"]
+    pipeline = parts["beat"].pipeline
+    await pipeline.record("I live in Paris and I love jazz", "alice")
+    await advance(clock, 10)
+    await pipeline.record("I now live in Berlin.", "alice")
+    await advance(clock, 10)
+    current = {(f.relation, f.target) for f in await graph.facts(entity="alice")}
+    assert current == {("lives_in", "Berlin"), ("likes", "jazz")}
+    history = await graph.facts(entity="alice", history=True)
+    assert [f.closed_reason for f in history if f.target == "Paris"] == ["superseded"]
+
+
+async def test_distilled_records_are_kept_seven_days(parts) -> None:
+    graph, clock = parts["graph"], parts["clock"]
+    await parts["beat"].pipeline.record("我叫小明", "u1")
+    await advance(clock, 6 * 24 * 60)
+    assert (await graph.fetchone("SELECT COUNT(*) FROM distill_records"))[0] == 1
+    await advance(clock, 2 * 24 * 60)
+    assert (await graph.fetchone("SELECT COUNT(*) FROM distill_records"))[0] == 0
+
+
+async def test_the_merge_loop_asks_once_per_candidate_pair(parts) -> None:
+    graph, clock, asked = parts["graph"], parts["clock"], parts["asked"]
+    await graph.commit([Triple("New York", "is_a", "city"), Triple("new-york", "has", "subway")])
+    await advance(clock, 120)
+    assert len(asked.tasks) == 1
+    assert "New York" in asked.tasks[0] and "new-york" in asked.tasks[0]
+    assert "memory_merge" in asked.tasks[0] and "exact name" in asked.tasks[0]
+    await advance(clock, 240)
+    assert len(asked.tasks) == 1, "a pair already decided is not asked again"
+    stats = parts["beat"].stats["merge"]
+    assert stats.model_calls == 1 and stats.tokens_sent > 0
+
+
+async def test_merge_candidates_come_from_exact_names_aliases_and_bigram_jaccard(parts) -> None:
+    graph = parts["graph"]
+    await graph.commit(
+        [
+            Triple("Okafor Clinic", "in", "Elm Street"),
+            Triple("Okafor Clinics", "in", "Elm Street"),
+            Triple("Jo", "knows", "Al"),
+            Triple("J.O.", "likes", "tea"),
+            Triple("Bo", "knows", "Al"),
+        ]
+    )
+    pairs = {(p.a, p.b): p.why for p in await merge_candidates(graph, 0.75)}
+    assert pairs[("Okafor Clinic", "Okafor Clinics")] == "bigram jaccard"
+    assert ("Jo", "J.O.") in pairs, "short exact names are found"
+    assert not any("Bo" in pair for pair in pairs)
+    await graph.edit_entity("Bo", new_name="Robert")
+    assert (await graph.commit([Triple("bo", "likes", "jazz")])).entities == ["bo", "jazz"]
+    assert (await graph.entity("bo")).name == "Robert", "an alias resolves on commit"
+    await graph.commit([Triple("B.O.", "likes", "jazz")])
+    pairs = {(p.a, p.b): p.why for p in await merge_candidates(graph, 0.75)}
+    assert pairs[("Robert", "B.O.")] == "alias"
+
+
+async def test_the_review_loop_asks_only_about_facts_their_sentence_does_not_support(
+    parts,
+) -> None:
+    graph, clock, asked = parts["graph"], parts["clock"], parts["asked"]
+    await graph.commit(
+        [
+            Triple("Alice", "works_at", "Acme", sentence_text="Alice works at Acme."),
+            Triple(
+                "Alice",
+                "works_at",
+                "Initech",
+                sentence_text="Bob joined Initrode.",
+                exclusive=False,
+            ),
+        ]
+    )
+    await advance(clock, 120)
+    assert len(asked.tasks) == 1 and "Initech" in asked.tasks[0] and "memory_edit" in asked.tasks[0]
+    await advance(clock, 120)
+    assert len(asked.tasks) == 1, "reviewed facts are not reviewed again"
+
+
+async def test_without_a_consolidation_channel_tasks_wait_and_say_so(tmp_path: Path) -> None:
+    clock, bus = ManualClock(), EventBus()
+    seen: list[Event] = []
+    bus.subscribe(EventType.MEMORY_DEGRADED, seen.append)
+    graph = await GraphStore.open_at(tmp_path / "g.db", AxisEmbedder(), clock, emit=bus.emit)
+    await graph.commit([Triple("New York", "is_a", "city"), Triple("New-York", "is_a", "city")])
+    beat = Heartbeat(
+        graph, clock, HeartbeatSettings(interval_min=INTERVALS.__getitem__), emit=bus.emit
+    )
+    result = await beat.tick("merge")
+    assert result == {"candidates": 1, "asked": 0, "waiting": "consolidation channel"}
+    assert seen and "consolidation" in seen[0].payload["reason"]
+    asked = Asked()
+    beat.connect(asked)
+    assert (await beat.tick("merge"))["asked"] == 1
+    await graph.close()
+
+
+async def test_a_merge_is_decided_by_the_model_in_a_consolidation_turn_and_never_sent_out(
+    data_dir: Path,
+) -> None:
+    clock = ManualClock()
+    async with ScriptedModelServer() as model:
+        environ = {
+            "HOLOGRAM_LLM_BASE_URL": model.base_url,
+            "HOLOGRAM_LLM_MODEL": "scripted-model",
+            "HOLOGRAM_LLM_API_KEY": "sk-test",
+        }
+        async with Kernel(data_dir, environ=environ, clock=clock) as kernel:
+            state = kernel.state
+            agent, graph = state.agent, state.graph
+            notebook = state.channels.get("notebook").handler
+            assert isinstance(notebook, CollectingChannel)
+            replies: list[str] = []
+
+            async def consolidate(text: str) -> str:
+                # A real turn of the agent on the self-input channel (the scheduler's
+                # consolidate() runs the same turn, queued).
+                result = await agent.handle(text, CONSOLIDATION_CHANNEL)
+                replies.append(result.reply)
+                assert not result.delivered
+                return result.reply
+
+            graph.connect_consolidation(consolidate)
+            await graph.store.commit(
+                [Triple("Zhang San", "likes", "tea"), Triple("zhangsan", "lives_in", "Hangzhou")]
+            )
+            model.queue_tool_call("memory_merge", {"keep": "Zhang San", "merge": "zhangsan"})
+            model.queue_text("Merged zhangsan into Zhang San.")
+            done = asyncio.Event()
+            kernel.events.subscribe(
+                EventType.HEARTBEAT_TICK,
+                lambda e: done.set() if e.payload["loop"] == "merge" else None,
+            )
+            async with asyncio.timeout(5):
+                while not graph.heartbeat.started:  # noqa: ASYNC110
+                    await asyncio.sleep(0.001)
+            await clock.advance(120 * MIN)
+            async with asyncio.timeout(10):
+                await done.wait()
+            entity = await graph.store.entity("zhangsan")
+            assert entity.name == "Zhang San" and entity.aliases == ["zhangsan"]
+            assert replies == ["Merged zhangsan into Zhang San."]
+            first = model.requests[0].json
+            task = first["messages"][-1]["content"]
+            assert "Zhang San" in task and "zhangsan" in task
+            assert notebook.deliveries == [], "consolidation output reaches no channel"
+            status = graph.status()
+            assert status["heartbeat"]["merge"]["model_calls"] == 1
+            assert "merge: 1 ticks, 1 calls" in await graph.introspect()
