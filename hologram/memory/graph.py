@@ -259,6 +259,19 @@ class GraphStore(GraphRecall, GraphEditing, GraphBase):
                 out[entity_id].aliases.append(alias)
         return out
 
+    async def mention_counts(self, names: Iterable[str]) -> dict[str, int]:
+        """Mention counts of entities by display name (the widget sizes nodes by them)."""
+        names = sorted(set(names))
+        out: dict[str, int] = {}
+        for start in range(0, len(names), 500):
+            chunk = names[start : start + 500]
+            for name, count in await self.fetchall(
+                f"SELECT name, mention_count FROM entities WHERE name IN ({placeholders(chunk)})",
+                chunk,
+            ):
+                out[name] = int(count)
+        return out
+
     async def list_entities(self, limit: int = 1000) -> list[Entity]:
         rows = await self.fetchall(
             "SELECT id FROM entities ORDER BY mention_count DESC, id LIMIT ?", (limit,)

@@ -88,6 +88,10 @@ class GraphBase:
             log.info("graph %s migrated to schema %s", self.path, applied[-1])
         return applied
 
+    async def wal_checkpoint(self) -> None:
+        """Fold the write-ahead log into the database file (for measuring its size)."""
+        await self.wdb.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     async def close(self) -> None:
         for db in (self._rdb, self._wdb):
             if db is not None:

@@ -19,6 +19,7 @@ from IPython.display import display
 
 from hologram.facade import Kernel, Phase
 from hologram.notebook.context_widget import ContextWidget
+from hologram.notebook.graph_widget import GraphWidget
 from hologram.notebook.layers import LayersWidget
 from hologram.notebook.scheduler_widget import SchedulerWidget
 from hologram.sdk import Priority
@@ -63,6 +64,7 @@ class HologramMagics(Magics):
             "status": self._status,
             "layers": self._layers,
             "context": self._context,
+            "graph": self._graph,
             "scheduler": self._scheduler,
             "stop": self._stop,
             "shutdown": self._shutdown,
@@ -74,6 +76,7 @@ class HologramMagics(Magics):
         help="start: boot a kernel (returns at once; await the handle to wait for it) · "
         "status: what the kernel is doing · layers: the dependency-layers widget · "
         "context: the last prune's scores and the context window · "
+        "graph [ENTITY]: graph memory around ENTITY (--depth, --history) · "
         "shutdown: close the kernel, flushing every store · "
         "say TEXT: give the agent TEXT as input (returns at once; the reply is displayed "
         "when it arrives, and awaiting the handle gives it) · "
@@ -89,6 +92,8 @@ class HologramMagics(Magics):
     )
     @argument("--json", action="store_true", help="status: print JSON instead of a summary")
     @argument("--channel", default="notebook", help="say: the channel the input arrives on")
+    @argument("--depth", type=int, default=2, help="graph: hops around the entity")
+    @argument("--history", action="store_true", help="graph: show closed facts, dashed")
     @line_magic("hologram")
     def hologram(self, line: str) -> Any:
         """Drive a Hologram kernel from this notebook: `%hologram start --data DIR`, then
@@ -159,13 +164,22 @@ class HologramMagics(Magics):
         )
 
     def _status(self, args: Any) -> dict[str, Any]:
-        status = self.require_kernel().status()
+        kernel = self.require_kernel()
+        status = kernel.status()
+        if kernel.state.graph is not None:
+            status["graph_memory"] = kernel.state.graph.status()
         if args.json:
             print(json.dumps(status, indent=2, default=str))
         else:
             print(f"kernel {status['id']} {status['phase']} on {status['data_dir']}")
             for index, names in enumerate(status["layers"]):
                 print(f"  layer {index}  {', '.join(names)}")
+            if "graph_memory" in status:
+                beat = status["graph_memory"]["heartbeat_totals"]
+                print(
+                    f"  memory heartbeat: {beat['model_calls']} model calls, "
+                    f"{beat['tokens_sent']}/{beat['tokens_received']} tokens sent/received (est.)"
+                )
         return status
 
     def _layers(self, args: Any) -> LayersWidget:
@@ -184,6 +198,17 @@ class HologramMagics(Magics):
         covered = self.require_kernel().stop_turn()
         print(f"stopped: {', '.join(f'#{n}' for n in covered) or 'nothing was running'}")
         return covered
+
+    def _graph(self, args: Any) -> GraphWidget:
+        """The graph widget; it fills in the background (`await widget.loading`)."""
+        self._running_loop()
+        kernel = self.require_kernel()
+        if kernel.state.graph is None:
+            raise UsageError(
+                "the kernel has no graph memory yet: await the `%hologram start` handle"
+            )
+        entity = " ".join(args.args)
+        return GraphWidget.for_kernel(kernel, entity, args.depth, args.history)
 
     def _shutdown(self, args: Any) -> Pending[list[str]]:
         loop = self._running_loop()
