@@ -10,6 +10,7 @@ from hologram.kernel import Module
 from hologram.knowledge import KnowledgeModule
 from hologram.llm import LLMModule
 from hologram.memory import ColdContextModule, GraphModule, MemoryModule, TextMemoryModule
+from hologram.plugins.module import PluginsModule
 from hologram.stages import StageHostModule
 
 
@@ -25,6 +26,7 @@ def kernel_modules() -> list[Module]:
         ChannelsModule(),
         AgentModule(),
         SchedulerModule(),
+        PluginsModule(),
         GraphModule(),
         KnowledgeModule(),
     ]

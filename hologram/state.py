@@ -20,6 +20,7 @@ from hologram.kernel import DataDirLock, KernelLog
 from hologram.knowledge import KnowledgeBase
 from hologram.llm import ProviderManager
 from hologram.memory import ColdContext, GraphMemory, Memory, TextLog
+from hologram.plugins.registry import PluginRegistry
 from hologram.sdk import Clock
 from hologram.stages import StageHost
 
@@ -44,3 +45,4 @@ class KernelState:
     text_memory: TextLog | None = None
     graph: GraphMemory | None = None
     knowledge: KnowledgeBase | None = None
+    plugins: PluginRegistry | None = None

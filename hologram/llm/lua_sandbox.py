@@ -205,6 +205,12 @@ class LuaSandbox:
             )
         return value
 
+    def set_global(self, name: str, value: Any) -> None:
+        """Give scripts a global: plain data becomes Lua tables, Python callables stay
+        callable (their attributes stay out of reach). For hosts that add built-ins of their
+        own, such as the `sdk` table of a Lua plugin."""
+        self._lua.globals()[name] = self.to_lua(value)
+
     # ---- calling ----------------------------------------------------------------------------
 
     async def call(self, fn: Any, *args: Any, http: HttpHandler | None = None) -> Any:

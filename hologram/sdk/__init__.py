@@ -7,7 +7,17 @@ from hologram.sdk.capabilities import OutputCap
 from hologram.sdk.clock import Clock
 from hologram.sdk.events import Event, EventType
 from hologram.sdk.facilities import Facility, parse_facility
-from hologram.sdk.plugin import EventHandler, OutputHandler, Plugin, PluginSDK, StageHandler
+from hologram.sdk.plugin import (
+    WITHHELD,
+    Capability,
+    CapabilityError,
+    EventHandler,
+    OutputHandler,
+    Plugin,
+    PluginSDK,
+    StageHandler,
+    WakeHandler,
+)
 from hologram.sdk.priority import Priority
 from hologram.sdk.settings import Settings
 from hologram.sdk.stages import STAGE_WRITABLE, HandlerScope, MemItem, Stage, StageContext
@@ -15,6 +25,9 @@ from hologram.sdk.tools import ToolCall, ToolDef, ToolError, ToolHandler, ToolRe
 
 __all__ = [
     "STAGE_WRITABLE",
+    "WITHHELD",
+    "Capability",
+    "CapabilityError",
     "Clock",
     "Event",
     "EventHandler",
@@ -36,5 +49,6 @@ __all__ = [
     "ToolError",
     "ToolHandler",
     "ToolResult",
+    "WakeHandler",
     "parse_facility",
 ]

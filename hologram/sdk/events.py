@@ -61,6 +61,17 @@ class EventType(StrEnum):
     PROVIDER_OFFLINE = "provider_offline"
     """No LLM is configured: the offline scripted model answers."""
     PROVIDERS_EXHAUSTED = "providers_exhausted"
+    PLUGIN_STARTED = "plugin_started"
+    PLUGIN_STOPPED = "plugin_stopped"
+    PLUGIN_REFUSED = "plugin_refused"
+    """A plugin that was not loaded: bad manifest, both copies, a refused package."""
+    PLUGIN_CRASHED = "plugin_crashed"
+    """A subprocess plugin exited on its own; its registrations are detached."""
+    PLUGIN_RESTARTING = "plugin_restarting"
+    PLUGIN_RPC_ERROR = "plugin_rpc_error"
+    """A bad frame or a refused call from a subprocess plugin."""
+    PLUGIN_SKILL_FLAGGED = "plugin_skill_flagged"
+    """A skill whose text looks dangerous (credential exfiltration, pipe-to-shell)."""
 
 
 @dataclass(slots=True)

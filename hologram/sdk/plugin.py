@@ -1,12 +1,15 @@
-"""The plugin contract (spec 000: Plugin interface and the PluginSDK's four channels)."""
+"""The plugin contract (spec 000: Plugin interface, the PluginSDK's four channels, and the
+restricted external plugin API)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from enum import StrEnum
 from typing import Any, Protocol
 
 from hologram.sdk.capabilities import OutputCap
 from hologram.sdk.events import Event
+from hologram.sdk.priority import Priority
 from hologram.sdk.settings import Settings
 from hologram.sdk.stages import HandlerScope, Stage, StageContext
 from hologram.sdk.tools import ToolDef
@@ -15,10 +18,68 @@ StageHandler = Callable[[StageContext], Awaitable[None] | None]
 EventHandler = Callable[[Event], Awaitable[None] | None]
 OutputHandler = Callable[[str, dict[str, Any], str], Awaitable[str] | str]
 """Takes payload, meta and type; returns a short receipt for the model."""
+WakeHandler = Callable[[str], Awaitable[None] | None]
+
+
+class Capability(StrEnum):
+    """What a plugin may use of the SDK. An external plugin names the public ones it needs in
+    its manifest's ``capabilities``; the withheld ones exist for built-in plugins only
+    (spec 000: "Which plugins stay built-in")."""
+
+    TOOLS = "tools"
+    STAGES = "stages"
+    EVENTS = "events"
+    """Subscribe only: publishing is the withheld `publish`."""
+    OUTPUT_CHANNELS = "output_channels"
+    INJECT = "inject"
+    SETTINGS = "settings"
+    TIMERS = "timers"
+    """Wake-ups on the kernel's clock (`wake_after`)."""
+    MEMORY = "memory"
+    KNOWLEDGE = "knowledge"
+    SOCIAL = "social"
+    """Read-only for external plugins."""
+    # withheld from external plugins:
+    PUBLISH = "publish"
+    TOOL_TABLE = "tool_table"
+    TRACKER = "tracker"
+    STATUS = "status"
+    SUPERVISOR = "supervisor"
+    ADAPTER = "adapter"
+    SELFTEST = "selftest"
+
+
+WITHHELD: frozenset[Capability] = frozenset(
+    {
+        Capability.PUBLISH,
+        Capability.TOOL_TABLE,
+        Capability.TRACKER,
+        Capability.STATUS,
+        Capability.SUPERVISOR,
+        Capability.ADAPTER,
+        Capability.SELFTEST,
+    }
+)
+"""Never granted to an external plugin: a plugin that needs one stays built-in."""
+
+
+class CapabilityError(PermissionError):
+    """A plugin used an SDK surface it was not granted. The message names the capability."""
+
+    def __init__(self, capability: Capability, message: str) -> None:
+        super().__init__(message)
+        self.capability = capability
 
 
 class PluginSDK(Protocol):
-    """What the kernel offers a plugin. External plugins get a narrowed version of it."""
+    """What the kernel offers one plugin. External plugins get a narrowed version of it."""
+
+    @property
+    def name(self) -> str:
+        """The plugin this SDK belongs to; everything it registers is owned by that name."""
+        ...
+
+    # ---- the four channels ------------------------------------------------------------------
 
     def register_tool(self, tool: ToolDef) -> None: ...
 
@@ -28,14 +89,40 @@ class PluginSDK(Protocol):
 
     def subscribe(self, event_type: str | None, handler: EventHandler) -> Callable[[], None]: ...
 
-    def publish(self, event: Event) -> None: ...
+    def publish(self, event: Event) -> None:
+        """Built-in plugins only (capability `publish`)."""
+        ...
 
     def register_output_channel(
         self, name: str, caps: OutputCap, description: str, handler: OutputHandler
     ) -> None: ...
 
+    # ---- input ------------------------------------------------------------------------------
+
+    async def inject_input(self, text: str, channel: str, *, user_id: str = "") -> int:
+        """Queue `text` as ordinary input; returns the input's id."""
+        ...
+
+    async def inject_interrupt(
+        self, text: str, channel: str, level: Priority = Priority.L3, *, user_id: str = ""
+    ) -> int:
+        """Queue `text` as an interrupt (a plugin's L4 becomes L3); returns the input's id."""
+        ...
+
+    async def inject_input_sync(self, text: str, channel: str, *, user_id: str = "") -> str:
+        """Queue `text` and wait for the reply of its turn."""
+        ...
+
+    # ---- the rest ---------------------------------------------------------------------------
+
     @property
-    def settings(self) -> Settings: ...
+    def settings(self) -> Settings:
+        """Keys relative to `plugin.<name>.`: `settings.get("interval")`."""
+        ...
+
+    def wake_after(self, seconds: float, key: str, handler: WakeHandler) -> None:
+        """Call `handler(key)` once `seconds` have passed on the kernel's clock."""
+        ...
 
 
 class Plugin(Protocol):

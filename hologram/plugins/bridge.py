@@ -1,0 +1,270 @@
+"""The kernel's side of a subprocess plugin's RPC (spec 000: the proc bridge).
+
+`Bridge.dispatch` answers the plugin's calls into the SDK, each checked against its granted
+capabilities first; what the plugin registers is bound to proxies that call back over the
+same connection: a tool call becomes `tool.call`, a stage run `stage.run` (the context goes
+out as JSON, the changed fields come back and are written through the stage's rights), an
+output send `output.send`, an event `event`, a wake-up `plugin.wake`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Set
+from typing import Any
+
+from hologram.plugins.kernel_sdk import KernelSDK
+from hologram.plugins.narrow import check
+from hologram.plugins.rpc import (
+    CAPABILITY_REFUSED,
+    HANDLER_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    Peer,
+    RpcError,
+)
+from hologram.sdk import (
+    Capability,
+    CapabilityError,
+    Event,
+    MemItem,
+    Priority,
+    StageContext,
+    ToolCall,
+    ToolDef,
+    ToolError,
+    ToolResult,
+)
+
+log = logging.getLogger(__name__)
+
+METHODS: dict[str, Capability | None] = {
+    "sdk.log": None,
+    "sdk.register_tool": Capability.TOOLS,
+    "sdk.register_stage": Capability.STAGES,
+    "sdk.register_output_channel": Capability.OUTPUT_CHANNELS,
+    "sdk.subscribe": Capability.EVENTS,
+    "sdk.unsubscribe": Capability.EVENTS,
+    "sdk.inject_input": Capability.INJECT,
+    "sdk.inject_interrupt": Capability.INJECT,
+    "sdk.inject_input_sync": Capability.INJECT,
+    "sdk.settings.get": Capability.SETTINGS,
+    "sdk.settings.set": Capability.SETTINGS,
+    "sdk.settings.list": Capability.SETTINGS,
+    "sdk.wake_after": Capability.TIMERS,
+    "sdk.publish": Capability.PUBLISH,
+}
+"""Every method a plugin may call (spec: protocol.go), with the capability it needs."""
+
+WITHHELD_NAMESPACES: dict[str, Capability] = {
+    "sdk.tools.": Capability.TOOL_TABLE,
+    "sdk.tracker.": Capability.TRACKER,
+    "sdk.status.": Capability.STATUS,
+    "sdk.supervisor.": Capability.SUPERVISOR,
+    "sdk.adapter.": Capability.ADAPTER,
+    "sdk.selftest.": Capability.SELFTEST,
+}
+"""Internal surfaces: any method under them is refused by name, whatever follows the dot."""
+
+
+def capability_of(method: str) -> Capability | None:
+    if method in METHODS:
+        return METHODS[method]
+    for prefix, capability in WITHHELD_NAMESPACES.items():
+        if method.startswith(prefix):
+            return capability
+    raise RpcError(METHOD_NOT_FOUND, f"method not found: {method!r}")
+
+
+class Bridge:
+    def __init__(self, sdk: KernelSDK, granted: Set[Capability]) -> None:
+        self.sdk = sdk
+        self.granted = granted
+        self.peer: Peer | None = None
+        self._subscriptions: dict[str, Callable[[], None]] = {}
+
+    @property
+    def name(self) -> str:
+        return self.sdk.name
+
+    def _peer(self) -> Peer:
+        assert self.peer is not None
+        return self.peer
+
+    async def dispatch(self, method: str, params: dict[str, Any]) -> Any:
+        capability = capability_of(method)
+        if capability is not None:
+            try:
+                check(self.name, self.granted, capability)
+            except CapabilityError as exc:
+                log.warning("plugin %s: %s refused: %s", self.name, method, exc)
+                raise RpcError(CAPABILITY_REFUSED, str(exc)) from None
+        handler = getattr(self, "_" + method.removeprefix("sdk.").replace(".", "_"))
+        try:
+            return await handler(**params)
+        except TypeError as exc:
+            raise RpcError(INVALID_PARAMS, f"{method}: {exc}") from None
+        except (ValueError, PermissionError, KeyError) as exc:
+            raise RpcError(INVALID_PARAMS, f"{method}: {exc}") from None
+
+    # ---- registration -----------------------------------------------------------------------
+
+    async def _register_tool(
+        self,
+        name: str,
+        description: str,
+        parameters: dict[str, Any] | None = None,
+        no_memory: bool = False,
+        timeout: float | None = None,  # noqa: ASYNC109  (the tool's timeout, a field)
+    ) -> None:
+        async def call_plugin(arguments: dict[str, Any]) -> str:
+            try:
+                result = await self._peer().call(
+                    "tool.call", {"name": name, "arguments": arguments}
+                )
+            except RpcError as exc:
+                if exc.code == HANDLER_ERROR:
+                    raise ToolError(exc.message) from None
+                raise ToolError(
+                    f"plugin {self.name!r} could not run {name}: {exc.message}"
+                ) from None
+            return result if isinstance(result, str) else str(result)
+
+        tool = ToolDef(
+            name,
+            description,
+            parameters or {"type": "object", "properties": {}},
+            handler=call_plugin,
+            no_memory=no_memory,
+            timeout=timeout,
+        )
+        self.sdk.register_tool(tool)
+
+    async def _register_stage(self, stage: str, handler: str, scope: str = "global") -> None:
+        peer = self._peer()
+
+        async def run_in_plugin(view: Any) -> None:
+            answer = await peer.call(
+                "stage.run", {"handler": handler, "stage": stage, "ctx": context_to_json(view)}
+            )
+            for field, value in ((answer or {}).get("changes") or {}).items():
+                setattr(view, field, field_from_json(field, value))
+
+        self.sdk.register_stage(stage, run_in_plugin, scope, label=handler)
+
+    async def _register_output_channel(
+        self, name: str, caps: int, description: str, meta_doc: str = ""
+    ) -> None:
+        peer = self._peer()
+
+        async def send(payload: str, meta: dict[str, Any], type: str) -> str:
+            receipt = await peer.call(
+                "output.send", {"channel": name, "payload": payload, "meta": meta, "type": type}
+            )
+            return "" if receipt is None else str(receipt)
+
+        self.sdk.register_output_channel(name, caps, description, send, meta_doc=meta_doc)
+
+    async def _subscribe(self, event_type: str | None, subscription: str) -> None:
+        peer = self._peer()
+
+        def forward(event: Event) -> None:
+            if peer.closed is None:
+                peer.notify("event", {"subscription": subscription, "event": event_to_json(event)})
+
+        self._subscriptions[subscription] = self.sdk.subscribe(event_type, forward)
+
+    async def _unsubscribe(self, subscription: str) -> None:
+        unsubscribe = self._subscriptions.pop(subscription, None)
+        if unsubscribe is not None:
+            unsubscribe()
+
+    async def _publish(self, **_: Any) -> None:  # refused by capability before it gets here
+        raise RpcError(CAPABILITY_REFUSED, "publish is withheld")
+
+    # ---- input, settings, clock -------------------------------------------------------------
+
+    async def _inject_input(self, text: str, channel: str, user_id: str = "") -> int:
+        return await self.sdk.inject_input(text, channel, user_id=user_id)
+
+    async def _inject_interrupt(
+        self, text: str, channel: str, level: int = 3, user_id: str = ""
+    ) -> int:
+        return await self.sdk.inject_interrupt(text, channel, Priority(level), user_id=user_id)
+
+    async def _inject_input_sync(self, text: str, channel: str, user_id: str = "") -> str:
+        return await self.sdk.inject_input_sync(text, channel, user_id=user_id)
+
+    async def _settings_get(self, key: str, default: Any = None) -> Any:
+        return self.sdk.settings.get(key, default)
+
+    async def _settings_set(self, key: str, value: Any) -> None:
+        await self.sdk.settings.set(key, value)
+
+    async def _settings_list(self, prefix: str = "") -> dict[str, Any]:
+        return self.sdk.settings.list(prefix)
+
+    async def _wake_after(self, seconds: float, key: str) -> None:
+        peer = self._peer()
+
+        def wake(key: str) -> None:
+            if peer.closed is None:
+                peer.notify("plugin.wake", {"key": key})
+
+        self.sdk.wake_after(seconds, key, wake)
+
+    async def _log(self, level: str, message: str) -> None:
+        log.log(
+            logging.getLevelName(level.upper()) if level else logging.INFO,
+            "[%s] %s",
+            self.name,
+            message,
+        )
+
+    def detach(self) -> None:
+        self._subscriptions.clear()
+
+
+# ---- the stage context as JSON ----------------------------------------------------------------
+
+_CONTEXT_FIELDS = [f.name for f in dataclasses.fields(StageContext)]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, ToolCall | ToolResult | MemItem):
+        return dataclasses.asdict(value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def context_to_json(view: Any) -> dict[str, Any]:
+    return {name: _plain(getattr(view, name)) for name in _CONTEXT_FIELDS}
+
+
+def field_from_json(field: str, value: Any) -> Any:
+    """A changed field as it came back from a plugin, as the context holds it."""
+    if field not in _CONTEXT_FIELDS:
+        raise ValueError(f"StageContext has no field {field!r}")
+    if value is None:
+        return None
+    if field == "tool_call":
+        return ToolCall(**value)
+    if field == "tool_calls":
+        return [ToolCall(**v) for v in value]
+    if field == "tool_result":
+        return ToolResult(**value)
+    if field == "tool_results":
+        return [ToolResult(**v) for v in value]
+    return value
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    return {
+        "type": str(event.type),
+        "payload": event.payload,
+        "source": event.source,
+        "timestamp": event.timestamp,
+        "seq": event.seq,
+    }

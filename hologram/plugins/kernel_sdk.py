@@ -1,0 +1,226 @@
+"""The SDK one plugin holds (spec 000: PluginSDK), implemented in the kernel's process.
+
+Every kind of plugin ends here: a built-in calls it directly, a subprocess plugin through the
+RPC bridge, a Lua plugin through its sandbox's `sdk` table, the last two behind the
+capability check of `narrow`. Everything a plugin registers is recorded under its name, so
+`detach()` takes all of it back at once: on stop, on disable, and when a subprocess crashes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hologram.agent import Inputs, Skill, SkillIndex
+from hologram.channels import OutputChannels
+from hologram.config import ConfigRegistry
+from hologram.events import EventBus
+from hologram.sdk import (
+    Clock,
+    Event,
+    EventHandler,
+    HandlerScope,
+    OutputCap,
+    OutputHandler,
+    Priority,
+    Stage,
+    StageHandler,
+    ToolDef,
+    WakeHandler,
+)
+from hologram.stages import StageHost, invoke
+
+log = logging.getLogger(__name__)
+
+
+class ScopedSettings:
+    """`plugin.<name>.*`, with keys written relative to it: `get("interval")`."""
+
+    def __init__(self, config: ConfigRegistry, plugin: str) -> None:
+        self._config = config
+        self._prefix = f"plugin.{plugin}."
+
+    def key(self, key: str) -> str:
+        if not isinstance(key, str) or not key:
+            raise ValueError("a settings key is a non-empty string")
+        if key.startswith(self._prefix):
+            return key
+        if key.startswith(("plugin.", "core.")):
+            raise PermissionError(
+                f"settings key {key!r} is outside this plugin's namespace {self._prefix}*"
+            )
+        return self._prefix + key
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._config.get(self.key(key), default)
+
+    async def set(self, key: str, value: Any) -> None:
+        await self._config.set(self.key(key), value)
+
+    def list(self, prefix: str = "") -> dict[str, Any]:
+        found = self._config.list(self._prefix + prefix)
+        return {k[len(self._prefix) :]: v for k, v in found.items()}
+
+
+@dataclass(slots=True)
+class KernelParts:
+    """The kernel surfaces one plugin SDK works on (taken from KernelState)."""
+
+    stagehost: StageHost
+    channels: OutputChannels
+    events: EventBus
+    config: ConfigRegistry
+    clock: Clock
+    scheduler: Inputs | None = None
+    skills: SkillIndex | None = None
+
+
+class KernelSDK:
+    """The full SDK of plugin `name`: what a built-in plugin gets."""
+
+    def __init__(self, name: str, parts: KernelParts) -> None:
+        self._name = name
+        self._parts = parts
+        self._settings = ScopedSettings(parts.config, name)
+        self._undo: list[Callable[[], object]] = []
+        self._skills: list[str] = []
+        self._wakes: set[asyncio.Task[None]] = set()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def settings(self) -> ScopedSettings:
+        return self._settings
+
+    # ---- the four channels ------------------------------------------------------------------
+
+    def register_tool(self, tool: ToolDef) -> None:
+        self._parts.stagehost.register_tool(tool, owner=self._name)
+
+    def register_stage(
+        self,
+        stage: Stage | str,
+        handler: StageHandler,
+        scope: HandlerScope | str = HandlerScope.GLOBAL,
+        label: str | None = None,
+    ) -> None:
+        self._undo.append(
+            self._parts.stagehost.register_stage(
+                Stage(stage), handler, HandlerScope(scope), owner=self._name, name=label
+            )
+        )
+
+    def subscribe(self, event_type: str | None, handler: EventHandler) -> Callable[[], None]:
+        unsubscribe = self._parts.events.subscribe(event_type, handler)
+        self._undo.append(unsubscribe)
+        return unsubscribe
+
+    def publish(self, event: Event) -> None:
+        if event.source == "kernel":
+            event.source = self._name
+        self._parts.events.publish(event)
+
+    def register_output_channel(
+        self,
+        name: str,
+        caps: OutputCap | int,
+        description: str,
+        handler: OutputHandler,
+        *,
+        meta_doc: str = "",
+    ) -> None:
+        self._parts.channels.register_output_channel(
+            name, OutputCap(caps), description, handler, owner=self._name, meta_doc=meta_doc
+        )
+
+    def register_skill(self, skill: Skill) -> None:
+        """Join the agent's skills index (SKILL.md plugins)."""
+        if self._parts.skills is None:
+            raise RuntimeError("this kernel has no agent, so no skills index to join")
+        self._parts.skills.add(skill)
+        self._skills.append(skill.name)
+
+    # ---- input ------------------------------------------------------------------------------
+
+    def _inputs(self) -> Inputs:
+        if self._parts.scheduler is None:
+            raise RuntimeError("this kernel has no input scheduler; nothing can be injected")
+        return self._parts.scheduler
+
+    async def _submit(self, text: str, channel: str, level: Priority, user_id: str) -> Any:
+        # A plugin's L4 is L3 (spec 000: the input scheduler). Clamped here as well as in the
+        # scheduler, so the journal records the level the input really has.
+        level = min(Priority(level), Priority.L3)
+        ticket = await self._inputs().submit(
+            text,
+            channel,
+            level=level,
+            source=f"plugin:{self._name}",
+            from_plugin=True,
+            user_id=user_id,
+        )
+        ticket.outcome.add_done_callback(_consume)
+        return ticket
+
+    async def inject_input(self, text: str, channel: str, *, user_id: str = "") -> int:
+        return (await self._submit(text, channel, Priority.QUEUED, user_id)).id
+
+    async def inject_interrupt(
+        self, text: str, channel: str, level: Priority | int = Priority.L3, *, user_id: str = ""
+    ) -> int:
+        if Priority(level) is Priority.QUEUED:
+            raise ValueError("an interrupt has a level L1-L4; use inject_input for queued input")
+        return (await self._submit(text, channel, Priority(level), user_id)).id
+
+    async def inject_input_sync(self, text: str, channel: str, *, user_id: str = "") -> str:
+        ticket = await self._submit(text, channel, Priority.QUEUED, user_id)
+        result = await ticket
+        return str(result.reply)
+
+    # ---- the kernel's clock -----------------------------------------------------------------
+
+    def wake_after(self, seconds: float, key: str, handler: WakeHandler) -> None:
+        if not isinstance(seconds, int | float) or seconds < 0:
+            raise ValueError(f"wake_after needs a number of seconds >= 0, not {seconds!r}")
+
+        async def wake() -> None:
+            await self._parts.clock.sleep(float(seconds))
+            try:
+                await invoke(handler, key)
+            except Exception:
+                log.exception("plugin %s: wake-up %r failed", self._name, key)
+
+        task = asyncio.get_running_loop().create_task(wake(), name=f"wake-{self._name}-{key}")
+        self._wakes.add(task)
+        task.add_done_callback(self._wakes.discard)
+
+    # ---- taking it all back -----------------------------------------------------------------
+
+    def detach(self) -> dict[str, list[str]]:
+        """Remove everything this plugin registered; returns what was removed."""
+        tools = self._parts.stagehost.unregister_plugin_tools(self._name)
+        self._parts.stagehost.unregister_plugin(self._name)
+        channels = self._parts.channels.unregister_plugin_channels(self._name)
+        for undo in reversed(self._undo):
+            undo()
+        self._undo.clear()
+        for task in list(self._wakes):
+            task.cancel()
+        skills = list(self._skills)
+        if self._parts.skills is not None:
+            for name in skills:
+                self._parts.skills.remove(name)
+        self._skills.clear()
+        return {"tools": tools, "channels": channels, "skills": skills}
+
+
+def _consume(future: asyncio.Future[Any]) -> None:
+    # A fire-and-forget injection nobody awaits: its failure is the turn's to report, not
+    # an "exception never retrieved" warning at garbage collection.
+    if not future.cancelled():
+        future.exception()

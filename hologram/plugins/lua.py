@@ -1,0 +1,142 @@
+"""Lua plugins: `main.lua` in the sandboxed runtime the LLM adapters use (spec 000: Lua
+script plugin loading).
+
+The script runs once, at load. Its `sdk.register_tool(name, description, parameters, fn)`
+and `sdk.register_stage(stage, fn[, scope])` calls are only buffered then (and checked
+against the manifest's capabilities); `start` registers them with the kernel. A Lua error in
+a handler stays in that call: the tool answers with an error, the stage host reports a
+failed handler, and the plugin keeps serving.
+
+A stage handler gets the stage context as a table and changes it in place; the fields it
+changed are written back through the stage's rights.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hologram.llm import LuaSandbox
+from hologram.plugins.bridge import context_to_json, field_from_json
+from hologram.plugins.kernel_sdk import KernelSDK
+from hologram.plugins.manifest import Manifest
+from hologram.plugins.narrow import check
+from hologram.sdk import Capability, HandlerScope, Stage, ToolDef
+
+
+@dataclass(slots=True)
+class _Tool:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    fn: Any
+
+
+@dataclass(slots=True)
+class _Stage:
+    stage: Stage
+    fn: Any
+    scope: HandlerScope
+
+
+class LuaPlugin:
+    def __init__(self, manifest: Manifest, folder: Path) -> None:
+        self.manifest = manifest
+        self.folder = folder
+        self.sandbox = LuaSandbox(f"plugin.{manifest.name}")
+        self._tools: list[_Tool] = []
+        self._stages: list[_Stage] = []
+        self._sdk: KernelSDK | None = None
+        self.sandbox.set_global(
+            "sdk",
+            {
+                "register_tool": self._buffer_tool,
+                "register_stage": self._buffer_stage,
+                "setting": self._setting,
+                "publish": self._publish,
+            },
+        )
+        source = (folder / manifest.entry).read_text(encoding="utf-8")
+        self.sandbox.load(source, f"{manifest.name}/{manifest.entry}")
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    # ---- what the script calls --------------------------------------------------------------
+
+    def _check(self, capability: Capability) -> None:
+        check(self.name, self.manifest.capabilities, capability)
+
+    def _buffer_tool(self, name: str, description: str, parameters: Any, fn: Any) -> None:
+        self._check(Capability.TOOLS)
+        schema = self.sandbox.to_python(parameters) if parameters is not None else {}
+        if not schema:
+            schema = {"type": "object", "properties": {}}
+        ToolDef(str(name), str(description), schema)  # checks the name and schema now
+        self._tools.append(_Tool(str(name), str(description), schema, fn))
+
+    def _buffer_stage(self, stage: str, fn: Any, scope: str | None = None) -> None:
+        self._check(Capability.STAGES)
+        self._stages.append(_Stage(Stage(stage), fn, HandlerScope(scope or "global")))
+
+    def _setting(self, key: str) -> Any:
+        self._check(Capability.SETTINGS)
+        if self._sdk is None:
+            raise RuntimeError("settings are readable once the plugin has started")
+        return self.sandbox.to_lua(self._sdk.settings.get(str(key)))
+
+    def _publish(self, *_: Any) -> None:
+        self._check(Capability.PUBLISH)
+
+    # ---- the Plugin protocol ----------------------------------------------------------------
+
+    async def start(self, sdk: KernelSDK) -> None:
+        self._sdk = sdk
+        for tool in self._tools:
+            sdk.register_tool(
+                ToolDef(tool.name, tool.description, tool.parameters, handler=self._tool(tool))
+            )
+        for index, stage in enumerate(self._stages):
+            sdk.register_stage(
+                stage.stage, self._stage(stage), stage.scope, label=f"lua#{index}:{stage.stage}"
+            )
+
+    async def stop(self) -> None:
+        self._sdk = None
+
+    def _tool(self, tool: _Tool) -> Any:
+        sandbox = self.sandbox
+
+        async def run(arguments: dict[str, Any]) -> str:
+            result = sandbox.to_python(await sandbox.call(tool.fn, sandbox.to_lua(arguments)))
+            if result is None or isinstance(result, str):
+                return result or ""
+            return json.dumps(result, ensure_ascii=False)
+
+        return run
+
+    def _stage(self, stage: _Stage) -> Any:
+        sandbox = self.sandbox
+
+        async def run(view: Any) -> None:
+            before = context_to_json(view)
+            table = sandbox.to_lua(before)
+            await sandbox.call(stage.fn, table)
+            after = sandbox.to_python(table)
+            for field, value in after.items():
+                if (
+                    field in before
+                    and value != before[field]
+                    and not _empty_alike(value, before[field])
+                ):
+                    setattr(view, field, field_from_json(field, value))
+
+        return run
+
+
+def _empty_alike(a: Any, b: Any) -> bool:
+    # An empty Lua table cannot say whether it was [] or {}: treat the two as unchanged.
+    return a in ({}, []) and b in ({}, [])

@@ -1,0 +1,459 @@
+"""The plugin registry (spec 000: Registry.Load, ReloadOne, the supervisor's ledger).
+
+It knows where plugins come from (the built-in list, the plugins shipped in the package, the
+user's `<data>/plugins/`, any folder handed to `load_dir`), loads each through the loader its
+kind selects, enables, disables and reloads one at a time, installs and uninstalls packages,
+and supervises subprocess plugins: a crash detaches everything the plugin registered, then it
+is restarted with exponential backoff on the kernel's clock, each step logged and published.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from hologram.config import ConfigRegistry
+from hologram.llm import LuaSandboxError
+from hologram.plugins.builtin import BuiltinFactory
+from hologram.plugins.kernel_sdk import KernelParts, KernelSDK
+from hologram.plugins.lua import LuaPlugin
+from hologram.plugins.manifest import MANIFEST, Kind, Manifest, ManifestError, read_manifest
+from hologram.plugins.package import PackageError, read_package, unpack
+from hologram.plugins.process import PluginLoadError, SubprocessPlugin
+from hologram.plugins.skill import SKILL_FILE, SkillPlugin, skill_manifest
+from hologram.sdk import EventType, Facility, Plugin
+from hologram.stages import infer_owner
+
+log = logging.getLogger(__name__)
+
+AUTOSTART_KEY = "core.plugins.autostart"
+BACKOFF_KEY = "core.plugins.restart_backoff_s"
+BACKOFF_MAX_KEY = "core.plugins.restart_backoff_max_s"
+MAX_RESTARTS_KEY = "core.plugins.max_restarts"
+MAX_FRAME_KEY = "core.plugins.max_frame_bytes"
+START_TIMEOUT_KEY = "core.plugins.start_timeout_s"
+MAX_PACKAGE_KEY = "core.plugins.max_package_bytes"
+STABLE_AFTER = 60.0
+"""Seconds a restarted plugin must run before its backoff starts again from the bottom."""
+
+DEFAULTS: list[tuple[str, Any, str]] = [
+    (AUTOSTART_KEY, [], "shipped plugins started at boot (user plugins follow auto_start)"),
+    (BACKOFF_KEY, 0.5, "first delay before restarting a crashed subprocess plugin; doubles"),
+    (BACKOFF_MAX_KEY, 30.0, "the longest delay between two restarts"),
+    (MAX_RESTARTS_KEY, 5, "restarts in a row before a crashing plugin is left stopped"),
+    (MAX_FRAME_KEY, 8 * 1024 * 1024, "the longest RPC frame a subprocess plugin may send"),
+    (START_TIMEOUT_KEY, 10.0, "seconds a plugin has for handshake, init and start"),
+    (MAX_PACKAGE_KEY, 20 * 1024 * 1024, "the largest .hmap package accepted"),
+]
+
+
+class State(StrEnum):
+    AVAILABLE = "available"
+    RUNNING = "running"
+    STOPPED = "stopped"
+    CRASHED = "crashed"
+    RESTARTING = "restarting"
+    FAILED = "failed"
+
+
+class BothCopiesError(PluginLoadError):
+    """An external plugin with a built-in plugin's name (it would install and never run)."""
+
+
+@dataclass(eq=False)
+class Entry:
+    """One plugin the registry knows, loaded or not."""
+
+    name: str
+    kind: Kind
+    origin: str
+    folder: Path | None = None
+    manifest: Manifest | None = None
+    factory: BuiltinFactory | None = None
+    plugin: Plugin | None = None
+    sdk: KernelSDK | None = None
+    state: State = State.AVAILABLE
+    error: str = ""
+    flags: list[str] = field(default_factory=list)
+    restarts: int = 0
+    attempts: int = 0
+    started_at: float = 0.0
+    recovery: asyncio.Task[None] | None = None
+
+
+class PluginRegistry:
+    def __init__(
+        self,
+        parts: KernelParts,
+        *,
+        builtins: dict[str, BuiltinFactory],
+        shipped_dir: Path | None,
+        user_dir: Path,
+        has_facility: Callable[[Facility], bool] = lambda f: True,
+    ) -> None:
+        self.parts = parts
+        self.builtins = builtins
+        self.shipped_dir = shipped_dir
+        self.user_dir = user_dir
+        self._has_facility = has_facility
+        self._entries: dict[str, Entry] = {
+            name: Entry(name, Kind.BUILTIN, "builtin", factory=factory)
+            for name, factory in builtins.items()
+        }
+        self.refused: dict[str, str] = {}
+        """Folder (or package) -> why it was not taken."""
+
+    @property
+    def config(self) -> ConfigRegistry:
+        return self.parts.config
+
+    # ---- finding plugins --------------------------------------------------------------------
+
+    def discover(self) -> list[str]:
+        """Scan the shipped and user folders; returns the names found. A folder that cannot
+        be taken is announced and recorded in `refused`, the others still load."""
+        found = []
+        for origin, root in (("shipped", self.shipped_dir), ("user", self.user_dir)):
+            if root is None or not root.is_dir():
+                continue
+            for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+                if not ((folder / MANIFEST).is_file() or (folder / SKILL_FILE).is_file()):
+                    continue
+                try:
+                    found.append(self._add(folder, origin).name)
+                except (ManifestError, PluginLoadError, ValueError, OSError) as exc:
+                    self._refuse(str(folder), str(exc))
+        return found
+
+    def _add(self, folder: Path, origin: str) -> Entry:
+        if (folder / MANIFEST).is_file():
+            manifest = read_manifest(folder)
+        else:
+            manifest = skill_manifest(folder)
+        if manifest.name in self.builtins:
+            raise BothCopiesError(
+                f"plugin {manifest.name!r} in {folder} is also built in: the built-in copy would "
+                "always win and this one never run. Remove the folder, or remove "
+                f"{manifest.name!r} from hologram.plugins.builtin in the same change"
+            )
+        current = self._entries.get(manifest.name)
+        if current is not None and current.folder != folder.resolve():
+            raise PluginLoadError(
+                f"plugin {manifest.name!r} in {folder} is already known from {current.folder}; "
+                "two plugins cannot share a name"
+            )
+        if not manifest.runs_here():
+            raise PluginLoadError(
+                f"plugin {manifest.name!r} runs on {list(manifest.platforms)}, not on this platform"
+            )
+        entry = current or Entry(manifest.name, manifest.kind, origin)
+        entry.folder, entry.manifest, entry.kind = folder.resolve(), manifest, manifest.kind
+        self._entries[manifest.name] = entry
+        return entry
+
+    def _refuse(self, where: str, why: str) -> None:
+        self.refused[where] = why
+        log.error("plugin refused: %s", why)
+        self.parts.events.emit(EventType.PLUGIN_REFUSED, source="plugins", where=where, error=why)
+
+    # ---- looking ----------------------------------------------------------------------------
+
+    def get(self, name: str) -> Entry:
+        entry = self._entries.get(name)
+        if entry is None:
+            known = ", ".join(sorted(self._entries)) or "none"
+            raise KeyError(f"no plugin {name!r}; plugins: {known}")
+        return entry
+
+    def names(self) -> list[str]:
+        return sorted(self._entries)
+
+    def tools_of(self, name: str) -> list[str]:
+        return sorted(
+            t.name
+            for t in self.parts.stagehost.tools.tools()
+            if (t.owner or infer_owner(t.name)) == name
+        )
+
+    def status(self) -> list[dict[str, Any]]:
+        rows = []
+        for name in self.names():
+            entry = self._entries[name]
+            plugin = entry.plugin
+            rows.append(
+                {
+                    "name": name,
+                    "kind": entry.kind.value,
+                    "origin": entry.origin,
+                    "state": entry.state.value,
+                    "version": entry.manifest.version if entry.manifest else "",
+                    "tools": self.tools_of(name),
+                    "pid": getattr(plugin, "pid", None),
+                    "restarts": entry.restarts,
+                    "error": entry.error,
+                    "flags": list(entry.flags),
+                }
+            )
+        return rows
+
+    # ---- starting and stopping --------------------------------------------------------------
+
+    async def start_at_boot(self) -> None:
+        """Built-ins, user plugins with auto_start, and the shipped plugins named in
+        core.plugins.autostart. One that fails is announced; boot goes on."""
+        autostart = set(self.config.get(AUTOSTART_KEY) or [])
+        for entry in list(self._entries.values()):
+            wanted = (
+                entry.kind is Kind.BUILTIN
+                or (
+                    entry.origin == "user"
+                    and entry.manifest is not None
+                    and entry.manifest.auto_start
+                )
+                or entry.name in autostart
+            )
+            if wanted:
+                try:
+                    await self.enable(entry.name)
+                except PluginLoadError:
+                    continue  # announced by enable
+
+    async def load_dir(self, folder: str | os.PathLike[str], *, start: bool = True) -> Entry:
+        """Take the plugin in `folder` (anywhere on disk) and, by default, start it."""
+        try:
+            entry = self._add(Path(folder), "path")
+        except (ManifestError, PluginLoadError, ValueError, OSError) as exc:
+            self._refuse(str(folder), str(exc))
+            if isinstance(exc, PluginLoadError):
+                raise
+            raise PluginLoadError(str(exc)) from exc
+        if start:
+            await self.enable(entry.name)
+        return entry
+
+    async def enable(self, name: str) -> Entry:
+        entry = self.get(name)
+        if entry.state is State.RUNNING:
+            return entry
+        self._cancel_recovery(entry)
+        entry.attempts = 0
+        try:
+            await self._start(entry)
+        except PluginLoadError as exc:
+            entry.state, entry.error = State.FAILED, str(exc)
+            self._refuse(name, str(exc))
+            raise
+        return entry
+
+    def _make(self, entry: Entry) -> Plugin:
+        if entry.factory is not None:
+            return entry.factory(self)
+        manifest, folder = entry.manifest, entry.folder
+        assert manifest is not None and folder is not None
+        missing = [f.value for f in manifest.requires_facilities if not self._has_facility(f)]
+        if missing:
+            raise PluginLoadError(
+                f"plugin {entry.name!r} requires facilities {missing}, which this kernel "
+                "does not provide"
+            )
+        if manifest.kind is Kind.SUBPROCESS:
+            return SubprocessPlugin(
+                manifest,
+                folder,
+                on_exit=self._exited,
+                on_bad_frame=self._bad_frame,
+                data_dir=self.user_dir.parent / "plugin-data" / entry.name,
+                max_frame=self.config.get_int(MAX_FRAME_KEY),
+                start_timeout=self.config.get_float(START_TIMEOUT_KEY),
+            )
+        try:
+            if manifest.kind is Kind.LUA:
+                return LuaPlugin(manifest, folder)
+            skill = SkillPlugin(manifest, folder)
+        except (LuaSandboxError, ValueError, OSError) as exc:
+            raise PluginLoadError(f"plugin {entry.name!r} failed to load: {exc}") from None
+        entry.flags = skill.findings
+        for finding in skill.findings:
+            log.warning("skill %s flagged: %s", entry.name, finding)
+            self.parts.events.emit(
+                EventType.PLUGIN_SKILL_FLAGGED, source="plugins", plugin=entry.name, finding=finding
+            )
+        return skill
+
+    async def _start(self, entry: Entry) -> None:
+        if entry.plugin is None or entry.kind is not Kind.SUBPROCESS:
+            entry.plugin = self._make(entry)
+        if entry.sdk is None:
+            entry.sdk = KernelSDK(entry.name, self.parts)
+        entry.sdk.detach()
+        try:
+            await entry.plugin.start(entry.sdk)
+        except PluginLoadError:
+            entry.sdk.detach()
+            raise
+        except Exception as exc:
+            entry.sdk.detach()
+            raise PluginLoadError(f"plugin {entry.name!r} failed to start: {exc}") from exc
+        entry.state, entry.error = State.RUNNING, ""
+        entry.started_at = self.parts.clock.monotonic()
+        log.info("plugin %s started (%s)", entry.name, entry.kind.value)
+        self.parts.events.emit(
+            EventType.PLUGIN_STARTED,
+            source="plugins",
+            plugin=entry.name,
+            kind=entry.kind.value,
+            tools=self.tools_of(entry.name),
+            pid=getattr(entry.plugin, "pid", None),
+        )
+
+    async def disable(self, name: str) -> Entry:
+        entry = self.get(name)
+        self._cancel_recovery(entry)
+        if entry.plugin is not None and entry.state in (
+            State.RUNNING,
+            State.CRASHED,
+            State.RESTARTING,
+        ):
+            try:
+                await entry.plugin.stop()
+            except Exception:
+                log.exception("plugin %s failed while stopping", name)
+        detached = entry.sdk.detach() if entry.sdk is not None else {}
+        entry.state = State.STOPPED
+        self.parts.events.emit(EventType.PLUGIN_STOPPED, source="plugins", plugin=name, **detached)
+        return entry
+
+    async def reload(self, name: str) -> Entry:
+        """Stop, read the plugin's folder again (manifest and code), start."""
+        entry = self.get(name)
+        await self.disable(name)
+        if entry.folder is not None:
+            self._add(entry.folder, entry.origin)
+            entry.plugin = None
+        return await self.enable(name)
+
+    async def close(self) -> None:
+        """Stop every plugin: subprocesses first, so no child outlives the kernel."""
+        entries = sorted(self._entries.values(), key=lambda e: e.kind is not Kind.SUBPROCESS)
+        for entry in entries:
+            if entry.state in (State.RUNNING, State.CRASHED, State.RESTARTING):
+                await self.disable(entry.name)
+
+    # ---- crashes ----------------------------------------------------------------------------
+
+    def _bad_frame(self, name: str, why: str) -> None:
+        log.warning("plugin %s: %s", name, why)
+        self.parts.events.emit(EventType.PLUGIN_RPC_ERROR, source="plugins", plugin=name, error=why)
+
+    def _exited(self, plugin: SubprocessPlugin, returncode: int) -> None:
+        entry = self._entries.get(plugin.name)
+        if entry is None or entry.plugin is not plugin:
+            return
+        entry.recovery = asyncio.get_running_loop().create_task(
+            self._recover(entry, returncode), name=f"plugin-{entry.name}-recovery"
+        )
+
+    def _cancel_recovery(self, entry: Entry) -> None:
+        if entry.recovery is not None and entry.recovery is not asyncio.current_task():
+            entry.recovery.cancel()
+        entry.recovery = None
+
+    async def _recover(self, entry: Entry, returncode: int) -> None:
+        detached = entry.sdk.detach() if entry.sdk is not None else {}
+        entry.state = State.CRASHED
+        entry.error = f"exited with status {returncode}"
+        log.warning("plugin %s crashed (status %s); detached %s", entry.name, returncode, detached)
+        self.parts.events.emit(
+            EventType.PLUGIN_CRASHED,
+            source="plugins",
+            plugin=entry.name,
+            returncode=returncode,
+            **detached,
+        )
+        assert entry.manifest is not None
+        if not entry.manifest.auto_restart:
+            return
+        clock = self.parts.clock
+        if clock.monotonic() - entry.started_at > STABLE_AFTER:
+            entry.attempts = 0
+        limit = self.config.get_int(MAX_RESTARTS_KEY)
+        while entry.attempts < limit:
+            delay = min(
+                self.config.get_float(BACKOFF_KEY) * 2**entry.attempts,
+                self.config.get_float(BACKOFF_MAX_KEY),
+            )
+            entry.attempts += 1
+            entry.state = State.RESTARTING
+            log.warning("plugin %s: restart %d in %.2f s", entry.name, entry.attempts, delay)
+            self.parts.events.emit(
+                EventType.PLUGIN_RESTARTING,
+                source="plugins",
+                plugin=entry.name,
+                attempt=entry.attempts,
+                delay=delay,
+            )
+            await clock.sleep(delay)
+            try:
+                await self._start(entry)
+            except PluginLoadError as exc:
+                entry.error = str(exc)
+                log.warning("plugin %s: restart failed: %s", entry.name, exc)
+                continue
+            entry.restarts += 1
+            return
+        entry.state = State.FAILED
+        self._refuse(
+            entry.name, f"plugin {entry.name!r} crashed {limit} times in a row; left stopped"
+        )
+
+    # ---- packages ---------------------------------------------------------------------------
+
+    async def install_package(
+        self, source: bytes | str | os.PathLike[str], *, replace: bool = False
+    ) -> Entry:
+        """Install a `.hmap` into `<data>/plugins/` and start it if it says auto_start.
+        A refused package raises `PackageError` and leaves the plugins folder untouched."""
+        try:
+            package = await asyncio.to_thread(
+                read_package, source, max_bytes=self.config.get_int(MAX_PACKAGE_KEY)
+            )
+            name = package.manifest.name
+            if name in self.builtins:
+                raise PackageError(
+                    f"plugin {name!r} is built in; an external copy would install and never run"
+                )
+            current = self._entries.get(name)
+            if current is not None and current.origin != "user":
+                raise PackageError(f"plugin {name!r} already comes from {current.folder}")
+            if current is not None and not replace:
+                raise PackageError(f"plugin {name!r} is already installed; pass replace=True")
+        except PackageError as exc:
+            self._refuse("package", str(exc))
+            raise
+        if current is not None:
+            await self.disable(name)
+        folder = await asyncio.to_thread(unpack, package, self.user_dir, replace=replace)
+        entry = self._add(folder, "user")
+        entry.plugin = None
+        if package.manifest.auto_start:
+            await self.enable(name)
+        return entry
+
+    async def uninstall(self, name: str) -> None:
+        """Stop an installed plugin and delete its folder (its settings stay)."""
+        entry = self.get(name)
+        if entry.origin != "user" or entry.folder is None:
+            raise PermissionError(
+                f"plugin {name!r} is {entry.origin}, not installed: only plugins in "
+                f"{self.user_dir} can be uninstalled"
+            )
+        await self.disable(name)
+        await asyncio.to_thread(shutil.rmtree, entry.folder)
+        del self._entries[name]

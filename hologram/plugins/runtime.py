@@ -1,0 +1,281 @@
+"""The plugin side of a subprocess plugin: a plain Python script against the SDK.
+
+    from hologram.plugins.runtime import PluginApp
+
+    app = PluginApp()
+
+    @app.tool("Echo the text back.", {"type": "object", "properties": {"text": {"type": "string"}}})
+    def echo_say(args):
+        return args["text"]
+
+    @app.stage("before_output")
+    def sign(ctx):
+        ctx["final_text"] += " -- echo"
+
+    app.run()
+
+`run()` speaks the kernel's protocol on stdin/stdout (so `print` goes to stderr, which the
+kernel logs), registers what the decorators declared when the kernel starts the plugin, and
+exits when the kernel closes stdin or dies. Inside handlers, `app.sdk` calls into the kernel:
+`await app.sdk.inject_interrupt(...)`, `await app.sdk.settings_get(...)`, ...
+
+Only the standard library and `hologram.plugins.rpc` are imported here: a plugin process does
+not load the kernel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+import itertools
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from hologram.plugins.rpc import (
+    DEFAULT_MAX_FRAME,
+    HANDLER_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    PROTOCOL_VERSION,
+    Peer,
+    RpcError,
+)
+
+Handler = Callable[..., Any]
+
+
+async def _call(handler: Handler, *args: Any) -> Any:
+    result = handler(*args)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+class RemoteSDK:
+    """The kernel's SDK, reached over the connection. Every method is a coroutine."""
+
+    def __init__(self, app: PluginApp) -> None:
+        self._app = app
+        self._ids = itertools.count(1)
+
+    async def call(self, method: str, **params: Any) -> Any:
+        return await self._app.peer.call(method, params)
+
+    async def register_tool(
+        self,
+        name: str,
+        description: str,
+        parameters: dict[str, Any],
+        handler: Handler,
+        **options: Any,
+    ) -> None:
+        self._app.tools[name] = handler
+        await self.call(
+            "sdk.register_tool",
+            name=name,
+            description=description,
+            parameters=parameters,
+            **options,
+        )
+
+    async def register_stage(self, stage: str, handler: Handler, scope: str = "global") -> None:
+        key = f"{getattr(handler, '__name__', 'handler')}#{next(self._ids)}"
+        self._app.stages[key] = handler
+        await self.call("sdk.register_stage", stage=stage, handler=key, scope=scope)
+
+    async def register_output_channel(
+        self, name: str, caps: int, description: str, handler: Handler, meta_doc: str = ""
+    ) -> None:
+        self._app.channels[name] = handler
+        await self.call(
+            "sdk.register_output_channel",
+            name=name,
+            caps=caps,
+            description=description,
+            meta_doc=meta_doc,
+        )
+
+    async def subscribe(self, event_type: str | None, handler: Handler) -> str:
+        key = f"sub#{next(self._ids)}"
+        self._app.subscriptions[key] = handler
+        await self.call("sdk.subscribe", event_type=event_type, subscription=key)
+        return key
+
+    async def inject_input(self, text: str, channel: str, user_id: str = "") -> int:
+        return await self.call("sdk.inject_input", text=text, channel=channel, user_id=user_id)
+
+    async def inject_interrupt(
+        self, text: str, channel: str, level: int = 3, user_id: str = ""
+    ) -> int:
+        return await self.call(
+            "sdk.inject_interrupt", text=text, channel=channel, level=level, user_id=user_id
+        )
+
+    async def inject_input_sync(self, text: str, channel: str, user_id: str = "") -> str:
+        return await self.call("sdk.inject_input_sync", text=text, channel=channel, user_id=user_id)
+
+    async def settings_get(self, key: str, default: Any = None) -> Any:
+        return await self.call("sdk.settings.get", key=key, default=default)
+
+    async def settings_set(self, key: str, value: Any) -> None:
+        await self.call("sdk.settings.set", key=key, value=value)
+
+    async def settings_list(self, prefix: str = "") -> dict[str, Any]:
+        return await self.call("sdk.settings.list", prefix=prefix)
+
+    async def wake_after(self, seconds: float, key: str, handler: Handler) -> None:
+        """`handler(key)` runs once `seconds` have passed on the kernel's clock."""
+        self._app.wakes[key] = handler
+        await self.call("sdk.wake_after", seconds=seconds, key=key)
+
+    async def log(self, message: str, level: str = "info") -> None:
+        await self.call("sdk.log", level=level, message=message)
+
+
+class PluginApp:
+    def __init__(self, protocol: int = PROTOCOL_VERSION) -> None:
+        self.protocol = protocol
+        self.name = ""
+        self.settings: dict[str, Any] = {}
+        self.data_dir = ""
+        """A folder of this plugin's own under the kernel's data dir (set at init)."""
+        self.tools: dict[str, Handler] = {}
+        self.stages: dict[str, Handler] = {}
+        self.channels: dict[str, Handler] = {}
+        self.subscriptions: dict[str, Handler] = {}
+        self.wakes: dict[str, Handler] = {}
+        self.sdk = RemoteSDK(self)
+        self._declared: list[Callable[[], Any]] = []
+        self._on_start: list[Handler] = []
+        self._on_stop: list[Handler] = []
+        self._done = asyncio.Event()
+        self.peer: Peer = None  # type: ignore[assignment]
+
+    # ---- declaring --------------------------------------------------------------------------
+
+    def tool(
+        self, description: str, parameters: dict[str, Any] | None = None, **options: Any
+    ) -> Callable[[Handler], Handler]:
+        """Register the decorated function (its name is the tool's) when the plugin starts."""
+
+        def declare(handler: Handler) -> Handler:
+            schema = parameters or {"type": "object", "properties": {}}
+            self._declared.append(
+                lambda: self.sdk.register_tool(
+                    handler.__name__, description, schema, handler, **options
+                )
+            )
+            return handler
+
+        return declare
+
+    def stage(self, stage: str, scope: str = "global") -> Callable[[Handler], Handler]:
+        """The decorated function gets the stage context as a dict; what it changes in the
+        dict is sent back (the kernel applies what the stage's rights allow)."""
+
+        def declare(handler: Handler) -> Handler:
+            self._declared.append(lambda: self.sdk.register_stage(stage, handler, scope))
+            return handler
+
+        return declare
+
+    def on_start(self, handler: Handler) -> Handler:
+        self._on_start.append(handler)
+        return handler
+
+    def on_stop(self, handler: Handler) -> Handler:
+        self._on_stop.append(handler)
+        return handler
+
+    # ---- answering the kernel ---------------------------------------------------------------
+
+    async def dispatch(self, method: str, params: dict[str, Any]) -> Any:
+        if method == "handshake":
+            return {"protocol": self.protocol, "pid": os.getpid()}
+        if method == "plugin.init":
+            self.name = params.get("name", "")
+            self.settings = params.get("settings", {})
+            self.data_dir = params.get("data_dir", "")
+            return {}
+        if method == "plugin.start":
+            for declare in self._declared:
+                await declare()
+            for handler in self._on_start:
+                await _call(handler, self.sdk)
+            return {}
+        if method == "plugin.stop":
+            for handler in self._on_stop:
+                await _call(handler)
+            asyncio.get_running_loop().call_later(0.05, self._done.set)
+            return {}
+        if method == "tool.call":
+            return await self._handled(self.tools, params["name"], params.get("arguments", {}))
+        if method == "stage.run":
+            return await self._run_stage(params)
+        if method == "output.send":
+            return await self._handled(
+                self.channels, params["channel"], params["payload"], params["meta"], params["type"]
+            )
+        if method == "event":
+            handler = self.subscriptions.get(params.get("subscription", ""))
+            if handler is not None:
+                await _call(handler, params["event"])
+            return None
+        if method == "plugin.wake":
+            handler = self.wakes.pop(params.get("key", ""), None)
+            if handler is not None:
+                await _call(handler, params["key"])
+            return None
+        raise RpcError(METHOD_NOT_FOUND, f"method not found: {method!r}")
+
+    async def _handled(self, table: dict[str, Handler], key: str, *args: Any) -> Any:
+        handler = table.get(key)
+        if handler is None:
+            raise RpcError(INVALID_PARAMS, f"{self.name}: nothing registered as {key!r}")
+        try:
+            result = await _call(handler, *args)
+        except RpcError:
+            raise
+        except Exception as exc:
+            raise RpcError(HANDLER_ERROR, f"{type(exc).__name__}: {exc}") from None
+        return "" if result is None else result if isinstance(result, str) else str(result)
+
+    async def _run_stage(self, params: dict[str, Any]) -> dict[str, Any]:
+        handler = self.stages.get(params["handler"])
+        if handler is None:
+            raise RpcError(INVALID_PARAMS, f"no stage handler {params['handler']!r}")
+        ctx = params["ctx"]
+        before = copy.deepcopy(ctx)
+        try:
+            await _call(handler, ctx)
+        except Exception as exc:
+            raise RpcError(HANDLER_ERROR, f"{type(exc).__name__}: {exc}") from None
+        return {"changes": {k: v for k, v in ctx.items() if before.get(k) != v}}
+
+    # ---- running ----------------------------------------------------------------------------
+
+    def run(self) -> None:
+        asyncio.run(self.serve())
+
+    async def serve(self) -> None:
+        loop = asyncio.get_running_loop()
+        # The protocol owns the real stdout; anything the plugin prints goes to stderr.
+        protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+        reader = asyncio.StreamReader(limit=DEFAULT_MAX_FRAME)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, protocol_out
+        )
+        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        self.peer = Peer(reader, writer, self.dispatch, name=f"plugin {self.name or '?'}")
+        serving = loop.create_task(self.peer.serve())
+        done = loop.create_task(self._done.wait())
+        # Stdin at end: the kernel closed it or died. Either way this process is finished.
+        await asyncio.wait({serving, done}, return_when=asyncio.FIRST_COMPLETED)
+        serving.cancel()
+        transport.close()
