@@ -29,7 +29,7 @@ from pathlib import Path
 from hologram.plugins.bridge import Bridge
 from hologram.plugins.kernel_sdk import KernelSDK
 from hologram.plugins.manifest import Manifest
-from hologram.plugins.rpc import DEFAULT_MAX_FRAME, PROTOCOL_VERSION, Peer, RpcError
+from hologram.plugins.rpc import DEFAULT_MAX_FRAME, PEER_GONE, PROTOCOL_VERSION, Peer, RpcError
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +53,31 @@ sys.argv = sys.argv[3:]
 sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
 runpy.run_path(script, run_name="__main__")
 """
+
+
+async def exit_status(process: asyncio.subprocess.Process) -> int:
+    """The exit status, as soon as the process has exited.
+
+    Not `process.wait()`: on Python 3.11 it also waits for every pipe to close, which a
+    grandchild holding stdout delays indefinitely. On Linux a pidfd becomes readable when
+    the process exits; elsewhere the status is polled (asyncio's child watcher reaps it and
+    sets `returncode` either way)."""
+    loop = asyncio.get_running_loop()
+    try:
+        pidfd = os.pidfd_open(process.pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    if pidfd is not None:
+        exited: asyncio.Future[None] = loop.create_future()
+        loop.add_reader(pidfd, lambda: exited.done() or exited.set_result(None))
+        try:
+            await exited
+        finally:
+            loop.remove_reader(pidfd)
+            os.close(pidfd)
+    while process.returncode is None:  # noqa: ASYNC110  (no event to wait on: a poll)
+        await asyncio.sleep(0.005 if pidfd is not None else 0.05)
+    return process.returncode
 
 
 class PluginLoadError(RuntimeError):
@@ -156,6 +181,11 @@ class SubprocessPlugin:
         try:
             answer = await peer.call("handshake", {"protocol": PROTOCOL_VERSION})
         except RpcError as exc:
+            if exc.code == PEER_GONE:
+                raise PluginLoadError(
+                    f"plugin {self.name!r} failed to start: it ended before the handshake "
+                    "(its stderr is in the kernel log)"
+                ) from None
             raise PluginLoadError(
                 f"plugin {self.name!r} refused the handshake: {exc.message}"
             ) from None
@@ -182,8 +212,12 @@ class SubprocessPlugin:
             plugin_log.info("%s", line.decode("utf-8", "replace").rstrip())
 
     async def _watch(self, peer: Peer, process: asyncio.subprocess.Process) -> None:
-        returncode = await process.wait()
+        returncode = await exit_status(process)
         peer.close(f"the plugin process exited with status {returncode}")
+        for task in self._tasks:
+            if task is not asyncio.current_task():
+                task.cancel()  # the reader may wait forever on a pipe a grandchild holds
+        _close_pipes(process)
         if not self._stopping:
             self._on_exit(self, returncode)
 
@@ -200,6 +234,16 @@ class SubprocessPlugin:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
+        if self.process is not None:
+            _close_pipes(self.process)
+
+
+def _close_pipes(process: asyncio.subprocess.Process) -> None:
+    # asyncio's Process has no public close; its transport's close() releases the pipes
+    # (a grandchild may hold the other ends) instead of leaving that to garbage collection.
+    transport = getattr(process, "_transport", None)
+    if transport is not None and process.returncode is not None:
+        transport.close()
 
     async def stop(self, grace: float = 2.0) -> None:
         """Ask the plugin to stop, then close its stdin; SIGTERM, then SIGKILL, if it lingers."""
