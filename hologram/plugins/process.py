@@ -226,7 +226,7 @@ class SubprocessPlugin:
         if self.process is not None and self.process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 self.process.kill()
-            await self.process.wait()
+            await exit_status(self.process)
         await self._cancel_tasks()
 
     async def _cancel_tasks(self) -> None:
@@ -236,14 +236,6 @@ class SubprocessPlugin:
         self._tasks = []
         if self.process is not None:
             _close_pipes(self.process)
-
-
-def _close_pipes(process: asyncio.subprocess.Process) -> None:
-    # asyncio's Process has no public close; its transport's close() releases the pipes
-    # (a grandchild may hold the other ends) instead of leaving that to garbage collection.
-    transport = getattr(process, "_transport", None)
-    if transport is not None and process.returncode is not None:
-        transport.close()
 
     async def stop(self, grace: float = 2.0) -> None:
         """Ask the plugin to stop, then close its stdin; SIGTERM, then SIGKILL, if it lingers."""
@@ -260,10 +252,18 @@ def _close_pipes(process: asyncio.subprocess.Process) -> None:
             for sig in (signal.SIGTERM, signal.SIGKILL):
                 try:
                     async with asyncio.timeout(grace):
-                        await process.wait()
+                        await exit_status(process)
                     break
                 except TimeoutError:
                     with contextlib.suppress(ProcessLookupError):
                         process.send_signal(sig)
-            await process.wait()
+            await exit_status(process)
         await self._cancel_tasks()
+
+
+def _close_pipes(process: asyncio.subprocess.Process) -> None:
+    # asyncio's Process has no public close; its transport's close() releases the pipes
+    # (a grandchild may hold the other ends) instead of leaving that to garbage collection.
+    transport = getattr(process, "_transport", None)
+    if transport is not None and process.returncode is not None:
+        transport.close()
