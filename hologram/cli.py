@@ -47,6 +47,36 @@ def _parser() -> argparse.ArgumentParser:
         "until SIGINT or SIGTERM, then shut down cleanly.",
     )
     data_option(serve)
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default: 127.0.0.1); any non-loopback address requires "
+        "the bearer token kept in <data>/serve_token",
+    )
+    serve.add_argument(
+        "--port", type=int, default=8787, help="port (default: 8787; 0 picks a free one)"
+    )
+    serve.add_argument(
+        "--drain-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="on SIGINT/SIGTERM, seconds the work in hand may take to finish (default: 10)",
+    )
+
+    chat = commands.add_parser(
+        "chat",
+        help="talk to a running service from the terminal",
+        description="A terminal client of a running service: each line is an input; replies "
+        "stream in from its event stream. Commands: /stop, /interrupt L1|L2|L3 TEXT, /status, "
+        "/quit.",
+    )
+    chat.add_argument(
+        "--url", default="http://127.0.0.1:8787", help="the service (default: %(default)s)"
+    )
+    chat.add_argument(
+        "--token", help="bearer token (default: $HOLOGRAM_TOKEN), for a non-loopback service"
+    )
 
     graph = commands.add_parser(
         "graph",
@@ -187,7 +217,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             from hologram.serve import serve
 
-            return asyncio.run(serve(args.data))
+            return asyncio.run(
+                serve(args.data, host=args.host, port=args.port, drain_timeout=args.drain_timeout)
+            )
+        if args.command == "chat":
+            from hologram.serve.client import chat
+
+            return asyncio.run(chat(args.url, args.token))
         if args.command == "graph":
             return _graph(args.json)
         if args.command == "depgraph":

@@ -1,4 +1,10 @@
-"""`python -m hologram serve`: boot, say what booted, run until SIGINT or SIGTERM, shut down."""
+"""`python -m hologram serve`: boot, serve HTTP, run until SIGINT or SIGTERM, drain, shut down.
+
+Shutdown, in order: the intake closes (new input gets 503); the work in hand gets up to
+`drain_timeout` seconds to finish (a second signal cuts this short); the event streams end;
+the HTTP server stops taking connections; the kernel closes every store. Whatever input was
+acknowledged and not finished stays in the journal and runs at the next start.
+"""
 
 from __future__ import annotations
 
@@ -11,18 +17,44 @@ from pathlib import Path
 from hologram.config import ConfigError
 from hologram.facade import Kernel
 from hologram.kernel import AssemblyError
+from hologram.serve.access import TOKEN_FILE, AccessGuard, is_loopback, load_or_create_token
+from hologram.serve.api import build_app
+from hologram.serve.bodies import DEFAULT_BODY_LIMIT
+from hologram.serve.intake import Intake, register_http_channel
+from hologram.serve.server import HttpServer, bind
+from hologram.serve.stream import EventStream
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8787
 
 
 def _say(line: str) -> None:
     print(line, flush=True)
 
 
-async def serve(data_dir: str | os.PathLike[str] | None = None) -> int:
-    """Run a kernel until SIGINT or SIGTERM; return the process exit code."""
+def _llm_line(kernel: Kernel) -> str:
+    sources = [] if kernel.state.llm is None else kernel.state.llm.status()
+    if sources and sources[0]["offline"]:
+        return (
+            "llm: no LLM configured: the offline scripted model answers (set "
+            "HOLOGRAM_LLM_BASE_URL and HOLOGRAM_LLM_API_KEY, or core.llm.sources.*)"
+        )
+    return "llm: " + ", ".join(f"{s['source']} ({s['state']})" for s in sources)
+
+
+async def serve(
+    data_dir: str | os.PathLike[str] | None = None,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    drain_timeout: float = 10.0,
+    body_limit: int = DEFAULT_BODY_LIMIT,
+) -> int:
+    """Run a kernel behind the HTTP API until SIGINT or SIGTERM; return the exit code."""
     loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
+    signals = asyncio.Queue[int]()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, signals.put_nowait, sig)
 
     kernel = Kernel(data_dir)
     try:
@@ -30,14 +62,71 @@ async def serve(data_dir: str | os.PathLike[str] | None = None) -> int:
     except (AssemblyError, ConfigError) as exc:
         print(f"hologram: cannot start: {exc}", file=sys.stderr, flush=True)
         return 1
+    loopback = is_loopback(host)
+    try:
+        sock = bind(host, port)
+        token, made = (None, False) if loopback else load_or_create_token(kernel.data_dir)
+    except (OSError, ValueError) as exc:
+        print(f"hologram: {exc}", file=sys.stderr, flush=True)
+        await kernel.shutdown()
+        return 1
+
+    stream = EventStream()
+    unsubscribe = stream.attach(kernel.events.subscribe)
+    register_http_channel(kernel)
+    intake = Intake(kernel)
+    bound = sock.getsockname()
+    url_host = f"[{host}]" if ":" in host else host
+    url = f"http://{url_host}:{bound[1]}/"
+    service = {
+        "url": url,
+        "host": host,
+        "port": bound[1],
+        "auth": "loopback" if loopback else "bearer",
+    }
+    app = build_app(kernel, stream, intake, body_limit=body_limit, service=service)
+    server = HttpServer(AccessGuard(app, token=token, loopback_bind=loopback), sock)
+    await server.start()
+
     for line in kernel.topology():
         _say(line)
+    _say(_llm_line(kernel))
+    if token is not None:
+        where = Path(kernel.data_dir) / TOKEN_FILE
+        if made:
+            _say(
+                f"access: bound beyond loopback; bearer token (shown once; kept in {where}): "
+                f"{token}"
+            )
+        else:
+            _say(f"access: bound beyond loopback; bearer token in {where}")
     _say(
-        f"hologram ready in {kernel.boot_seconds * 1000:.0f} ms on {Path(kernel.data_dir)} "
-        f"(pid {os.getpid()}); stop with Ctrl-C or SIGTERM"
+        f"hologram ready in {(kernel.boot_seconds or 0) * 1000:.0f} ms on {Path(kernel.data_dir)} "
+        f"(pid {os.getpid()}); serving {url} (API {url}api/v1); stop with Ctrl-C or SIGTERM"
     )
-    await stop.wait()
+
+    await signals.get()
+    intake.close()
+    _say(
+        "hologram stopping: taking no more input; finishing the work in hand "
+        f"(≤ {drain_timeout:g} s)"
+    )
+    drain = asyncio.ensure_future(intake.drain(drain_timeout))
+    second = asyncio.ensure_future(signals.get())
+    await asyncio.wait({drain, second}, return_when=asyncio.FIRST_COMPLETED)
+    second.cancel()
+    if not (drain.done() and drain.result()):
+        drain.cancel()
+        left = kernel.inputs.status()
+        _say(
+            f"hologram: unfinished input left in the journal for the next start "
+            f"(running {left['running']}, waiting {left['pending_inputs'] + len(left['stack'])})"
+        )
+    stream.close()
+    unsubscribe()
     _say("hologram stopping: flushing stores")
+    stopping = asyncio.ensure_future(server.stop())
     await kernel.shutdown()
+    await stopping
     _say("hologram stopped")
     return 0

@@ -1,0 +1,76 @@
+"""The service's door for input: open until shutdown begins, then closed with a 503.
+
+Tickets whose outcome nobody awaits (POST /input) still have their outcome read, so a
+stopped input is not reported as an unretrieved exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from hologram.agent import Ticket
+from hologram.facade import Kernel
+from hologram.sdk import OutputCap
+from hologram.serve.bodies import ApiError, InputBody
+
+HTTP_CHANNEL = "http"
+
+
+async def _delivered(payload: str, meta: dict[str, object], type: str) -> str:
+    # The reply of an HTTP input reaches its sender through its ticket (POST /input/sync)
+    # or the event stream (agent_output); the channel only acknowledges.
+    return "delivered over HTTP"
+
+
+def register_http_channel(kernel: Kernel) -> None:
+    """The `http` output channel: replies to inputs that came over HTTP go here, so the model
+    is told it answers an API client, not a notebook."""
+    channels = kernel.state.channels
+    if channels is not None and HTTP_CHANNEL not in channels:
+        channels.register_output_channel(
+            HTTP_CHANNEL,
+            OutputCap.TEXT | OutputCap.STRUCTURED,
+            "a client of the HTTP API (the web page or the terminal chat); plain text or JSON",
+            _delivered,
+            owner="serve",
+        )
+
+
+class Intake:
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
+        self.accepting = True
+        self.acknowledged = 0
+
+    def channels(self) -> list[str]:
+        channels = self.kernel.state.channels
+        return [] if channels is None else [c.name for c in channels.channels()]
+
+    async def submit(self, body: InputBody) -> Ticket:
+        if not self.accepting:
+            raise ApiError(503, "the service is shutting down and takes no more input")
+        ticket = await self.kernel.inject(
+            body.text, body.channel, level=body.level, source=body.source
+        )
+        self.acknowledged += 1
+        ticket.outcome.add_done_callback(_read_outcome)
+        return ticket
+
+    def close(self) -> None:
+        self.accepting = False
+
+    async def drain(self, seconds: float) -> bool:
+        """Wait until no input runs or waits, at most `seconds`; True if it got there."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            status = self.kernel.inputs.status()
+            if status["running"] is None and not status["stack"] and not status["pending_inputs"]:
+                return True
+            await asyncio.sleep(0.05)
+        return False
+
+
+def _read_outcome(outcome: asyncio.Future[object]) -> None:
+    if not outcome.cancelled():
+        outcome.exception()

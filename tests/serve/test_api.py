@@ -1,0 +1,185 @@
+"""Every endpoint of /api/v1, over real HTTP to the service in its own process."""
+
+from __future__ import annotations
+
+import re
+
+from tests.serve.harness import Service
+
+
+def test_the_server_serves_an_openapi_document_naming_every_endpoint(service: Service) -> None:
+    with service.client() as http:
+        document = http.get("/openapi.json").json()
+    assert document["openapi"].startswith("3.")
+    assert set(document["paths"]) == {
+        "/input",
+        "/input/sync",
+        "/inputs/{id}",
+        "/interrupt",
+        "/stop",
+        "/status",
+        "/settings",
+        "/events",
+        "/context",
+        "/coldcontext",
+        "/memory",
+        "/openapi.json",
+    }
+    assert set(document["paths"]["/settings"]) == {"get", "put"}
+
+
+def test_input_is_acknowledged_with_the_journal_id_and_then_runs(service: Service) -> None:
+    with service.client() as http:
+        ack = http.post("/input", json={"text": "first note"})
+        assert ack.status_code == 202
+        ident = ack.json()["id"]
+        assert http.get(f"/inputs/{ident}").json()["text"] == "first note"
+        # The sync call after it queues behind it: once it is answered, the first one is too.
+        http.post("/input/sync", json={"text": "second note"}).raise_for_status()
+        record = http.get(f"/inputs/{ident}").json()
+    assert record["state"] == "done"
+    assert "first note" in record["reply"]
+    assert record["channel"] == "http"
+
+
+def test_input_sync_returns_the_reply_of_that_input(service: Service) -> None:
+    with service.client() as http:
+        result = http.post("/input/sync", json={"text": "tell me about tea"}).json()
+    assert result["ended_by"] == "answer"
+    assert "tell me about tea" in result["reply"]
+    assert result["channel"] == "http"
+    assert result["delivered"] is True
+
+
+def test_status_says_the_offline_model_answers_when_no_llm_is_configured(
+    service: Service,
+) -> None:
+    assert any("offline scripted model" in line for line in service.lines)
+    with service.client() as http:
+        status = http.get("/status").json()
+    assert status["llm"]["offline"] is True
+    assert status["kernel"]["phase"] == "ready"
+    assert status["kernel"]["layers"]
+    assert set(status["scheduler"]) >= {"running", "stack", "queue", "pending_inputs"}
+    assert set(status["memory"]) == {"context_events", "cold_documents", "text_log_files"}
+    assert status["service"]["auth"] == "loopback"
+    assert status["service"]["accepting_input"] is True
+
+
+def test_interrupt_takes_l1_to_l3_and_refuses_l4_and_queued(service: Service) -> None:
+    with service.client() as http:
+        ok = http.post("/interrupt", json={"text": "urgent", "level": "L3"})
+        assert ok.status_code == 202
+        assert ok.json()["level"] == 3
+        assert http.post("/interrupt", json={"text": "default"}).json()["level"] == 1
+        l4 = http.post("/interrupt", json={"text": "x", "level": 4})
+        queued = http.post("/interrupt", json={"text": "x", "level": 0})
+    assert l4.status_code == 400
+    assert "kernel-exclusive" in l4.json()["error"]
+    assert queued.status_code == 400
+    assert "POST /input" in queued.json()["error"]
+
+
+def test_stop_answers_with_the_ids_it_covers(service: Service) -> None:
+    with service.client() as http:
+        stopped = http.post("/stop")
+    assert stopped.status_code == 200
+    assert stopped.json() == {"stopped": []}
+
+
+def test_settings_list_masks_secrets_and_names_sources(service: Service) -> None:
+    with service.client() as http:
+        http.put(
+            "/settings", json={"key": "core.llm.sources.default.api_key", "value": "sk-real"}
+        ).raise_for_status()
+        listing = http.get("/settings", params={"prefix": "core."}).json()
+    by_key = {s["key"]: s for s in listing["settings"]}
+    assert all(key.startswith("core.") for key in by_key)
+    secret = by_key["core.llm.sources.default.api_key"]
+    assert secret["value"] == "****"
+    assert secret["secret"] is True
+    assert "sk-real" not in str(listing)
+    assert by_key["core.agent.max_tool_rounds"]["source"] == "default"
+    assert isinstance(listing["plugins"], list)
+
+
+def test_settings_put_stores_a_typed_value_or_parses_text(service: Service) -> None:
+    with service.client() as http:
+        typed = http.put("/settings", json={"key": "core.agent.max_tool_rounds", "value": 7})
+        text = http.put("/settings", json={"key": "core.agent.child_max_tool_rounds", "text": "3"})
+        listing = http.get("/settings", params={"prefix": "core.agent."}).json()
+    assert typed.json()["value"] == 7
+    assert text.json()["value"] == 3
+    by_key = {s["key"]: s for s in listing["settings"]}
+    assert by_key["core.agent.max_tool_rounds"] == {
+        **by_key["core.agent.max_tool_rounds"],
+        "value": 7,
+        "source": "stored",
+    }
+
+
+def test_settings_put_refuses_invalid_keys_and_values_with_the_registry_message(
+    service: Service,
+) -> None:
+    with service.client() as http:
+        bad_key = http.put("/settings", json={"key": "llm.model", "value": "x"})
+        bad_value = http.put(
+            "/settings", json={"key": "core.agent.max_tool_rounds", "value": "ten"}
+        )
+        the_mask = http.put(
+            "/settings", json={"key": "core.llm.sources.default.api_key", "value": "****"}
+        )
+    assert bad_key.status_code == 400
+    assert "invalid configuration key 'llm.model'" in bad_key.json()["error"]
+    assert bad_value.status_code == 400
+    assert "expects int" in bad_value.json()["error"]
+    assert the_mask.status_code == 400
+    assert "real value" in the_mask.json()["error"]
+
+
+def test_context_memory_and_coldcontext_read_what_a_turn_left(service: Service) -> None:
+    with service.client() as http:
+        http.post("/input/sync", json={"text": "the kettle is blue"}).raise_for_status()
+        context = http.get("/context", params={"limit": 10}).json()
+        memory = http.get("/memory").json()
+        cold = http.get("/coldcontext", params={"contains": "kettle"}).json()
+        bad_limit = http.get("/context", params={"limit": "many"})
+    inputs = [e["input"] for e in context["events"]]
+    assert "the kettle is blue" in inputs
+    assert any("the kettle is blue" in e["response"] for e in context["events"])
+    assert memory["context_events"] == context["total"] >= 2
+    assert cold["total"] >= cold["matched"] >= 0
+    assert bad_limit.status_code == 400
+    assert "'limit' must be an integer" in bad_limit.json()["error"]
+
+
+def test_unknown_paths_and_inputs_get_json_errors_that_point_the_way(service: Service) -> None:
+    with service.client() as http:
+        missing = http.get("/nothing")
+        no_input = http.get("/inputs/999999")
+        wrong_method = http.delete("/status")
+    assert missing.status_code == 404
+    assert "openapi.json" in missing.json()["error"]
+    assert no_input.status_code == 404
+    assert re.search(r"no input 999999", no_input.json()["error"])
+    assert wrong_method.status_code == 405
+
+
+def test_bad_input_bodies_are_refused_saying_what_is_wrong(service: Service) -> None:
+    cases = [
+        ({"text": 5}, "'text' must be a string, not int"),
+        ({"text": "  "}, "'text' is empty"),
+        ({}, "'text' is required"),
+        ([1, 2], "must be a JSON object, not list"),
+        ({"text": "x", "channel": "nowhere"}, "no output channel 'nowhere'"),
+        ({"text": "x", "colour": "red"}, "unknown field(s) ['colour']"),
+        ({"text": "x", "level": "urgent"}, "'level' must be 0-3"),
+        ({"text": "x", "timeout": -1}, "'timeout' must be seconds"),
+    ]
+    with service.client() as http:
+        for body, message in cases:
+            answer = http.post("/input", json=body)
+            assert answer.status_code == 400, body
+            assert message in answer.json()["error"], (body, answer.json())
+        counts = http.get("/status").json()["inputs"]
+    assert counts == {}, "a refused input is never recorded"

@@ -1,0 +1,62 @@
+"""`python -m hologram chat`: the terminal client, as a subprocess with piped stdin."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+
+from tests.serve.harness import ScriptedModel, Service
+
+
+def chat(service: Service, stdin: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hologram", "chat", "--url", service.url],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=40,
+    )
+
+
+def test_chat_shows_the_reply_of_each_line_and_the_status(service: Service) -> None:
+    run = chat(service, "hello there\n/status\n/interrupt L3 the kettle boils\n")
+    assert run.returncode == 0, run.stderr
+    out = run.stdout
+    replies = {line.split("]", 1)[0]: line for line in out.splitlines() if "] hologram> " in line}
+    assert "hello there" in replies["[#1"]
+    assert "the kettle boils" in replies["[#2"]
+    assert "(offline scripted model)" in replies["[#1"]
+    assert "status: ready" in out
+    assert "model: offline scripted model" in out
+
+
+def test_chat_stop_stops_the_running_turn(
+    make_service: Callable[..., Service], model: ScriptedModel
+) -> None:
+    model.queue({"text": "too late", "delay": 30})
+    service = make_service(env=model.env)
+    run = chat(service, "take your time\n/stop\n")
+    assert run.returncode == 0, run.stderr
+    assert "stopped: [1]" in run.stdout
+    assert "[#1] (stopped)" in run.stdout
+    assert "too late" not in run.stdout
+
+
+def test_chat_refuses_a_bad_interrupt_level_with_the_reason(service: Service) -> None:
+    run = chat(service, "/interrupt L9 now\n/interrupt\n")
+    assert run.returncode == 0, run.stderr
+    assert "! 'level' must be 0-3" in run.stdout
+    assert "! usage: /interrupt L1|L2|L3 TEXT" in run.stdout
+
+
+def test_chat_says_when_the_service_is_unreachable() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "hologram", "chat", "--url", "http://127.0.0.1:9"],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 1
+    assert "cannot reach http://127.0.0.1:9/api/v1" in run.stderr

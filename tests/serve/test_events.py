@@ -1,0 +1,70 @@
+"""GET /events: every bus event as a server-sent event, resumable with Last-Event-ID."""
+
+from __future__ import annotations
+
+import httpx
+
+from tests.serve.harness import Service, events
+
+
+def test_the_stream_carries_each_model_round_and_the_reply_of_an_input(service: Service) -> None:
+    with (
+        service.client(timeout=10) as http,
+        http.stream("GET", "/events", params={"types": "agent_llm_chain,agent_output"}) as stream,
+    ):
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        ident = http.post("/input", json={"text": "what is the weather"}).json()["id"]
+        chain, output = list(events(stream, 2))
+    assert chain["event"] == "agent_llm_chain"
+    assert chain["data"]["input"] == ident
+    assert chain["data"]["payload"]["round"] == 1
+    assert "what is the weather" in chain["data"]["payload"]["text"]
+    assert output["event"] == "agent_output"
+    assert output["data"]["input"] == ident
+    assert int(output["id"]) == output["data"]["seq"] > int(chain["id"])
+
+
+def test_resume_with_last_event_id_sends_exactly_the_events_after_it(service: Service) -> None:
+    with service.client(timeout=10) as http:
+        with http.stream("GET", "/events") as stream:
+            http.post("/input", json={"text": "one"})
+            first = []
+            for event in events(stream, 100):
+                first.append(event)
+                if event["event"] == "agent_output":
+                    break
+        resume_after = int(first[2]["id"])
+        with http.stream("GET", "/events", headers={"Last-Event-ID": str(resume_after)}) as again:
+            replayed = list(events(again, len(first) - 3))
+    assert [int(e["id"]) for e in replayed] == [int(e["id"]) for e in first[3:]]
+    assert [e["data"] for e in replayed] == [e["data"] for e in first[3:]]
+
+
+def test_a_resume_from_before_the_ring_is_told_how_many_events_it_missed(
+    service: Service,
+) -> None:
+    # Boot published events before the service subscribed: they were never in the ring.
+    with service.client(timeout=10) as http:
+        http.post("/input/sync", json={"text": "hello"}).raise_for_status()
+        with http.stream("GET", "/events", params={"last_event_id": "0"}) as stream:
+            gap, following = list(events(stream, 2))
+    assert gap["event"] == "gap"
+    assert gap["data"]["after"] == 0
+    assert gap["data"]["missed"] == gap["data"]["oldest"] - 1 > 0
+    assert int(following["id"]) == gap["data"]["oldest"]
+
+
+def test_an_id_from_an_earlier_run_gets_a_reset_and_the_whole_ring(service: Service) -> None:
+    with service.client(timeout=10) as http:
+        http.post("/input/sync", json={"text": "hello"}).raise_for_status()
+        with http.stream("GET", "/events", headers={"Last-Event-ID": "999999"}) as stream:
+            reset, gap = list(events(stream, 2))
+    assert reset["event"] == "reset"
+    assert reset["data"]["last_event_id"] == 999999
+    assert gap["event"] == "gap"
+
+
+def test_a_malformed_last_event_id_is_refused(service: Service) -> None:
+    answer = httpx.get(service.api + "/events", headers={"Last-Event-ID": "abc"}, timeout=10)
+    assert answer.status_code == 400
+    assert "Last-Event-ID" in answer.json()["error"]
