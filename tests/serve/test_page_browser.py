@@ -1,0 +1,102 @@
+"""The web page in real headless Chromium (Debian's, driven by Playwright's Python package):
+send a message and see the reply, watch the live events, change a setting."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.serve.harness import Service
+
+CHROMIUM = shutil.which("chromium")
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"),
+    reason="no chromium on this machine: apt-get install -y chromium fonts-wqy-zenhei "
+    "(.ci/run installs it, and in CI this test never skips)",
+)
+
+
+@pytest.fixture
+def page(service: Service) -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM is not None, "CI must install chromium before the tests (see .ci/run)"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.set_default_timeout(30_000)
+            problems: list[str] = []
+            page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+            page.on(
+                "console",
+                lambda msg: (
+                    problems.append(f"console {msg.type}: {msg.text}")
+                    if msg.type == "error"
+                    else None
+                ),
+            )
+            page.goto(service.url + "/")
+            page.wait_for_selector("#link.up")
+            yield page
+            # The settings test sends a bad value on purpose: its 400 is the one expected
+            # failed load; anything else the page logs as an error fails the test.
+            expected = "the server responded with a status of 400"
+            assert [m for m in problems if expected not in m] == []
+        finally:
+            browser.close()
+
+
+def screenshot(page: object, tmp_path: Path, name: str) -> None:
+    folder = Path(os.environ.get("HOLOGRAM_ARTIFACTS", tmp_path)) / "serve_page"
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)  # type: ignore[attr-defined]
+
+
+def test_a_message_sent_from_the_page_gets_its_reply_and_the_events_show_live(
+    page: object, tmp_path: Path
+) -> None:
+    p = page  # type: ignore[assignment]
+    assert p.text_content("#model") == "offline scripted model"  # type: ignore[attr-defined]
+    p.fill("[data-testid=chat-input]", "你好, browser")  # type: ignore[attr-defined]
+    p.press("[data-testid=chat-input]", "Enter")  # type: ignore[attr-defined]
+    reply = p.wait_for_selector("[data-testid=reply]")  # type: ignore[attr-defined]
+    assert "你好, browser" in reply.text_content()
+    assert reply.get_attribute("data-input") == "1"
+    p.wait_for_selector("#events li[data-type=agent_llm_chain]")  # type: ignore[attr-defined]
+    p.wait_for_selector("#events li[data-type=agent_output]")  # type: ignore[attr-defined]
+    screenshot(p, tmp_path, "chat")
+
+
+def test_a_setting_changed_on_the_page_is_stored_and_a_bad_one_refused(
+    page: object, service: Service, tmp_path: Path
+) -> None:
+    p = page  # type: ignore[assignment]
+    row = p.wait_for_selector("tr[data-key='core.agent.max_tool_rounds']")  # type: ignore[attr-defined]
+    row.query_selector("input").fill("9")
+    row.query_selector("button").click()
+    p.wait_for_function(  # type: ignore[attr-defined]
+        "document.getElementById('settings-message').textContent.includes('= 9')"
+    )
+    stored = httpx.get(
+        service.api + "/settings", params={"prefix": "core.agent.max_tool_rounds"}, timeout=10
+    ).json()["settings"][0]
+    assert (stored["value"], stored["source"]) == (9, "stored")
+    row.query_selector("input").fill("ten")
+    row.query_selector("button").click()
+    p.wait_for_selector("#settings-message.error")  # type: ignore[attr-defined]
+    assert "expects int" in p.text_content("#settings-message")  # type: ignore[attr-defined]
+    screenshot(p, tmp_path, "settings")
