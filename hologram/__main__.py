@@ -1,3 +1,5 @@
 from hologram.cli import main
 
-raise SystemExit(main())
+# Guarded: the eval command's worker processes (spawned) import this module again.
+if __name__ == "__main__":
+    raise SystemExit(main())

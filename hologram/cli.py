@@ -128,6 +128,10 @@ def _parser() -> argparse.ArgumentParser:
     delete.add_argument("key")
     for action in (get, set_, listing, delete):
         data_option(action)
+
+    from hologram.eval.cli import add_eval_parser
+
+    add_eval_parser(commands)
     return parser
 
 
@@ -234,6 +238,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from hologram.llm.scripted_server import run_scripted_model
 
             return asyncio.run(run_scripted_model(args.port, offline=not args.scripted))
+        if args.command == "eval":
+            from hologram.eval.cli import run_eval
+
+            return run_eval(args)
     except (AssemblyError, ConfigError) as exc:
         print(f"hologram: {exc}", file=sys.stderr)
         return 2

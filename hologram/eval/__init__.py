@@ -1,0 +1,53 @@
+"""The research workbench: replay conversations through real kernels and score memory.
+
+    from hologram.eval import EvalConfig, Experiment
+    results = Experiment(["datasets/companion_en"], [EvalConfig()], "runs/a").run()
+    results.table
+
+``python -m hologram eval DATASET --config a.toml`` does the same from the command line.
+"""
+
+from hologram.eval.config import EvalConfig, Ranker, Tier
+from hologram.eval.dataset import (
+    ADVERSARIAL,
+    Conversation,
+    Dataset,
+    Probe,
+    Session,
+    Turn,
+    load_dataset,
+    write_project,
+)
+from hologram.eval.executors import Executor
+from hologram.eval.harness import Experiment, Results, code_version
+from hologram.eval.locomo import load_locomo
+from hologram.eval.metrics import KS, comparison, probe_scores, summarise
+from hologram.eval.tiers import EvalError
+from hologram.eval.unit import Unit, UnitResult, run_unit
+
+__all__ = [
+    "ADVERSARIAL",
+    "KS",
+    "Conversation",
+    "Dataset",
+    "EvalConfig",
+    "EvalError",
+    "Executor",
+    "Experiment",
+    "Probe",
+    "Ranker",
+    "Results",
+    "Session",
+    "Tier",
+    "Turn",
+    "Unit",
+    "UnitResult",
+    "code_version",
+    "comparison",
+    "load_dataset",
+    "load_locomo",
+    "probe_scores",
+    "run_unit",
+    "summarise",
+    "write_project",
+]

@@ -1,0 +1,116 @@
+"""One experiment configuration: which memory tier answers the probes, how it ranks, and the
+kernel settings the fresh kernel boots with. Read from TOML::
+
+    name = "cold-episodic"
+    tier = "cold"            # context | cold | graph | fused
+    ranker = "episodic"      # kernel | episodic
+    depth = 20               # hits retrieved per probe
+    text = "{speaker}: {text}"
+
+    [settings]               # written into the kernel's config before it boots
+    "core.memory.context.top_k" = 40
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+
+class Tier(StrEnum):
+    CONTEXT = "context"
+    """The context window alone: what survived pruning, ranked as pruning ranks."""
+    COLD = "cold"
+    """The cold context alone: what pruning archived, found by its query."""
+    GRAPH = "graph"
+    """The graph (Memory II), through its indexer."""
+    FUSED = "fused"
+    """Every tier the kernel has, one ranking."""
+
+
+class Ranker(StrEnum):
+    KERNEL = "kernel"
+    """Each tier's own recall as the kernel runs it (window cosine; cold vectors + BM25)."""
+    EPISODIC = "episodic"
+    """`hologram.memory.episodic`: stemmed BM25 over each turn read with the turn before it,
+    its session's score and its neighbours'."""
+
+
+@dataclass(frozen=True, slots=True)
+class EvalConfig:
+    name: str = "default"
+    tier: Tier = Tier.FUSED
+    ranker: Ranker = Ranker.KERNEL
+    depth: int = 20
+    text: str = "{speaker}: {text}"
+    """How a turn is put into memory: ``{speaker}``, ``{text}``, ``{date}``, ``{day}``."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    memory_budget: int = 1200
+    """Tokens the memory section may take in the prompt (what `prompt_tokens` measures)."""
+
+    def __post_init__(self) -> None:
+        if self.depth < 1:
+            raise ValueError("depth must be at least 1")
+        if "{text}" not in self.text:
+            raise ValueError(f"text template {self.text!r} must contain {{text}}")
+        try:
+            self.text.format(speaker="", text="", date="", day="")
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(
+                f"text template {self.text!r}: {exc!r}; it may use {{speaker}}, {{text}}, "
+                "{date} and {day}"
+            ) from None
+        for key in self.settings:
+            if not key.startswith("core."):
+                raise ValueError(f"setting {key!r}: only core.* kernel settings can be set")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, default_name: str = "default") -> EvalConfig:
+        known = {"name", "tier", "ranker", "depth", "text", "settings", "memory_budget"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown configuration keys {unknown}; known: {sorted(known)}")
+        try:
+            tier = Tier(data.get("tier", Tier.FUSED))
+            ranker = Ranker(data.get("ranker", Ranker.KERNEL))
+        except ValueError as exc:
+            raise ValueError(
+                f"{exc}; tier is one of {[t.value for t in Tier]}, "
+                f"ranker one of {[r.value for r in Ranker]}"
+            ) from None
+        return cls(
+            name=str(data.get("name", default_name)),
+            tier=tier,
+            ranker=ranker,
+            depth=int(data.get("depth", 20)),
+            text=str(data.get("text", cls.text)),
+            settings=dict(data.get("settings", {})),
+            memory_budget=int(data.get("memory_budget", 1200)),
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> EvalConfig:
+        path = Path(path)
+        with path.open("rb") as handle:
+            try:
+                data = tomllib.load(handle)
+            except tomllib.TOMLDecodeError as exc:
+                raise ValueError(f"{path}: not TOML ({exc})") from None
+        return cls.from_dict(data, default_name=path.stem)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["tier"], data["ranker"] = str(self.tier), str(self.ranker)
+        return data
+
+    @property
+    def key(self) -> str:
+        """A short hash of everything but the name: results are reused only for the same
+        configuration, whatever it is called."""
+        body = {k: v for k, v in self.to_dict().items() if k != "name"}
+        return hashlib.sha1(json.dumps(body, sort_keys=True).encode()).hexdigest()[:10]

@@ -1,0 +1,105 @@
+"""Scores of one probe, and the table of many.
+
+Turn-level evidence recall@k is the share of a probe's evidence turns among the first k
+retrieved (LoCoMo's measure: a probe with two evidence turns and one found scores 0.5).
+MRR is the reciprocal rank of the first evidence turn found (0 when none is).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hologram.eval.dataset import ADVERSARIAL
+
+KS = (1, 5, 10, 20)
+ALL = "all"
+"""The row over every scored, answerable probe (adversarial ones are reported apart)."""
+
+
+def recall_at(ranked: Sequence[str], evidence: Sequence[str], k: int) -> float:
+    if not evidence:
+        raise ValueError("recall is undefined for a probe without evidence")
+    wanted = set(evidence)
+    return len(wanted.intersection(ranked[:k])) / len(wanted)
+
+
+def reciprocal_rank(ranked: Sequence[str], evidence: Sequence[str]) -> float:
+    wanted = set(evidence)
+    for position, turn_id in enumerate(ranked, 1):
+        if turn_id in wanted:
+            return 1.0 / position
+    return 0.0
+
+
+def newer_wins(ranked: Sequence[str], evidence: Sequence[str], stale: Sequence[str]) -> float:
+    """1.0 when an evidence turn ranks above every stale turn (a stale turn not retrieved at
+    all ranks last), 0.0 otherwise: the changed preference's new value must come first."""
+    position = {turn_id: i for i, turn_id in enumerate(ranked)}
+    best_new = min((position[e] for e in evidence if e in position), default=None)
+    if best_new is None:
+        return 0.0
+    best_old = min((position[s] for s in stale if s in position), default=len(ranked))
+    return 1.0 if best_new < best_old else 0.0
+
+
+def probe_scores(
+    ranked: Sequence[str], evidence: Sequence[str], stale: Sequence[str] = ()
+) -> dict[str, float]:
+    """Every metric of one probe (NaN where undefined: a probe without evidence)."""
+    if not evidence:
+        scores = {f"recall@{k}": float("nan") for k in KS}
+        return scores | {"mrr": float("nan"), "newer_wins": float("nan")}
+    scores = {f"recall@{k}": recall_at(ranked, evidence, k) for k in KS}
+    scores["mrr"] = reciprocal_rank(ranked, evidence)
+    scores["newer_wins"] = newer_wins(ranked, evidence, stale) if stale else float("nan")
+    return scores
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values, dtype=float), q)) if len(values) else float("nan")
+
+
+def summarise(probes: pd.DataFrame, keys: Sequence[str] = ("config", "dataset")) -> pd.DataFrame:
+    """One row per configuration, dataset and category, plus an ``all`` row of the
+    answerable categories: mean recall@k and MRR over scored probes, retrieval latency
+    p50/p95 and the tokens the memory section would put in the prompt."""
+    metric_cols = [f"recall@{k}" for k in KS] + ["mrr", "newer_wins"]
+    rows: list[dict[str, Any]] = []
+    keys = list(keys)
+    for group_key, group in probes.groupby(keys, sort=False):
+        names = group_key if isinstance(group_key, tuple) else (group_key,)
+        base = dict(zip(keys, names, strict=True))
+        answerable = group[group["category"] != ADVERSARIAL]
+        parts = [(c, g) for c, g in group.groupby("category", sort=True)] + [(ALL, answerable)]
+        for category, part in parts:
+            scored = part[part["scored"]]
+            row = base | {"category": category, "probes": len(part), "scored": len(scored)}
+            for col in metric_cols:
+                values = scored[col].dropna()
+                row[col] = float(values.mean()) if len(values) else float("nan")
+            row["latency_p50_ms"] = percentile(part["latency_ms"].tolist(), 50)
+            row["latency_p95_ms"] = percentile(part["latency_ms"].tolist(), 95)
+            row["prompt_tokens"] = float(part["prompt_tokens"].mean()) if len(part) else 0.0
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def comparison(summary: pd.DataFrame, ks: Sequence[int] = KS) -> pd.DataFrame:
+    """The table the CLI prints: recall@k (in %) per category and overall, one row per
+    configuration and dataset, columns like ``recall@10 temporal`` and ``recall@10 all``."""
+    frame = summary.copy()
+    table = frame.pivot_table(
+        index=["dataset", "config"],
+        columns="category",
+        values=[f"recall@{k}" for k in ks],
+        sort=False,
+    )
+    order = [c for c in dict.fromkeys(frame["category"]) if c != ALL] + [ALL]
+    columns = [(f"recall@{k}", c) for k in ks for c in order if (f"recall@{k}", c) in table]
+    table = table[columns] * 100
+    table.columns = [f"{metric} {category}" for metric, category in columns]
+    return table.round(1)

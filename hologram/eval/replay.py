@@ -1,0 +1,149 @@
+"""Replaying a conversation into a real kernel, on the conversation's own dates.
+
+Every turn goes through the memory's public steps, as a turn would take them: appended to
+the context window (durably), then the window pruned with the turn as the query, which
+archives what falls out into the cold context. Whole turns (`Kernel.say`) are not used: the
+dataset already holds both sides of the conversation, and a model's reply would only add
+text that the probes do not ask about, at several times the cost.
+
+The kernel's clock is a `ManualClock` moved to each turn's time before the turn is
+appended, so everything that sleeps on the clock (heartbeat loops, ageing, archival) wakes
+at the moments it would have over the weeks the conversation spans.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from hologram.eval.config import EvalConfig
+from hologram.eval.dataset import Conversation, Turn
+from hologram.kernel import ManualClock
+from hologram.memory import AGENT_SOURCE, Memory
+from hologram.sdk import Event
+
+CHANNEL = "replay"
+"""The channel replayed inputs arrive on (never `agentcli`/`terminal`: those are not archived)."""
+
+MIN_STEP_S = 0.001
+"""Turns given the same time (or out of order) are spread this far apart, so each turn keeps
+a time of its own: documents are traced back to turns by their time."""
+
+
+@dataclass(slots=True)
+class ReplayLog:
+    turn_at: dict[float, str] = field(default_factory=dict)
+    """Each stored event's time → the turn it came from."""
+    turn_of_event: dict[str, str] = field(default_factory=dict)
+    turn_of_doc: dict[str, str] = field(default_factory=dict)
+    """Cold-context document id → turn (from `coldcontext_archived` events): a graph text
+    block names the document it came from."""
+    turn_of_text: dict[str, str] = field(default_factory=dict)
+    """Stored text → turn, for what keeps only the text (a fact's sentence)."""
+
+    def on_archived(self, event: Event) -> None:
+        """Subscribe to `coldcontext_archived` with this before the replay starts."""
+        ids, events = event.payload.get("ids", []), event.payload.get("events", [])
+        for doc_id, event_id in zip(ids, events, strict=False):
+            if event_id in self.turn_of_event:
+                self.turn_of_doc[doc_id] = self.turn_of_event[event_id]
+
+    turns: int = 0
+    prunes: int = 0
+    archived: int = 0
+
+
+STEP_S = 300.0
+"""The clock moves at most this far at a time, and waits between steps for every loop it
+woke to finish its tick and sleep again: ticks then never overlap a turn or each other in
+an order that depends on thread timing, and a replay gives the same memory every time."""
+
+SETTLE_TIMEOUT_S = 30.0
+
+
+async def settle(clock: ManualClock, sleepers: int) -> None:
+    """Wait (in real time) until at least `sleepers` tasks sleep on `clock` again."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + SETTLE_TIMEOUT_S
+    spins = 0
+    while clock.sleepers < sleepers and loop.time() < deadline:
+        # Most ticks finish within a few passes of the loop; a tick waiting on a thread
+        # (SQLite, embedding) gets real time to finish after that.
+        spins += 1
+        await asyncio.sleep(0 if spins < 50 else 0.0002)
+
+
+async def resting_sleepers(clock: ManualClock, quiet_polls: int = 20) -> int:
+    """How many tasks sleep on `clock` once the kernel has started its loops: the count,
+    after it has stayed the same for `quiet_polls` polls of a millisecond."""
+    count, same = clock.sleepers, 0
+    while same < quiet_polls:
+        await asyncio.sleep(0.001)
+        same = same + 1 if clock.sleepers == count else 0
+        count = clock.sleepers
+    return count
+
+
+async def advance_settled(clock: ManualClock, seconds: float, sleepers: int) -> None:
+    """Move `clock` forward by `seconds`, in steps of at most `STEP_S`, settling after each."""
+    remaining = seconds
+    while remaining > 0:
+        step = min(remaining, STEP_S)
+        await clock.advance(step)
+        remaining -= step
+        if clock.sleepers < sleepers:
+            await settle(clock, sleepers)
+
+
+def turn_text(template: str, turn: Turn) -> str:
+    """The text a turn is stored as: `template` with ``{speaker}``, ``{text}``, ``{date}``
+    (``2024-03-12``) and ``{day}`` (``Tuesday 12 March 2024``) filled in (dates in UTC)."""
+    when = datetime.fromtimestamp(turn.at, UTC)
+    return template.format(
+        speaker=turn.speaker,
+        text=turn.text,
+        date=when.strftime("%Y-%m-%d"),
+        day=f"{when.strftime('%A')} {when.day} {when.strftime('%B %Y')}",
+    )
+
+
+def start_clock(conversation: Conversation) -> ManualClock:
+    """A clock one minute before the conversation's first turn."""
+    first = next(conversation.turns(), None)
+    return ManualClock(start=(first.at if first else 0.0) - 60.0)
+
+
+async def replay(
+    memory: Memory,
+    log: ReplayLog,
+    clock: ManualClock,
+    conversation: Conversation,
+    config: EvalConfig,
+    progress: Callable[[int, int], None] | None = None,
+) -> ReplayLog:
+    """Feed every turn of `conversation` into `memory` (a kernel's `state.memory`),
+    recording in `log` where each turn went."""
+    sleepers = await resting_sleepers(clock)
+    total = conversation.turn_count
+    for turn in conversation.turns():
+        target = max(turn.at, clock.now() + MIN_STEP_S)
+        await advance_settled(clock, target - clock.now(), sleepers)
+        text = turn_text(config.text, turn)
+        if turn.role == "agent":
+            event = await memory.context.append(AGENT_SOURCE, response=text, channel=CHANNEL)
+        else:
+            event = await memory.context.append(CHANNEL, input=text, channel=CHANNEL)
+        log.turn_at[event.timestamp] = turn.id
+        log.turn_of_event[event.id] = turn.id
+        log.turn_of_text.setdefault(event.text, turn.id)
+        log.turn_of_text.setdefault(turn.text, turn.id)
+        report = await memory.prune(text)
+        if report.pruned:
+            log.prunes += 1
+            log.archived += len(report.archived)
+        log.turns += 1
+        if progress is not None:
+            progress(log.turns, total)
+    return log

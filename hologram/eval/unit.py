@@ -1,0 +1,168 @@
+"""One unit of work: one configuration, one conversation, a fresh kernel in its own data dir.
+
+A unit boots a real kernel on an empty data dir with the configuration's settings, replays
+the conversation on its dates, asks every probe, and returns one row per probe. Units share
+nothing, so they run side by side in one process, in worker processes or on a cluster.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hologram.config import CORE_DEFAULTS, ConfigRegistry
+from hologram.eval.config import EvalConfig
+from hologram.eval.dataset import Conversation, load_dataset
+from hologram.eval.metrics import probe_scores
+from hologram.eval.replay import ReplayLog, replay, start_clock
+from hologram.eval.tiers import make_retriever
+from hologram.facade import Kernel
+from hologram.kernel import Module
+from hologram.llm import estimate_tokens
+from hologram.memory import RELATED_DOCS_HEADER, Segmenter
+from hologram.sdk import EventType
+
+HEARTBEAT_EVENT = "heartbeat_tick"
+"""Counted per unit: how often the memory's heartbeat loops ticked during the replay."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    config: EvalConfig
+    dataset: str
+    """Path of the dataset (a project directory or a LoCoMo JSON file)."""
+    conversation: str
+
+    @property
+    def key(self) -> str:
+        name = Path(self.dataset).stem or Path(self.dataset).name
+        safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in self.conversation)
+        return f"{self.config.name}-{self.config.key}-{name}-{safe}"
+
+
+@dataclass(slots=True)
+class UnitResult:
+    unit: Unit
+    rows: list[dict[str, Any]]
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def _conversation(unit: Unit) -> tuple[str, Conversation]:
+    dataset = load_dataset(unit.dataset)
+    for conversation in dataset.conversations:
+        if conversation.id == unit.conversation:
+            return dataset.name, conversation
+    raise KeyError(f"{unit.dataset} has no conversation {unit.conversation!r}")
+
+
+async def _write_settings(data_dir: Path, settings: dict[str, Any]) -> None:
+    """Store the configuration's settings before boot: modules read them at init."""
+    registry = await ConfigRegistry.open(data_dir / "config.db", environ={})
+    registry.register(CORE_DEFAULTS)
+    try:
+        for key, value in settings.items():
+            await registry.set(key, value)
+    finally:
+        await registry.close()
+
+
+def prompt_tokens(texts: Sequence[str], budget: int, top: int) -> int:
+    """Tokens of the memory section the prompt would carry: the header and the first `top`
+    hits, as many as fit in `budget` (a ceiling, as the prompt builder treats it)."""
+    used = estimate_tokens(RELATED_DOCS_HEADER)
+    taken = 0
+    for text in texts[:top]:
+        cost = estimate_tokens(f"- {text}")
+        if used + cost > budget:
+            break
+        used += cost
+        taken += 1
+    return used if taken else 0
+
+
+async def _graph_blocks(state: object) -> int | None:
+    graph = getattr(state, "graph", None)
+    return None if graph is None else len(await graph.store.blocks.list("text"))
+
+
+async def run_unit(
+    unit: Unit,
+    work_dir: Path | None = None,
+    *,
+    modules: Callable[[], Sequence[Module]] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> UnitResult:
+    """Run `unit` in a fresh kernel. `modules` replaces the real module set (tests add a
+    module that records clock ticks); `work_dir` holds the data dir (a temp dir if None)."""
+    dataset_name, conversation = _conversation(unit)
+    config = unit.config
+    with tempfile.TemporaryDirectory(dir=work_dir, prefix="eval-") as tmp:
+        data_dir = Path(tmp) / "data"
+        await _write_settings(data_dir, config.settings)
+        clock = start_clock(conversation)
+        kernel = Kernel(
+            data_dir,
+            clock=clock,
+            environ={},
+            modules=None if modules is None else list(modules()),
+        )
+        started = time.perf_counter()
+        async with kernel:
+            ticks: list[float] = []
+            kernel.events.subscribe(HEARTBEAT_EVENT, lambda _e: ticks.append(clock.now()))
+            log = ReplayLog()
+            kernel.events.subscribe(EventType.COLD_CONTEXT_ARCHIVED, log.on_archived)
+            await replay(kernel.state.memory, log, clock, conversation, config, progress)
+            replay_s = time.perf_counter() - started
+            segmenter = Segmenter()
+            retriever = await make_retriever(kernel.state, config, log, segmenter)
+            await asyncio.to_thread(segmenter.keywords, "warm up")  # jieba's load is not a query
+            query_top = kernel.config.get_int("core.memory.coldcontext.query_top")
+            rows = []
+            for probe in conversation.probes:
+                began = time.perf_counter()
+                found = await retriever.search(probe.question, config.depth)
+                latency_ms = (time.perf_counter() - began) * 1000
+                ranked = [turn_id for turn_id, _ in found]
+                rows.append(
+                    {
+                        "config": config.name,
+                        "dataset": dataset_name,
+                        "conversation": conversation.id,
+                        "probe": probe.id,
+                        "category": probe.category,
+                        "question": probe.question,
+                        "evidence": list(probe.evidence),
+                        "scored": probe.scored,
+                        **probe_scores(ranked, probe.evidence, probe.stale),
+                        "latency_ms": latency_ms,
+                        "prompt_tokens": prompt_tokens(
+                            [t for _, t in found], config.memory_budget, query_top
+                        ),
+                        "retrieved": ranked,
+                    }
+                )
+            info = {
+                "turns": log.turns,
+                "prunes": log.prunes,
+                "archived": log.archived,
+                "window": len(kernel.state.memory.context),
+                "cold_documents": len(kernel.state.coldcontext),
+                "graph_blocks": await _graph_blocks(kernel.state),
+                "heartbeat_ticks": len(ticks),
+                "replay_seconds": replay_s,
+                "first_turn_at": next(conversation.turns()).at if conversation.turn_count else None,
+                "clock_at_end": clock.now(),
+                "problems": list(conversation.problems),
+            }
+    return UnitResult(unit, rows, info)
+
+
+def run_unit_blocking(unit: Unit, work_dir: str | None = None) -> UnitResult:
+    """`run_unit` in its own event loop: what a worker process or a cluster task calls."""
+    return asyncio.run(run_unit(unit, None if work_dir is None else Path(work_dir)))

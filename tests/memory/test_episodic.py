@@ -1,0 +1,59 @@
+"""Episodic recall: a turn read with the turn before it, its session and its neighbours."""
+
+from __future__ import annotations
+
+import pytest
+
+from hologram.memory import Segmenter
+from hologram.memory.episodic import EpisodicIndex, EpisodicWeights, stem
+
+HOUR = 3600.0
+
+
+@pytest.mark.parametrize(
+    ("word", "stemmed"),
+    [("painting", "paint"), ("painted", "paint"), ("paints", "paint"), ("hiking", "hik"),
+     ("hikes", "hik"), ("running", "run"), ("stories", "story"), ("cat", "cat"), ("蜜蜂", "蜜蜂")],
+)  # fmt: skip
+def test_stem_folds_common_english_endings_and_leaves_chinese_alone(
+    word: str, stemmed: str
+) -> None:
+    assert stem(word) == stemmed
+
+
+def _index(weights: EpisodicWeights | None = None) -> EpisodicIndex:
+    docs = [
+        ("a1", 0.0, "Where did you go camping last weekend?"),
+        ("a2", 30.0, "Up by the lake with my mum and the dog."),
+        ("a3", 60.0, "Sounds peaceful."),
+        ("b1", 5 * HOUR, "I repainted the kitchen a pale yellow."),
+        ("b2", 5 * HOUR + 30, "Yellow is cheerful."),
+        ("c1", 9 * HOUR, "My brother bought a yellow raincoat."),
+    ]
+    return EpisodicIndex(docs, Segmenter().keywords, weights=weights)
+
+
+def test_an_answer_is_found_through_the_question_before_it() -> None:
+    # "camping" appears only in a1; the answer a2 is found because it is read with a1.
+    plain = _index(EpisodicWeights(previous_turn=False, session=0.0, neighbour=0.0))
+    assert "a2" not in [i for i, _ in plain.search("Who went camping with me?", 5)]
+    found = [i for i, _ in _index().search("Who went camping with me?", 5)]
+    assert found[:2] == ["a1", "a2"] or found[:2] == ["a2", "a1"]
+
+
+def test_sessions_are_split_by_time_gaps() -> None:
+    index = _index()
+    scores = index.scores("kitchen yellow")
+    ids = index.ids
+    # b2 shares "yellow" and sits in the kitchen turn's session; c1 does not.
+    assert scores[ids.index("b2")] > scores[ids.index("c1")]
+
+
+def test_stemmed_words_match_across_forms() -> None:
+    hits = [i for i, _ in _index().search("who repaints kitchens", 3)]
+    assert hits[0] == "b1"
+
+
+def test_an_empty_index_and_a_query_of_no_known_word_find_nothing() -> None:
+    assert EpisodicIndex([], Segmenter().keywords).search("anything", 5) == []
+    assert _index().search("zebra", 5) == []
