@@ -129,3 +129,20 @@ async def test_the_graph_tier_says_what_to_do_without_a_graph(tiny_dataset: Path
     config = EvalConfig(name="graph", tier=Tier.GRAPH)
     with pytest.raises(EvalError, match="run tier"):
         await run_unit(Unit(config, str(tiny_dataset), "tiny"), modules=without_graph)
+
+
+async def test_a_sweep_on_a_local_dask_cluster_gives_the_local_table(
+    tiny_dataset: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip(
+        "dask.distributed", reason="the dask extra is not installed (pip install 'hologram[dask]')"
+    )
+    configs = [
+        EvalConfig(name="kernel", settings=SMALL_WINDOW),
+        EvalConfig(name="episodic", ranker=Ranker.EPISODIC, settings=SMALL_WINDOW),
+    ]
+    local = await Experiment([tiny_dataset], configs, tmp_path / "local", progress=False).arun()
+    on_dask = await Experiment(
+        [tiny_dataset], configs, tmp_path / "dask", executor="dask", workers=2, progress=False
+    ).arun()
+    pd.testing.assert_frame_equal(on_dask.table, local.table)
