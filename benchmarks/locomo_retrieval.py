@@ -1,0 +1,81 @@
+"""Retrieval alone on LoCoMo, without kernels: the quick loop for tuning `EpisodicIndex`.
+
+    python benchmarks/locomo_retrieval.py [PATH]    (default: ../shared/data/locomo/locomo_dev5.json)
+
+Every turn stored as `Speaker said, "text"`, each question asked of the index; turn-level
+evidence recall@5/10/20 on categories 1–4, per category, on the conversations the weights
+were tuned on (conv-26, conv-30) and on the rest (held out), with the p95 time per question.
+The whole-kernel figures come from `python -m hologram eval` (see benchmarks/eval/).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from hologram.eval import load_dataset  # noqa: E402
+from hologram.eval.metrics import recall_at  # noqa: E402
+from hologram.memory import Segmenter  # noqa: E402
+from hologram.memory.episodic import EpisodicIndex, EpisodicWeights  # noqa: E402
+
+DEFAULT = ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev5.json"
+TUNED_ON = ("conv-26", "conv-30")
+CATEGORIES = ("multi_hop", "temporal", "open_domain", "single_hop")
+TARGET_RECALL10, TARGET_P95_MS = 75.0, 10.0
+
+VARIANTS = {
+    "bm25 (plain words)": EpisodicWeights(previous_turn=False, session=0.0, neighbour=0.0),
+    "+ previous turn": EpisodicWeights(previous_turn=True, session=0.0, neighbour=0.0),
+    "+ session": EpisodicWeights(previous_turn=True, session=0.3, neighbour=0.0),
+    "episodic (default)": EpisodicWeights(),
+    "no previous turn": EpisodicWeights(previous_turn=False),
+}
+
+
+def main(path: Path) -> None:
+    dataset = load_dataset(path)
+    segmenter = Segmenter()
+    print(f"{path.name}: {dataset.probe_count} QA; categories 1-4; tuned on {', '.join(TUNED_ON)}")
+    header = f"{'variant':22s} {'split':6s} {'@5':>5s} {'@10':>5s} {'@20':>5s}  " + " ".join(
+        f"{c[:9]:>11s}" for c in CATEGORIES
+    )
+    print(header + "   p95 ms")
+    for name, weights in VARIANTS.items():
+        for split in ("tuned", "held"):
+            scores: dict[tuple[str, int], list[float]] = defaultdict(list)
+            times = []
+            for conversation in dataset.conversations:
+                if (conversation.id in TUNED_ON) != (split == "tuned"):
+                    continue
+                docs = [(t.id, t.at, f'{t.speaker} said, "{t.text}"') for t in conversation.turns()]
+                index = EpisodicIndex(docs, segmenter.keywords, weights=weights)
+                for probe in conversation.probes:
+                    if not probe.scored or probe.category not in CATEGORIES:
+                        continue
+                    began = time.perf_counter()
+                    ranked = [turn_id for turn_id, _ in index.search(probe.question, 20)]
+                    times.append(time.perf_counter() - began)
+                    for k in (5, 10, 20):
+                        value = recall_at(ranked, probe.evidence, k)
+                        scores[("all", k)].append(value)
+                        scores[(probe.category, k)].append(value)
+            mean = {key: 100 * float(np.mean(v)) for key, v in scores.items()}
+            cells = " ".join(f"{mean[(c, 5)]:5.1f}/{mean[(c, 10)]:5.1f}" for c in CATEGORIES)
+            print(
+                f"{name:22s} {split:6s} {mean[('all', 5)]:5.1f} {mean[('all', 10)]:5.1f} "
+                f"{mean[('all', 20)]:5.1f}  {cells}   {np.percentile(times, 95) * 1000:.2f}"
+            )
+    print(
+        f"targets: recall@10 (1-4) >= {TARGET_RECALL10} %, p95 per question <= {TARGET_P95_MS} ms"
+    )
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT)
