@@ -21,6 +21,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+DEFAULT_TEXT = "{speaker}: {text}"
+
 
 class Tier(StrEnum):
     CONTEXT = "context"
@@ -47,7 +49,7 @@ class EvalConfig:
     tier: Tier = Tier.FUSED
     ranker: Ranker = Ranker.KERNEL
     depth: int = 20
-    text: str = "{speaker}: {text}"
+    text: str = DEFAULT_TEXT
     """How a turn is put into memory: ``{speaker}``, ``{text}``, ``{date}``, ``{day}``."""
     settings: dict[str, Any] = field(default_factory=dict)
     memory_budget: int = 1200
@@ -88,7 +90,7 @@ class EvalConfig:
             tier=tier,
             ranker=ranker,
             depth=int(data.get("depth", 20)),
-            text=str(data.get("text", cls.text)),
+            text=str(data.get("text", DEFAULT_TEXT)),
             settings=dict(data.get("settings", {})),
             memory_budget=int(data.get("memory_budget", 1200)),
         )

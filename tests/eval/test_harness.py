@@ -146,3 +146,26 @@ async def test_a_sweep_on_a_local_dask_cluster_gives_the_local_table(
         [tiny_dataset], configs, tmp_path / "dask", executor="dask", workers=2, progress=False
     ).arun()
     pd.testing.assert_frame_equal(on_dask.table, local.table)
+
+
+def test_a_configuration_file_may_leave_everything_to_the_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "plain.toml"
+    path.write_text('tier = "cold"\n', encoding="utf-8")
+    config = EvalConfig.load(path)
+    assert config.text == EvalConfig().text and config.ranker is Ranker.KERNEL
+
+
+def test_the_cli_prints_the_comparison_table(
+    tiny_dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hologram.cli import main
+
+    config = tmp_path / "episodic.toml"
+    config.write_text('ranker = "episodic"\n', encoding="utf-8")
+    out = tmp_path / "cli-out"
+    argv = ["eval", str(tiny_dataset), "--config", str(config), "--out", str(out), "--quiet"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "recall@10 all" in printed and "episodic" in printed
+    assert (out / "table.csv").exists()
+    assert main(["eval", str(tmp_path / "nowhere"), "--out", str(out), "--quiet"]) == 2
