@@ -18,13 +18,17 @@ from hologram.agent.agent import Agent
 from hologram.agent.journal import InputJournal, InputRecord, InputState
 from hologram.agent.scheduler import Action, Decision, Task
 from hologram.agent.scheduler_loop import SchedulerLoop, TaskStopped, Ticket
+from hologram.agent.triage import TriageAssistant, busy_note
 from hologram.agent.turn import CONSOLIDATION, Turn, TurnInput, TurnResult
 from hologram.events import EventBus
-from hologram.sdk import Clock, EventType, Priority
+from hologram.sdk import Clock, EventType, Priority, StageContext
 
 log = logging.getLogger(__name__)
 
 PREVIEW = 80
+BACKLOG_CHECK_S = 30.0
+"""How often, on the kernel's clock, waiting inputs are checked against the offload threshold.
+The check is local: an idle kernel makes no model call."""
 
 
 class Inputs:
@@ -37,15 +41,25 @@ class Inputs:
         clock: Clock,
         events: EventBus,
         cooldown: float = 2.0,
+        offload_after: Callable[[], float | None] = lambda: None,
     ) -> None:
         self.agent = agent
         self.journal = journal
         self.events = events
+        self.clock = clock
         self.loop = SchedulerLoop(self._run, clock, cooldown=cooldown, on_decision=self._trace)
+        self.triage = TriageAssistant(agent.model)
+        self._offload_after = offload_after
         self._previews: dict[int, str] = {}
+        self._triaged: set[int] = set()
+        self._watcher: asyncio.Task[None] | None = None
+        self._stop_records: set[asyncio.Future[None]] = set()
 
     def start(self) -> None:
         self.loop.start()
+        self._watcher = asyncio.get_running_loop().create_task(
+            self._watch_backlog(), name="backlog-triage"
+        )
 
     # ---- in ----------------------------------------------------------------------------------
 
@@ -114,8 +128,81 @@ class Inputs:
         }
 
     async def close(self) -> None:
+        if self._watcher is not None:
+            self._watcher.cancel()
+            await asyncio.gather(self._watcher, return_exceptions=True)
         await self.loop.close()
+        # Stops being written down finish before the journal closes under them.
+        await asyncio.gather(*self._stop_records, return_exceptions=True)
         await self.journal.close()
+
+    # ---- backlog triage -----------------------------------------------------------------------
+
+    async def _watch_backlog(self) -> None:
+        while True:
+            await self.clock.sleep(BACKLOG_CHECK_S)
+            try:
+                await self.offload()
+            except Exception:
+                log.exception("backlog triage failed")
+
+    async def offload(self) -> int:
+        """Show every input that has waited past the offload threshold, while the agent is
+        busy, to the triage assistant (once each). Returns how many it saw."""
+        threshold = self._offload_after()
+        scheduler = self.loop.scheduler
+        if threshold is None or scheduler.current is None:
+            return 0
+        now = self.clock.monotonic()
+        due = [
+            task
+            for task in scheduler.waiting()
+            if task.id not in self._triaged
+            and not task.stopped
+            and task.payload.channel != CONSOLIDATION
+            and now - task.submitted_at >= threshold
+        ]
+        for task in due:
+            self._triaged.add(task.id)
+            await self._triage_one(task)
+        return len(due)
+
+    async def _triage_one(self, task: Task) -> None:
+        record: InputRecord = task.payload
+        try:
+            answer = (await self.triage.triage(record.text)).answer
+        except Exception as exc:
+            log.warning("the triage assistant could not look at input %s: %s", record.id, exc)
+            answer = None
+        if not any(waiting is task for waiting in self.loop.scheduler.waiting()):
+            return  # the main agent took it up meanwhile
+        now = self.clock.monotonic()
+        if answer is None:
+            await self._deliver(record.channel, busy_note(record.text))
+            self.loop.note(Decision(Action.OFFLOAD, task.id, now, {"answered": False}))
+            return
+        delivered = await self._deliver(record.channel, answer)
+        await self._remember(record, answer)
+        await self.journal.mark(record.id, InputState.DONE, answer)
+        result = TurnResult(answer, record.channel, 0, "triage", delivered)
+        self.loop.withdraw(task.id, result)
+
+    async def _deliver(self, channel: str, text: str) -> bool:
+        channels = self.agent.channels
+        if channel not in channels:
+            log.warning("triage: no output channel %r; %r not delivered", channel, text[:40])
+            return False
+        await channels.send(channel, text)
+        return True
+
+    async def _remember(self, record: InputRecord, answer: str) -> None:
+        memory = self.agent.memory
+        if memory is None:
+            return
+        ctx = StageContext(raw_message=record.text, channel=record.channel)
+        await memory.append_input(ctx)
+        ctx.final_text = answer
+        await memory.append_reply(ctx)
 
     # ---- one input ---------------------------------------------------------------------------
 
@@ -134,7 +221,10 @@ class Inputs:
             if task.stopped:
                 # Shielded: the journal must learn of the stop even though this task is
                 # being cancelled.
-                await asyncio.shield(self._stopped(turn, record))
+                recording = asyncio.ensure_future(self._stopped(turn, record))
+                self._stop_records.add(recording)
+                recording.add_done_callback(self._stop_records.discard)
+                await asyncio.shield(recording)
             raise
         except Exception:
             await self.journal.mark(record.id, InputState.FAILED)

@@ -91,7 +91,7 @@ class InputJournal:
         extra: dict[str, Any] | None = None,
     ) -> InputRecord:
         """Write an input durably; return it with its id."""
-        cursor = await self._db.execute(
+        async with self._db.execute(
             "INSERT INTO inputs(text, channel, level, source, user_id, extra, state, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -104,17 +104,19 @@ class InputJournal:
                 InputState.QUEUED.value,
                 time.time(),
             ),
-        )
+        ) as cursor:
+            input_id = cursor.lastrowid
         await self._db.commit()
-        assert cursor.lastrowid is not None
-        return InputRecord(cursor.lastrowid, text, channel, int(level), source, user_id, extra)
+        assert input_id is not None
+        return InputRecord(input_id, text, channel, int(level), source, user_id, extra)
 
     async def mark(self, input_id: int, state: InputState, reply: str | None = None) -> None:
         finished = None if state in UNFINISHED else time.time()
-        await self._db.execute(
+        async with self._db.execute(
             "UPDATE inputs SET state = ?, reply = COALESCE(?, reply), finished_at = ? WHERE id = ?",
             (state.value, reply, finished, input_id),
-        )
+        ):
+            pass
         await self._db.commit()
 
     async def unfinished(self) -> list[InputRecord]:

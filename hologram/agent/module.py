@@ -60,12 +60,21 @@ class AgentModule:
         )
 
 
+def offload_after(config: Any) -> float | None:
+    """Seconds an input may wait behind a busy agent before triage, or None when off."""
+    if not config.get_bool("core.scheduler.offload_enabled"):
+        return None
+    return config.get_float("core.scheduler.offload_threshold_s")
+
+
 class SchedulerModule:
     """The input scheduler with its journal: every input of the kernel comes through here."""
 
     name = "scheduler"
     requires = (Facility.CONFIG, Facility.EVENTS, Facility.AGENT)
     provides = (Facility.SCHEDULER,)
+    # The graph's merge and review heartbeats ask the model through this scheduler.
+    optional = (Facility.GRAPH,)
 
     def __init__(self) -> None:
         self.inputs: Inputs | None = None
@@ -78,10 +87,13 @@ class SchedulerModule:
             state.clock,
             state.events,
             cooldown=state.config.get_float("core.scheduler.preempt_cooldown_s"),
+            offload_after=lambda: offload_after(state.config),
         )
         self.inputs.start()
         await self.inputs.recover()
         state.scheduler = self.inputs
+        if state.graph is not None:
+            state.graph.connect_consolidation(self.inputs.consolidate)
 
     async def close(self) -> None:
         if self.inputs is not None:

@@ -40,6 +40,7 @@ class Action(StrEnum):
     STOP = "stop"
     SHORT_CIRCUIT = "short_circuit"
     CLAMP = "clamp"
+    OFFLOAD = "offload"
 
 
 @dataclass(eq=False)
@@ -127,7 +128,7 @@ class Scheduler:
             decisions.append(Decision(Action.CLAMP, task.id, now, {"asked": 4, "given": 3}))
         heapq.heappush(self._waiting, (-int(task.level), task.id, task))
         decisions.append(
-            Decision(Action.ENQUEUE, task.id, now, {"level": int(task.level), "source": source})
+            Decision(Action.ENQUEUE, task.id, now, {"level": int(task.level), "origin": source})
         )
         decisions += self._dispatch(now)
         return task, decisions
@@ -157,6 +158,16 @@ class Scheduler:
                 Decision(Action.STOP, self.current.id, now, {"budget": [t.id for t in budget]})
             )
         return decisions
+
+    def withdraw(self, task_id: int, now: float) -> list[Decision]:
+        """Take a waiting task out of the queue: someone else (the triage assistant) has
+        answered it."""
+        for index, (_, _, task) in enumerate(self._waiting):
+            if task.id == task_id:
+                self._waiting.pop(index)
+                heapq.heapify(self._waiting)
+                return [Decision(Action.OFFLOAD, task_id, now, {"answered": True})]
+        raise ValueError(f"task {task_id} is not waiting")
 
     def next_deadline(self) -> float | None:
         """When `poll` could next decide something: the running task's cooldown end, if a

@@ -60,6 +60,8 @@ class _Inbound:
     level: Priority
     source: str
     from_plugin: bool
+    at: float
+    """When it arrived: an input waits from here, not from when the loop got to it."""
     ticket: Ticket = field(repr=False)
 
 
@@ -101,7 +103,8 @@ class SchedulerLoop:
             Priority(level),
             asyncio.get_running_loop().create_future(),
         )
-        self._inbox.append(_Inbound(payload, Priority(level), source, from_plugin, ticket))
+        arrived = self._clock.monotonic()
+        self._inbox.append(_Inbound(payload, Priority(level), source, from_plugin, arrived, ticket))
         self._wake.set()
         return ticket
 
@@ -120,6 +123,19 @@ class SchedulerLoop:
         self._carry_out(decisions)
         running = [d.task for d in decisions if d.action is Action.STOP]
         return running + waiting
+
+    def withdraw(self, task_id: int, result: Any) -> None:
+        """Answer a waiting input from outside the scheduler: it leaves the queue and its
+        ticket gets `result`."""
+        self._pump()
+        self._carry_out(self.scheduler.withdraw(task_id, self._clock.monotonic()))
+        record = self._records.pop(task_id)
+        if not record.ticket.outcome.done():
+            record.ticket.outcome.set_result(result)
+
+    def note(self, decision: Decision) -> None:
+        """Publish a decision taken outside the scheduler (a triage that kept the input)."""
+        self._carry_out([decision])
 
     def start(self) -> asyncio.Task[None]:
         if self._main is None:
@@ -180,6 +196,7 @@ class SchedulerLoop:
                 from_plugin=inbound.from_plugin,
                 task_id=inbound.ticket.id,
             )
+            task.submitted_at = inbound.at
             inbound.ticket.task = task
             self._records[task.id] = _Running(task, inbound.ticket)
             self._carry_out(decisions)

@@ -169,3 +169,45 @@ async def test_inputs_left_unfinished_by_a_crash_run_again_and_finished_ones_do_
         assert (await kernel.inputs.journal.get(running.id))["reply"] == "answer one"
         assert (await kernel.inputs.journal.get(queued.id))["reply"] == "answer two"
     assert [user_text(r) for r in model.requests] == ["was running when killed", "was waiting"]
+
+
+async def test_triage_answers_simple_waiting_inputs_and_tells_the_rest_to_wait(
+    data_dir: Path, model: ScriptedModelServer
+) -> None:
+    from hologram.kernel import ManualClock
+
+    clock = ManualClock()
+    environ = {"HOLOGRAM_LLM_BASE_URL": model.base_url, "HOLOGRAM_LLM_MODEL": "m"}
+    model.queue(ScriptedReply(text="the long job, done", delay=SLOW))
+    model.queue_text("Hi! All is well here.")  # triage answers the greeting itself
+    model.queue(ScriptedReply(tool_calls=[ToolCall("d1", "triage_defer", {"reason": "work"})]))
+    async with Kernel(data_dir, environ=environ, clock=clock) as kernel:
+        notebook = kernel.state.channels.get("notebook").handler
+        offloads: list[dict] = []
+        kernel.events.subscribe(
+            "scheduler",
+            lambda e: offloads.append(e.payload) if e.payload["action"] == "offload" else None,
+        )
+        long_job = await kernel.inject("do the long job")
+        await within_deadline(model.wait_for_requests(1))
+        greeting = await kernel.inject("hello there")
+        plan = await kernel.inject("帮我规划下个月的旅行")
+        await clock.advance(299)
+        assert len(model.requests) == 1, "nothing is triaged before the threshold"
+        await clock.advance(31)
+        await within_deadline(model.wait_for_requests(3))
+        result = await within_deadline(greeting)
+        assert (result.reply, result.ended_by) == ("Hi! All is well here.", "triage")
+        assert notebook.texts()[0] == "Hi! All is well here."
+        await within_deadline(notebook.wait_for(2))
+        assert "忙完马上回复你" in notebook.texts()[1]
+        assert not plan.outcome.done() and kernel.inputs.pending_inputs() == 1
+        triage_request = model.requests[1].json
+        assert [t["function"]["name"] for t in triage_request["tools"]] == ["triage_defer"]
+        assert "triage assistant" in triage_request["messages"][0]["content"]
+        assert [(o["task"], o["answered"]) for o in offloads] == [
+            (greeting.id, True),
+            (plan.id, False),
+        ]
+        assert kernel.stop_turn() == [long_job.id, plan.id]
+        await asyncio.gather(long_job, plan, return_exceptions=True)
