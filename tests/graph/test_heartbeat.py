@@ -249,20 +249,18 @@ async def test_a_merge_is_decided_by_the_model_in_a_consolidation_turn_and_never
         }
         async with Kernel(data_dir, environ=environ, clock=clock) as kernel:
             state = kernel.state
-            agent, graph = state.agent, state.graph
+            graph = state.graph
             notebook = state.channels.get("notebook").handler
             assert isinstance(notebook, CollectingChannel)
-            replies: list[str] = []
-
-            async def consolidate(text: str) -> str:
-                # A real turn of the agent on the self-input channel (the scheduler's
-                # consolidate() runs the same turn, queued).
-                result = await agent.handle(text, CONSOLIDATION_CHANNEL)
-                replies.append(result.reply)
-                assert not result.delivered
-                return result.reply
-
-            graph.connect_consolidation(consolidate)
+            # The kernel wires the merge loop to the scheduler's self-input channel.
+            assert graph.status()["consolidation_connected"]
+            enqueued: list[str] = []
+            kernel.events.subscribe(
+                EventType.SCHEDULER,
+                lambda e: (
+                    enqueued.append(e.payload["text"]) if e.payload["action"] == "enqueue" else None
+                ),
+            )
             await graph.store.commit(
                 [Triple("Zhang San", "likes", "tea"), Triple("zhangsan", "lives_in", "Hangzhou")]
             )
@@ -281,7 +279,13 @@ async def test_a_merge_is_decided_by_the_model_in_a_consolidation_turn_and_never
                 await done.wait()
             entity = await graph.store.entity("zhangsan")
             assert entity.name == "Zhang San" and entity.aliases == ["zhangsan"]
-            assert replies == ["Merged zhangsan into Zhang San."]
+            assert len(enqueued) == 1 and "consolidation: merge" in enqueued[0], (
+                "queued like any input"
+            )
+            record = await state.scheduler.journal.get(1)
+            assert record is not None and record["channel"] == CONSOLIDATION_CHANNEL
+            assert record["source"] == "self" and record["state"] == "done"
+            assert record["reply"] == "Merged zhangsan into Zhang San."
             first = model.requests[0].json
             task = first["messages"][-1]["content"]
             assert "Zhang San" in task and "zhangsan" in task
