@@ -11,6 +11,7 @@ from hologram.knowledge import KnowledgeModule
 from hologram.llm import LLMModule
 from hologram.memory import ColdContextModule, GraphModule, MemoryModule, TextMemoryModule
 from hologram.plugins.module import PluginsModule
+from hologram.security import SecurityModule
 from hologram.stages import StageHostModule
 
 
@@ -18,6 +19,7 @@ def kernel_modules() -> list[Module]:
     """Fresh instances of every kernel module, in no particular order: the graph orders them."""
     return [
         EventsModule(),
+        SecurityModule(),
         ColdContextModule(),
         MemoryModule(),
         TextMemoryModule(),

@@ -22,6 +22,7 @@ from hologram.llm import ProviderManager
 from hologram.memory import ColdContext, GraphMemory, Memory, TextLog
 from hologram.plugins.registry import PluginRegistry
 from hologram.sdk import Clock
+from hologram.security import Firewall
 from hologram.stages import StageHost
 
 
@@ -35,6 +36,7 @@ class KernelState:
 
     config: ConfigRegistry | None = None
     events: EventBus | None = None
+    security: Firewall | None = None
     llm: ProviderManager | None = None
     stagehost: StageHost | None = None
     channels: OutputChannels | None = None

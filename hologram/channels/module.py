@@ -14,10 +14,12 @@ NOTEBOOK_CAPS = OutputCap.TEXT | OutputCap.IMAGE | OutputCap.FILE | OutputCap.ST
 class ChannelsModule:
     name = "channels"
     requires = (Facility.CONFIG,)
+    # Channels hand text to plugins: with the firewall mounted, its table masks secrets.
+    optional = (Facility.SECURITY,)
     provides = (Facility.CHANNELS,)
 
     async def init(self, state: Any) -> None:
-        channels = OutputChannels()
+        channels = OutputChannels() if state.security is None else state.security.output_channels()
         channels.register_output_channel(
             "notebook",
             NOTEBOOK_CAPS,

@@ -4,6 +4,45 @@ from __future__ import annotations
 
 from hologram.config.keys import Setting
 
+SECURITY_DEFAULTS: tuple[Setting, ...] = (
+    Setting("core.security.enabled", True, "the firewall: off only to measure it"),
+    Setting("core.security.tools.allow", [], "tool name patterns allowed; empty: every tool"),
+    Setting("core.security.tools.deny", [], "tool name patterns refused; deny wins over allow"),
+    Setting(
+        "core.security.tools.hard_private",
+        ["files_write", "spawn_*"],
+        "tool patterns only internal principals (the owner, the kernel) may call",
+    ),
+    Setting(
+        "core.security.tools.write",
+        ["*write*", "*save*", "*delete*", "*remove*", "*create*", "*append*", "*move*", "*edit*"],
+        "tool patterns whose path arguments are checked against the write roots",
+    ),
+    Setting(
+        "core.security.tools.network",
+        ["*fetch*", "*http*", "*download*", "*browse*"],
+        "tool patterns that need the network (refused while core.security.network is off)",
+    ),
+    Setting(
+        "core.security.tools.path_args",
+        [
+            *("path", "paths", "file", "filename", "file_path", "dir", "directory", "folder"),
+            *("root", "src", "dst", "source", "destination", "target"),
+        ],
+        "argument names whose values are paths for the sandbox",
+    ),
+    Setting("core.security.read_roots", [], "folders tools may read; empty: the default two"),
+    Setting("core.security.write_roots", [], "folders tools may write; empty: as read_roots"),
+    Setting("core.security.network", True, "network switch for tools"),
+    Setting(
+        "core.security.internal_channels",
+        ["notebook", "test", "http", "cli", "_consolidation_"],
+        "input channels whose inputs speak for the owner (internal principal)",
+    ),
+    Setting("core.security.review.sensitive_words", [], "words masked in inputs and results"),
+    Setting("core.security.review.injection", True, "flag prompt-injection phrasing"),
+)
+
 CORE_DEFAULTS: tuple[Setting, ...] = (
     Setting("core.agent.max_tool_rounds", 10, "tool-loop rounds before a turn must answer"),
     Setting("core.agent.child_max_tool_rounds", 5, "tool-loop rounds of a child agent"),
@@ -31,6 +70,7 @@ CORE_DEFAULTS: tuple[Setting, ...] = (
     Setting("core.llm.sources.default.model", "", "model name of the seed source"),
     Setting("core.llm.sources.default.context_window", 0, "declared window; 0: look it up"),
     Setting("core.events.subscriber_queue", 1000, "events an async subscriber may fall behind"),
+    *SECURITY_DEFAULTS,
 )
 
 ENV_OVERRIDES: dict[str, str] = {

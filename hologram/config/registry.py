@@ -16,18 +16,42 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import aiosqlite
 
 from hologram.config.defaults import ENV_OVERRIDES
-from hologram.config.keys import ConfigError, Setting, check_value, coerce_text, namespace
+from hologram.config.keys import (
+    ConfigError,
+    Setting,
+    check_value,
+    coerce_text,
+    is_secret,
+    namespace,
+)
 
 log = logging.getLogger(__name__)
 
 Source = Literal["env", "stored", "default"]
 
 _SCHEMA = "(key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at REAL NOT NULL)"
+
+SECRET_KEY_ENV = "HOLOGRAM_SECRET_KEY"
+"""The environment variable that holds the key of the secrets at rest (read by `security`)."""
+
+KEY_CHECK = "core.security.key_check"
+"""A known text stored encrypted, so a wrong key is caught even when no secret is stored."""
+_KEY_CHECK_TEXT = "hologram secret key check"
+
+
+class Cipher(Protocol):
+    """What encrypts secrets at rest; the security module supplies it."""
+
+    def is_encrypted(self, value: object) -> bool: ...
+
+    def encrypt(self, text: str) -> str: ...
+
+    def decrypt(self, stored: str, key: str = ...) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +79,12 @@ class ConfigRegistry:
         self._env: dict[str, str] = {}
         self._tables: set[str] = set()
         self.problems: list[str] = []
+        self._cipher: Cipher | None = None
+        self.secret_key_text = ""
+        """`HOLOGRAM_SECRET_KEY` as this registry's environment had it."""
+        self.version = 0
+        """Counts writes, so a reader that derives something from the values (the
+        credential gate) knows when to look again without comparing them all."""
 
     @classmethod
     async def open(cls, path: Path, environ: Mapping[str, str] | None = None) -> ConfigRegistry:
@@ -98,6 +128,48 @@ class ConfigRegistry:
         for variable, key in ENV_OVERRIDES.items():
             if environ.get(variable):
                 self._env[key] = environ[variable]
+        self.secret_key_text = environ.get(SECRET_KEY_ENV, "")
+
+    # ---- secrets at rest ------------------------------------------------------------------
+
+    @property
+    def unlocked(self) -> bool:
+        return self._cipher is not None
+
+    async def unlock(self, cipher: Cipher) -> int:
+        """Decrypt the stored secrets with `cipher` and encrypt from now on; secrets stored in
+        plain text (before there was a key) are encrypted in place. A wrong key raises the
+        cipher's error, naming the key it could not decrypt, and nothing is changed.
+        Returns how many plain-text secrets were encrypted."""
+        check = self._stored.get(KEY_CHECK)
+        if cipher.is_encrypted(check):
+            cipher.decrypt(check, KEY_CHECK)
+        plain: dict[str, Any] = {}
+        for key, value in self._stored.items():
+            if cipher.is_encrypted(value):
+                plain[key] = cipher.decrypt(value, key)
+        self._stored.update(plain)
+        self._cipher = cipher
+        if check is None:
+            await self._write(KEY_CHECK, _KEY_CHECK_TEXT)
+        migrated = [k for k, v in self._stored.items() if self._seals(k, v) and k not in plain]
+        for key in migrated:
+            await self._write(key, self._stored[key])
+        if migrated:
+            log.info("encrypted %d secret(s) stored in plain text: %s", len(migrated), migrated)
+        return len(migrated)
+
+    def _seals(self, key: str, value: Any) -> bool:
+        sealable = is_secret(key) and isinstance(value, str) and bool(value)
+        return self._cipher is not None and sealable
+
+    def _locked(self, key: str, value: Any) -> bool:
+        return (
+            self._cipher is None
+            and (is_secret(key) or key == KEY_CHECK)
+            and isinstance(value, str)
+            and value.startswith("enc:")
+        )
 
     # ---- defaults -------------------------------------------------------------------------
 
@@ -133,7 +205,14 @@ class ConfigRegistry:
         if key in self._env:
             return coerce_text(key, self._env[key], self._default_of(key))
         if key in self._stored:
-            return self._stored[key]
+            value = self._stored[key]
+            if self._locked(key, value):
+                raise ConfigError(
+                    f"{key} is stored encrypted and the store is still locked: it is read once "
+                    "the security module has loaded the secret key (a module that reads it "
+                    "must require the 'security' facility)"
+                )
+            return value
         if key in self._defaults:
             return self._defaults[key].default
         return default
@@ -171,7 +250,7 @@ class ConfigRegistry:
         return [
             Entry(
                 key=k,
-                value=self.get(k),
+                value="(encrypted)" if self._locked(k, self._stored.get(k)) else self.get(k),
                 source=self.source(k) or "default",
                 default=self._default_of(k),
                 doc=self._defaults[k].doc if k in self._defaults else "",
@@ -186,21 +265,28 @@ class ConfigRegistry:
 
     async def set(self, key: str, value: Any) -> None:
         """Store `value` for `key`, durably, before returning."""
-        plugin = namespace(key)
+        namespace(key)
         value = check_value(key, value, self._default_of(key))
-        table = _table(plugin)
+        await self._write(key, value)
+        if key in self._env:
+            log.warning("%s is stored, but the environment overrides it for this run", key)
+
+    async def _write(self, key: str, value: Any) -> None:
+        table = _table(namespace(key))
         if table not in self._tables:
             await self._db.execute(f"CREATE TABLE IF NOT EXISTS {table} {_SCHEMA}")
             self._tables.add(table)
+        stored = value
+        if (self._seals(key, value) or key == KEY_CHECK) and self._cipher is not None:
+            stored = self._cipher.encrypt(value)
         await self._db.execute(
             f"INSERT INTO {table}(key, value, updated_at) VALUES (?, ?, ?) "
             "ON CONFLICT(key) DO UPDATE SET value=excluded.value, updated_at=excluded.updated_at",
-            (key, json.dumps(value, ensure_ascii=False), time.time()),
+            (key, json.dumps(stored, ensure_ascii=False), time.time()),
         )
         await self._db.commit()
         self._stored[key] = value
-        if key in self._env:
-            log.warning("%s is stored, but the environment overrides it for this run", key)
+        self.version += 1
 
     def set_text(self, key: str, text: str) -> Any:
         """Parse text typed by a person (command line, form) into the key's type."""
@@ -215,6 +301,7 @@ class ConfigRegistry:
         await self._db.execute(f"DELETE FROM {table} WHERE key = ?", (key,))
         await self._db.commit()
         del self._stored[key]
+        self.version += 1
         return True
 
     async def flush(self) -> None:

@@ -49,6 +49,18 @@ class EventBus:
         self._seq = itertools.count(1)
         self.published = 0
         self._detached: set[asyncio.Future[object]] = set()
+        self._filters: list[Callable[[Event], None]] = []
+
+    def add_filter(self, change: Callable[[Event], None]) -> Callable[[], None]:
+        """Run `change` on every event before any subscriber sees it (the security module
+        masks secrets here). Returns the function that removes it."""
+        self._filters.append(change)
+
+        def remove() -> None:
+            if change in self._filters:
+                self._filters.remove(change)
+
+        return remove
 
     def subscribe(self, event_type: str | None, handler: Handler) -> Callable[[], None]:
         """Call `handler` for every event of `event_type` (None: every event).
@@ -83,6 +95,8 @@ class EventBus:
         Returns the event with its sequence number set."""
         event.seq = next(self._seq)
         self.published += 1
+        for change in self._filters:
+            change(event)
         for subscriber in list(self._subscribers):
             if not subscriber.wants(event):
                 continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import logging.handlers
+from collections.abc import Callable
 from pathlib import Path
 
 current_kernel: contextvars.ContextVar[str | None] = contextvars.ContextVar(
@@ -50,6 +51,15 @@ class KernelLog:
             root.setLevel(self.level)
         root.addHandler(handler)
         self._handler = handler
+
+    def add_filter(self, log_filter: logging.Filter) -> Callable[[], None]:
+        """Filter (and possibly rewrite) every record this kernel writes to its file; a
+        record rewritten here reaches the handlers above it (the console) rewritten too."""
+        if self._handler is None:
+            raise RuntimeError("the kernel log is not open yet")
+        handler = self._handler
+        handler.addFilter(log_filter)
+        return lambda: handler.removeFilter(log_filter)
 
     def close(self) -> None:
         if self._handler is not None:

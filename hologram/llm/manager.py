@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from hologram.config import ConfigRegistry
 from hologram.events import EventBus
@@ -73,6 +73,17 @@ class SourceState:
         return "available"
 
 
+class RequestGuard(Protocol):
+    """What stands in the request path when the security module is mounted: it rewrites
+    each request before any source sees it, and each answer before the caller does."""
+
+    def outbound(self, request: CompletionRequest) -> CompletionRequest: ...
+
+    def inbound(self, response: CompletionResponse) -> CompletionResponse: ...
+
+    def stream(self, chunks: AsyncIterator[StreamChunk]) -> AsyncIterator[StreamChunk]: ...
+
+
 class ProviderManager:
     def __init__(
         self,
@@ -87,6 +98,7 @@ class ProviderManager:
         self.adapters = adapters or AdapterLibrary()
         self._states: dict[str, SourceState] = {}
         self._offline: ScriptedModelServer | None = None
+        self.guard: RequestGuard | None = None
 
     # ---- sources ----------------------------------------------------------------------------
 
@@ -338,6 +350,8 @@ class ProviderManager:
     async def chat(self, request: CompletionRequest) -> CompletionResponse:
         """Ask the sources in order until one answers; `AllProvidersFailed` names them all.
         A cancelled call is not a failure of the source: the cancellation goes up as is."""
+        if self.guard is not None:
+            request = self.guard.outbound(request)
         await self.refresh()
         failures: list[tuple[str, str]] = []
         order = self.ordered_sources()
@@ -350,12 +364,23 @@ class ProviderManager:
                 failures.append((state.name, exc.reason))
                 continue
             self._answered(state, order[0], failures)
-            return response
+            return response if self.guard is None else self.guard.inbound(response)
         raise self._exhausted(failures)
 
     async def chat_stream(self, request: CompletionRequest) -> AsyncIterator[StreamChunk]:
         """Stream from the first source that answers. Fallback happens only before the first
         chunk: once text was shown, a failure goes to the caller."""
+        if self.guard is None:
+            stream = self._stream(request)
+        else:
+            stream = self.guard.stream(self._stream(self.guard.outbound(request)))
+        try:
+            async for chunk in stream:
+                yield chunk
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]
+
+    async def _stream(self, request: CompletionRequest) -> AsyncIterator[StreamChunk]:
         await self.refresh()
         failures: list[tuple[str, str]] = []
         order = self.ordered_sources()

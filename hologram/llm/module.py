@@ -12,9 +12,10 @@ from hologram.sdk import Facility
 
 class LLMModule:
     name = "llm"
-    # Spec 000 puts `llm` after `security`, which decrypts the core.llm.* keys it reads; add
-    # Facility.SECURITY here once the security module exists.
     requires = (Facility.CONFIG, Facility.EVENTS)
+    # Spec 000 puts `llm` after `security`, which decrypts the core.llm.* keys it reads and
+    # guards every request. Optional, so a kernel without it (plain-text settings) still runs.
+    optional = (Facility.SECURITY,)
     provides = (Facility.LLM,)
 
     def __init__(self) -> None:
@@ -28,6 +29,8 @@ class LLMModule:
             state.clock,
             AdapterLibrary(user_dir=state.data_dir / "adapters"),
         )
+        if state.security is not None:
+            self.manager.guard = state.security.model_guard
         # Reads the sources now, so a broken one is reported at boot and the offline model
         # (when nothing is configured) is up before the first turn.
         await self.manager.refresh()

@@ -72,6 +72,11 @@ class EventType(StrEnum):
     """A bad frame or a refused call from a subprocess plugin."""
     PLUGIN_SKILL_FLAGGED = "plugin_skill_flagged"
     """A skill whose text looks dangerous (credential exfiltration, pipe-to-shell)."""
+    SECURITY_REFUSED = "security_refused"
+    """The firewall refused a tool call; the payload says which tool, for whom and why."""
+    SECURITY_FINDING = "security_finding"
+    """Content review flagged an input or a tool result: kinds, rules and positions only,
+    never the matched text."""
 
 
 @dataclass(slots=True)

@@ -13,6 +13,8 @@ HANDLER_TIMEOUT_KEY = "core.stages.handler_timeout_s"
 class StageHostModule:
     name = "stagehost"
     requires = (Facility.CONFIG, Facility.EVENTS)
+    # When mounted, the firewall's runner executes every tool call (spec: the explicit proxy).
+    optional = (Facility.SECURITY,)
     provides = (Facility.STAGE_HOST,)
 
     async def init(self, state: Any) -> None:
@@ -20,8 +22,11 @@ class StageHostModule:
         config.register_default(
             HANDLER_TIMEOUT_KEY, 30.0, "seconds one stage handler may take before it is cut off"
         )
-        state.stagehost = StageHost(
+        host = StageHost(
             state.events.publish,
             handler_timeout=lambda: config.get_float(HANDLER_TIMEOUT_KEY),
             tool_timeout=lambda: config.get_float("core.agent.tool_timeout_s"),
         )
+        if state.security is not None:
+            state.security.mount_stagehost(host)
+        state.stagehost = host

@@ -1,0 +1,144 @@
+"""The path sandbox: a path a tool is given must stay inside the read or write roots.
+
+A path is refused, with the reason, before anything touches the file system when it:
+holds a NUL byte or another control character; is percent-encoded (`%2e%2e%2f`), which some
+layer below might decode after the check; uses look-alike characters (fullwidth `．．／`,
+the one-dot leader, division and fraction slashes, zero-width or direction marks) that a
+normalising layer might turn into `../`; uses a backslash or starts with `~`; has a `..`
+part anywhere (even one that would end inside: a rule with no exceptions is one a reader can
+check); is absolute and outside every root; or resolves outside every root once symbolic
+links are followed. Ordinary non-ASCII names (a Chinese file name) are fine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import unicodedata
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}|%u[0-9A-Fa-f]{4}")
+_LOOKALIKES = frozenset(
+    "\u2024\u2025\u2026\uff0e\u3002\ufe52\u00b7\u2027\u2215\u2044\u29f8\u2571\uff0f"
+    "\u2216\uff3c\ufe68\u29f5\u29f9\u2573\u02d9\u0701\u0702\ua4f8\u2e31"
+)
+"""Dots and slashes from other blocks; NFKC maps some of these to ASCII, not all."""
+
+
+class PathRefused(ValueError):
+    """A path the sandbox will not let a tool use; the message says why."""
+
+
+class PathSandbox:
+    """Read and write roots, and the check every path argument goes through."""
+
+    def __init__(self, read_roots: Sequence[Path], write_roots: Sequence[Path]) -> None:
+        self._as_given_write = [Path(os.path.abspath(r)) for r in write_roots]
+        self._as_given_read = [Path(os.path.abspath(r)) for r in (*read_roots, *write_roots)]
+        self.write_roots = [Path(os.path.realpath(r)) for r in write_roots]
+        # Writing somewhere implies reading there.
+        reads = [Path(os.path.realpath(r)) for r in read_roots]
+        self.read_roots = reads + [r for r in self.write_roots if r not in reads]
+
+    def _given(self, write: bool) -> list[Path]:
+        return [*self.roots(write), *(self._as_given_write if write else self._as_given_read)]
+
+    def roots(self, write: bool) -> list[Path]:
+        return self.write_roots if write else self.read_roots
+
+    def check(self, raw: object, *, write: bool = False) -> Path:
+        """The real path `raw` names, inside a root; else `PathRefused` saying why."""
+        kind = "write" if write else "read"
+        roots = self.roots(write)
+        if not roots:
+            raise PathRefused(f"no {kind} roots are configured: this tool may not {kind} files")
+        text = _plain(raw)
+        pure = PurePosixPath(text)
+        if ".." in pure.parts:
+            raise PathRefused(f"path {_show(text)} contains '..', which could leave the roots")
+        candidate = Path(text) if pure.is_absolute() else roots[0] / text
+        real = _resolve(candidate, roots)
+        if any(_inside(real, r) for r in roots):
+            return real
+        if pure.is_absolute() and not any(_inside(Path(text), r) for r in self._given(write)):
+            raise PathRefused(
+                f"absolute path {_show(text)} is outside the {kind} roots: "
+                + ", ".join(map(str, roots))
+            )
+        raise PathRefused(
+            f"path {_show(text)} resolves outside the {kind} roots (a symbolic link "
+            "leads out of them)"
+        )
+
+
+def _plain(raw: object) -> str:
+    if not isinstance(raw, str):
+        raise PathRefused(f"a path is a string, not {type(raw).__name__}")
+    if not raw:
+        raise PathRefused("the path is empty")
+    if "\x00" in raw:
+        raise PathRefused("the path contains a NUL byte")
+    # ASCII has no look-alikes, format characters or compatibility forms to look for.
+    for char in _CONTROL.findall(raw) if raw.isascii() else raw:
+        category = unicodedata.category(char)
+        if category == "Cc":
+            raise PathRefused(f"the path contains control character U+{ord(char):04X}")
+        if category == "Cf":
+            raise PathRefused(
+                f"the path contains invisible format character U+{ord(char):04X} "
+                "(zero-width or direction mark)"
+            )
+        if char in _LOOKALIKES:
+            raise PathRefused(
+                f"the path contains U+{ord(char):04X} ({unicodedata.name(char, '?').lower()}), "
+                "which looks like a dot or a slash; use the ASCII characters"
+            )
+    if _PERCENT.search(raw):
+        raise PathRefused(
+            f"path {_show(raw)} is percent-encoded; give the plain path (no %XX escapes)"
+        )
+    if not raw.isascii() and not unicodedata.is_normalized("NFKC", raw):
+        raise PathRefused(
+            f"path {_show(raw)} uses compatibility forms (fullwidth or similar letters); "
+            "give it in plain characters"
+        )
+    if "\\" in raw:
+        raise PathRefused(f"path {_show(raw)} contains a backslash; separate parts with '/'")
+    if raw.startswith("~"):
+        raise PathRefused(f"path {_show(raw)} starts with '~'; give it relative to a root")
+    return raw
+
+
+def _resolve(candidate: Path, roots: list[Path]) -> Path:
+    """`os.path.realpath(candidate)`, cheaper in the common case: below a root (already
+    real) only the remaining parts are looked at, and once a part does not exist nothing
+    after it can be a link. Any link found hands over to realpath for the whole path."""
+    for root in roots:
+        if _inside(candidate, root):
+            current = str(root)
+            rest = candidate.parts[len(root.parts) :]
+            for index, part in enumerate(rest):
+                if part in ("", "."):
+                    continue
+                current = os.path.join(current, part)
+                try:
+                    mode = os.lstat(current).st_mode
+                except (FileNotFoundError, NotADirectoryError):
+                    return Path(os.path.join(current, *rest[index + 1 :]))
+                if stat.S_ISLNK(mode):
+                    return Path(os.path.realpath(candidate))
+            return Path(current)
+    return Path(os.path.realpath(candidate))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    text, base = str(path), str(root)
+    return text == base or text.startswith(base.rstrip("/") + "/")
+
+
+def _show(text: str) -> str:
+    # The path goes back to the model in the reason; keep it printable and short.
+    return ascii(text[:120])

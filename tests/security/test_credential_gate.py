@@ -1,0 +1,87 @@
+"""The credential gate: secrets go out as `@{alias}`, come back as values only for a tool,
+and are caught even when a stream cuts them in pieces."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from hologram.security import CredentialGate, alias_of
+
+GITHUB = "ghp_R3alT0kenValue9f8e7d"
+OPENAI = "sk-proj-abcdef0123456789"
+SHORT_INSIDE = "sk-proj-abcd"  # a secret that is a prefix of another
+
+
+@pytest.fixture
+def gate() -> CredentialGate:
+    g = CredentialGate()
+    g.declare("github", GITHUB)
+    g.declare("llm.sources.default.api_key", OPENAI)
+    g.declare("short", SHORT_INSIDE)
+    return g
+
+
+def test_aliases_are_derived_from_the_config_keys() -> None:
+    assert alias_of("core.security.credential.github.secret") == "github"
+    assert alias_of("core.llm.sources.default.api_key") == "llm.sources.default.api_key"
+    assert alias_of("plugin.qq.token") == "plugin.qq.token"
+
+
+def test_secrets_go_out_as_aliases_and_the_longest_match_wins(gate: CredentialGate) -> None:
+    text = f"token={GITHUB}; key {OPENAI}; prefix {SHORT_INSIDE}!"
+    masked = gate.mask(text)
+    assert masked == ("token=@{github}; key @{llm.sources.default.api_key}; prefix @{short}!")
+    assert GITHUB not in masked and SHORT_INSIDE not in masked
+
+
+def test_aliases_come_back_as_values_and_unknown_aliases_stay(gate: CredentialGate) -> None:
+    assert gate.unmask("Bearer @{github} @{nobody}") == f"Bearer {GITHUB} @{{nobody}}"
+    args = {"headers": {"auth": "@{github}"}, "list": ["@{short}", 3]}
+    assert gate.unmask_deep(args) == {"headers": {"auth": GITHUB}, "list": [SHORT_INSIDE, 3]}
+    assert gate.mask_deep(gate.unmask_deep(args)) == args
+
+
+def test_short_values_are_not_secrets_and_bad_aliases_are_refused() -> None:
+    g = CredentialGate()
+    with pytest.raises(ValueError, match="4\\+ characters"):
+        g.declare("x", "abc")
+    with pytest.raises(ValueError, match="alias"):
+        g.declare("has space", "abcdefgh")
+
+
+STREAM_TEXTS = [
+    f"before {GITHUB} after",
+    f"{GITHUB}{GITHUB}",
+    f"x{OPENAI}y{SHORT_INSIDE}z",
+    "no secret at all, just text that is long enough to be split",
+    f"{SHORT_INSIDE}ef0123456789 and then {OPENAI[:-1]}",
+    f"中文{GITHUB}结尾",
+]
+
+
+@pytest.mark.parametrize("text", STREAM_TEXTS)
+def test_a_secret_split_across_stream_chunks_is_still_masked(
+    gate: CredentialGate, text: str
+) -> None:
+    expected = gate.mask(text)
+    # every way of cutting the text in two or three pieces
+    for a, b in itertools.combinations(range(len(text) + 1), 2):
+        pieces = [text[:a], text[a:b], text[b:]]
+        scrubber = gate.scrubber()
+        out = "".join(scrubber.feed(p) for p in pieces) + scrubber.flush()
+        assert out == expected, pieces
+        assert GITHUB not in out and OPENAI not in out
+
+
+def test_one_character_chunks(gate: CredentialGate) -> None:
+    text = f"a {GITHUB} b {OPENAI} c"
+    scrubber = gate.scrubber()
+    emitted = [scrubber.feed(ch) for ch in text]
+    assert "".join(emitted) + scrubber.flush() == gate.mask(text)
+    # no prefix of the output ever held more than a piece of a secret in clear
+    running = ""
+    for piece in emitted:
+        running += piece
+        assert GITHUB not in running and OPENAI not in running

@@ -1,0 +1,149 @@
+"""The path sandbox against escapes in many spellings, and a fuzz of its one promise:
+whatever it accepts really is inside a root."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hologram.security import PathRefused, PathSandbox
+
+
+@pytest.fixture
+def roots(tmp_path: Path) -> tuple[Path, Path]:
+    work = tmp_path / "work"
+    (work / "docs").mkdir(parents=True)
+    (work / "docs" / "a.txt").write_text("a")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("s")
+    os.symlink(outside, work / "link_out")
+    os.symlink(outside / "secret.txt", work / "docs" / "file_link_out")
+    os.symlink(work / "docs", work / "link_in")
+    return work, outside
+
+
+@pytest.fixture
+def sandbox(roots: tuple[Path, Path]) -> PathSandbox:
+    work, _ = roots
+    return PathSandbox([work], [work / "docs"])
+
+
+ESCAPES = [
+    # (path, a word the reason must contain)
+    ("../outside/secret.txt", "'..'"),
+    ("docs/../../outside/secret.txt", "'..'"),
+    ("docs/..", "'..'"),
+    ("./../x", "'..'"),
+    ("docs//..//..//x", "'..'"),
+    ("..", "'..'"),
+    ("/etc/passwd", "absolute"),
+    ("//etc/passwd", "absolute"),
+    ("/", "absolute"),
+    ("link_out/secret.txt", "symbolic link"),
+    ("link_out", "symbolic link"),
+    ("docs/file_link_out", "symbolic link"),
+    ("%2e%2e/outside/secret.txt", "percent"),
+    ("%2E%2E%2Foutside", "percent"),
+    ("..%2fsecret", "percent"),
+    ("%252e%252e/x", "percent"),
+    ("%c0%ae%c0%ae/x", "percent"),
+    ("%u002e%u002e/x", "percent"),
+    ("\uff0e\uff0e/outside", "dot or a slash"),  # fullwidth full stops
+    ("..\uff0foutside", "dot or a slash"),  # fullwidth solidus
+    ("\u2024\u2024/outside", "dot or a slash"),  # one-dot leaders
+    ("\u2025/outside", "dot or a slash"),  # two-dot leader
+    ("docs\u2215..\u2215x", "dot or a slash"),  # division slash
+    ("docs\u2044x", "dot or a slash"),  # fraction slash
+    ("\u3002\u3002/x", "dot or a slash"),  # ideographic full stop
+    ("\ufe52\ufe52/x", "dot or a slash"),  # small full stop
+    ("ｄｏｃｓ/a.txt", "compatibility"),  # fullwidth letters
+    ("docs/\u200b../x", "format character"),  # zero-width space
+    ("docs/\u202e../x", "format character"),  # right-to-left override
+    ("docs/a.txt\x00.png", "NUL"),
+    ("docs/\x1b[2J", "control character"),
+    ("docs\\..\\..\\x", "backslash"),
+    ("..\\x", "backslash"),
+    ("~/secret", "'~'"),
+    ("~root/.ssh", "'~'"),
+    ("", "empty"),
+]
+
+
+@pytest.mark.parametrize(("path", "reason"), ESCAPES)
+def test_escapes_are_refused_with_a_reason_that_names_the_trick(
+    sandbox: PathSandbox, path: str, reason: str
+) -> None:
+    with pytest.raises(PathRefused) as refused:
+        sandbox.check(path)
+    assert reason in str(refused.value)
+
+
+@pytest.mark.parametrize("value", [None, 3, ["docs"], {"p": 1}, b"docs"])
+def test_a_path_that_is_not_a_string_is_refused(sandbox: PathSandbox, value: object) -> None:
+    with pytest.raises(PathRefused, match="is a string"):
+        sandbox.check(value)
+
+
+def test_paths_inside_the_roots_are_accepted_and_resolved(
+    sandbox: PathSandbox, roots: tuple[Path, Path]
+) -> None:
+    work, _ = roots
+    real = Path(os.path.realpath(work))
+    assert sandbox.check("docs/a.txt") == real / "docs" / "a.txt"
+    assert sandbox.check("./docs/./a.txt") == real / "docs" / "a.txt"
+    assert sandbox.check(str(work / "docs" / "a.txt")) == real / "docs" / "a.txt"
+    assert sandbox.check("新建文件夹/笔记.txt") == real / "新建文件夹" / "笔记.txt"
+    assert sandbox.check("link_in/a.txt") == real / "docs" / "a.txt"  # a link that stays in
+    assert sandbox.check("docs.v2/x..y") == real / "docs.v2" / "x..y"  # dots, not '..'
+
+
+def test_writing_is_held_to_the_write_roots(sandbox: PathSandbox, roots: tuple[Path, Path]) -> None:
+    work, _ = roots
+    assert sandbox.check("new.txt", write=True) == Path(os.path.realpath(work)) / "docs/new.txt"
+    with pytest.raises(PathRefused, match="outside the write roots"):
+        sandbox.check(str(work / "top.txt"), write=True)
+    assert sandbox.check(str(work / "top.txt")).name == "top.txt"  # readable there
+
+
+def test_no_roots_means_no_file_access(tmp_path: Path) -> None:
+    with pytest.raises(PathRefused, match="no write roots"):
+        PathSandbox([tmp_path], []).check("a.txt", write=True)
+
+
+ALPHABET = st.sampled_from(
+    [
+        "a", "b", "docs", "link_out", "link_in", "file_link_out", "outside", "secret.txt",
+        "/", "//", ".", "..", "...", "%2e", "%2f", "%", "~", "\\", "\x00", "\u200b",
+        "\uff0e", "\uff0f", "\u2024", "\u2215", "ｄ", "é", "文", " ", "\n",
+    ]
+)  # fmt: skip
+
+
+@settings(
+    max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    parts=st.lists(ALPHABET, min_size=1, max_size=8), absolute=st.booleans(), write=st.booleans()
+)
+def test_fuzz_whatever_is_accepted_resolves_inside_a_root(
+    sandbox: PathSandbox, roots: tuple[Path, Path], parts: list[str], absolute: bool, write: bool
+) -> None:
+    work, outside = roots
+    raw = "".join(parts)
+    if absolute:
+        raw = str(work) + "/" + raw
+    try:
+        accepted = sandbox.check(raw, write=write)
+    except PathRefused as exc:
+        assert str(exc)  # every refusal says why
+        return
+    real = Path(os.path.realpath(accepted))
+    allowed = [Path(os.path.realpath(r)) for r in sandbox.roots(write)]
+    assert any(real == r or r in real.parents for r in allowed), (raw, real)
+    assert Path(os.path.realpath(outside)) not in [real, *real.parents]
+    assert ".." not in Path(raw).parts and "\x00" not in raw
