@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from hologram.agent.agent import Agent
 from hologram.agent.journal import InputJournal, InputRecord, InputState
@@ -24,6 +24,8 @@ from hologram.events import EventBus
 from hologram.sdk import Clock, EventType, Priority, StageContext
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 PREVIEW = 80
 BACKLOG_CHECK_S = 30.0
@@ -76,14 +78,19 @@ class Inputs:
         """Record the input durably, then queue it. The ticket's id is the journal's id."""
         if not isinstance(text, str):
             raise TypeError(f"input text must be a string, not {type(text).__name__}")
-        record = await self.journal.record(text, channel, int(level), source, user_id)
+        # The journal keeps the level the input will have, so a restart cannot raise a
+        # plugin's clamped L4 back (the scheduler still sees the ask, to report the clamp).
+        kept = Priority.L3 if from_plugin and level is Priority.L4 else level
+        record = await self.journal.record(text, channel, int(kept), source, user_id)
         return self._inject(record, Priority(level), from_plugin)
 
     def _inject(self, record: InputRecord, level: Priority, from_plugin: bool) -> Ticket:
         self._previews[record.id] = record.text[:PREVIEW]
-        return self.loop.inject(
+        ticket = self.loop.inject(
             record, level, source=record.source, from_plugin=from_plugin, task_id=record.id
         )
+        ticket.outcome.add_done_callback(lambda outcome: self._settle(ticket, outcome))
+        return ticket
 
     async def say(self, text: str, channel: str = "notebook", **options: Any) -> TurnResult:
         """Submit and wait for the turn's result."""
@@ -218,20 +225,51 @@ class Inputs:
         try:
             result = await turn.run()
         except asyncio.CancelledError:
-            if task.stopped:
-                # Shielded: the journal must learn of the stop even though this task is
-                # being cancelled.
-                recording = asyncio.ensure_future(self._stopped(turn, record))
-                self._stop_records.add(recording)
-                recording.add_done_callback(self._stop_records.discard)
-                await asyncio.shield(recording)
-            raise
+            if turn.ending is None:
+                raise
+            result = await self._outlast(turn.ending)
         except Exception:
             await self.journal.mark(record.id, InputState.FAILED)
             raise
         state = InputState.STOPPED if result.ended_by == "stopped" else InputState.DONE
-        await self.journal.mark(record.id, state, result.reply)
+        await self._outlast(self.journal.mark(record.id, state, result.reply))
         return result
+
+    @staticmethod
+    async def _outlast(work: Awaitable[T]) -> T:
+        """Finish `work` through any number of cancellations. A stop or preemption that
+        lands once a turn is ending is too late: its reply is going out, so the input is
+        done and its ticket and journal row must say so."""
+        future = asyncio.ensure_future(work)
+        while True:
+            try:
+                return await asyncio.shield(future)
+            except asyncio.CancelledError:
+                if future.cancelled():
+                    raise
+                current = asyncio.current_task()
+                if current is not None:
+                    current.uncancel()
+
+    def _settle(self, ticket: Ticket, outcome: asyncio.Future[TurnResult]) -> None:
+        """Whenever a stop ends an input without a result (while it ran, while it sat on
+        the stack, or before its run began), write the stop down: in memory if its turn
+        began, and in the journal, so a restart does not run it again. A shutdown is not
+        a stop: those inputs stay unfinished in the journal and run at the next start."""
+        task = ticket.task
+        if task is None or not task.stopped or outcome.cancelled():
+            return
+        if not isinstance(outcome.exception(), TaskStopped):
+            return
+        recording = asyncio.ensure_future(self._stopped(task))
+        self._stop_records.add(recording)
+        recording.add_done_callback(self._stop_records.discard)
+
+    async def _stopped(self, task: Task) -> None:
+        turn: Turn | None = task.frame
+        if turn is not None and turn.ended_by != "stopped":
+            await turn.record_stop()
+        await self.journal.mark(task.payload.id, InputState.STOPPED)
 
     def _intercept_for(self, task: Task) -> Callable[[], list[str]]:
         """The intercept channel of one turn: interrupts that wait behind it (they could not
@@ -248,10 +286,6 @@ class Inputs:
             return texts
 
         return drain
-
-    async def _stopped(self, turn: Turn, record: InputRecord) -> None:
-        await turn.record_stop()
-        await self.journal.mark(record.id, InputState.STOPPED)
 
     def _trace(self, decision: Decision) -> None:
         payload = decision.as_payload()

@@ -80,10 +80,10 @@ class SchedulerLoop:
         self._on_decision = on_decision
         self._inbox: deque[_Inbound] = deque()
         self._records: dict[int, _Running] = {}
-        self._done: deque[_Running] = deque()
         self._wake = asyncio.Event()
         self._ids = itertools.count(1)
         self._main: asyncio.Task[None] | None = None
+        self._closing = False
 
     # ---- the outside --------------------------------------------------------------------------
 
@@ -140,10 +140,17 @@ class SchedulerLoop:
     def start(self) -> asyncio.Task[None]:
         if self._main is None:
             self._main = asyncio.get_running_loop().create_task(self._run(), name="scheduler")
+            self._main.add_done_callback(self._died)
         return self._main
+
+    @staticmethod
+    def _died(main: asyncio.Task[None]) -> None:
+        if not main.cancelled() and main.exception() is not None:
+            log.critical("the scheduler loop died; no input will run", exc_info=main.exception())
 
     async def close(self) -> None:
         """Stop the loop; inputs not finished are stopped, and their tickets say so."""
+        self._closing = True
         if self._main is not None:
             self._main.cancel()
             await asyncio.gather(self._main, return_exceptions=True)
@@ -164,9 +171,6 @@ class SchedulerLoop:
         while True:
             self._wake.clear()
             self._pump()
-            while self._done:
-                record = self._done.popleft()
-                self._carry_out(self.scheduler.finish(record.task.id, self._clock.monotonic()))
             self._carry_out(self.scheduler.poll(self._clock.monotonic()))
             if self._wake.is_set():
                 continue
@@ -251,7 +255,8 @@ class SchedulerLoop:
             if record.ending == "preempt":
                 return  # suspended on the stack; it will be launched again
             if not outcome.done():
-                outcome.set_exception(TaskStopped(f"input {record.task.id} was stopped"))
+                why = "the kernel shut down" if self._closing else "was stopped"
+                outcome.set_exception(TaskStopped(f"input {record.task.id}: {why}"))
         elif job.exception() is not None:
             log.error("input %s failed", record.task.id, exc_info=job.exception())
             if not outcome.done():
@@ -263,8 +268,12 @@ class SchedulerLoop:
         self._complete(record)
 
     def _complete(self, record: _Running) -> None:
+        """The task is over: its ticket learns how, and the scheduler hears of it now, not
+        on the loop's next pass. Deferred, a preemption decided in between (by a stop or
+        an input pumped meanwhile) would push the finished task onto the stack, and it
+        would never be finished."""
         if record.finished and not record.ticket.outcome.done():
             record.ticket.outcome.set_result(record.result)
         self._records.pop(record.task.id, None)
-        self._done.append(record)
-        self._wake.set()
+        if not self._closing:  # nothing new starts while the loop shuts down
+            self._carry_out(self.scheduler.finish(record.task.id, self._clock.monotonic()))

@@ -187,6 +187,11 @@ class Turn:
             self._done[stage.value] = await self.stage(stage)
         return self._done[stage.value]
 
+    @property
+    def ending(self) -> asyncio.Future[TurnResult] | None:
+        """The end of the turn once it has begun (it runs to completion, shielded)."""
+        return self._tail
+
     async def end_with(self, ending: Callable[[], Awaitable[TurnResult]]) -> TurnResult:
         """Run the end of the turn to completion even if this task is cancelled meanwhile:
         a reply half sent must not be sent again by a resumed turn."""

@@ -211,3 +211,46 @@ async def test_triage_answers_simple_waiting_inputs_and_tells_the_rest_to_wait(
         ]
         assert kernel.stop_turn() == [long_job.id, plan.id]
         await asyncio.gather(long_job, plan, return_exceptions=True)
+
+
+@pytest.mark.parametrize("seed", range(4))
+async def test_a_random_mix_of_inputs_interrupts_and_stops_leaves_no_input_unfinished(
+    data_dir: Path, model: ScriptedModelServer, seed: int
+) -> None:
+    """Every acknowledged input ends (answered or stopped), in its ticket and in the journal,
+    however stops fall on running, waiting, preempted and resuming turns."""
+    import random
+
+    rng = random.Random(seed)
+    environ = {"HOLOGRAM_LLM_BASE_URL": model.base_url, "HOLOGRAM_LLM_MODEL": "m"}
+    async with Kernel(data_dir, environ=environ) as kernel:
+        await kernel.config.set("core.scheduler.preempt_cooldown_s", 0.01)
+    for n in range(200):
+        model.queue_text(f"answer {n}", delay=rng.choice((0.0, 0.005, 0.02)))
+    async with Kernel(data_dir, environ=environ) as kernel:
+        tickets = []
+        for _ in range(60):
+            roll = rng.random()
+            if roll < 0.1:
+                kernel.stop_turn()
+            else:
+                level = rng.choice(list(Priority)) if roll < 0.4 else Priority.QUEUED
+                tickets.append(await kernel.inject(f"input {len(tickets)}", level=level))
+            await asyncio.sleep(rng.choice((0.0, 0.0, 0.003, 0.01)))
+        settled = asyncio.gather(*tickets, return_exceptions=True)
+        try:
+            outcomes = await within_deadline(asyncio.shield(settled))
+        except TimeoutError:
+            unsettled = [t.id for t in tickets if not t.outcome.done()]
+            pytest.fail(f"inputs {unsettled} never ended; {kernel.inputs.status()}")
+        journal = kernel.inputs.journal
+        for ticket, outcome in zip(tickets, outcomes, strict=True):
+            row = await journal.get(ticket.id)
+            assert row is not None
+            if isinstance(outcome, TaskStopped) or outcome.ended_by == "stopped":
+                assert row["state"] == InputState.STOPPED, (ticket.id, row)
+            else:
+                assert not isinstance(outcome, BaseException), outcome
+                assert row["state"] == InputState.DONE and row["reply"] == outcome.reply
+        status = kernel.inputs.status()
+        assert status["running"] is None and status["stack"] == [] and status["queue"] == []
