@@ -135,6 +135,8 @@ async def test_a_plugins_l4_is_clamped_to_l3(kernel: Kernel, model: ScriptedMode
     ticket = await kernel.inputs.submit("from a plugin", level=Priority.L4, from_plugin=True)
     await within_deadline(ticket)
     assert ticket.task is not None and ticket.task.level is Priority.L3
+    row = await kernel.inputs.journal.get(ticket.id)
+    assert row is not None and row["level"] == 3, "a restart must not raise it back to L4"
 
 
 async def test_consolidation_replies_write_memory_and_reach_no_channel(
