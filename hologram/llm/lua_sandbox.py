@@ -45,6 +45,8 @@ _REMOVED_GLOBALS = (
 
 HttpHandler = Callable[[str, str, str | None], Awaitable[tuple[str | None, int | str]]]
 """(method, url, body) -> (response body, status) or (None, error message)."""
+HostHandler = Callable[[str, list[Any]], Awaitable[Any]]
+"""(name, arguments as plain data) -> plain data; an exception becomes a Lua error."""
 
 
 class LuaSandboxError(Exception):
@@ -66,14 +68,15 @@ class _Null:
 
 NULL = _Null()
 _PLAIN = frozenset({str, int, float, bool})  # values that cross between Python and Lua as they are
-_HTTP = object()
+_HTTP = object()  # marks a coroutine.yield that is an http_* request, not the script's own
+_HOST = object()  # marks a yield that is a call of a host function (`host_function`)
 _LEVELS = {
     "debug": logging.DEBUG,
     "info": logging.INFO,
     "warn": logging.WARNING,
     "warning": logging.WARNING,
     "error": logging.ERROR,
-}  # marks a coroutine.yield that is an http_* request, not the script's own
+}
 
 
 def _refuse_attributes(obj: object, name: object, is_setting: bool) -> object:
@@ -84,7 +87,7 @@ def _refuse_attributes(obj: object, name: object, is_setting: bool) -> object:
 # to `load`, `debug.sethook` and the coroutine functions in upvalues, which scripts cannot
 # reach once `debug` is gone.
 _SETUP = """
-local py_decode, py_encode, py_log, NULL, HTTP, HOOK_EVERY = ...
+local py_decode, py_encode, py_log, NULL, HTTP, HOST, HOOK_EVERY = ...
 local load, sethook = load, debug.sethook
 local create, resume, status, yield, isyieldable =
     coroutine.create, coroutine.resume, coroutine.status, coroutine.yield, coroutine.isyieldable
@@ -128,6 +131,22 @@ end
 string.dump = nil
 
 local M = {}
+-- A function of the host's that Python runs asynchronously: the call yields out of the
+-- coroutine like http_* does, and the answer (or the error) comes back on resume.
+function M.host_function(name)
+  return function(...)
+    if not isyieldable() then error(name .. " can only be called inside a handler", 2) end
+    local args = setmetatable({}, ARRAY)
+    for i = 1, select("#", ...) do
+      local v = select(i, ...)
+      if v == nil then v = NULL end
+      args[i] = v
+    end
+    local ok, value = yield(HOST, name, args)
+    if not ok then error(value, 2) end
+    return value
+  end
+end
 function M.mark_array(t) return setmetatable(t, ARRAY) end
 function M.is_array(t) return getmetatable(t) == ARRAY end
 function M.compile(source, chunkname)
@@ -176,8 +195,9 @@ class LuaSandbox:
         )
         self._table_from = self._lua.table_from
         helpers = self._lua.execute(
-            _SETUP, self._py_decode, self._py_encode, self._py_log, NULL, _HTTP, _HOOK_EVERY
+            _SETUP, self._py_decode, self._py_encode, self._py_log, NULL, _HTTP, _HOST, _HOOK_EVERY
         )
+        self._host_function = helpers.host_function
         self._compile = helpers.compile
         self._start = helpers.start
         self._mark_array = helpers.mark_array
@@ -198,11 +218,13 @@ class LuaSandbox:
         if not ok:
             raise LuaSandboxError(f"{chunkname} failed while loading: {self._describe(value)}")
         if not dead:
-            raise LuaSandboxError(
-                f"{chunkname} called http_get/http_post while loading; call them inside a transform"
-                if value is _HTTP
-                else f"{chunkname} yielded while loading; it must return its table"
-            )
+            if value is _HTTP:
+                why = "called http_get/http_post while loading; call them inside a transform"
+            elif value is _HOST:
+                why = "called a host function while loading; call it inside a handler"
+            else:
+                why = "yielded while loading; it must return its table"
+            raise LuaSandboxError(f"{chunkname} {why}")
         return value
 
     def set_global(self, name: str, value: Any) -> None:
@@ -211,11 +233,24 @@ class LuaSandbox:
         own, such as the `sdk` table of a Lua plugin."""
         self._lua.globals()[name] = self.to_lua(value)
 
+    def host_function(self, name: str) -> Any:
+        """A Lua function that calls the host's async `name` (through `call(host=...)`):
+        its arguments arrive as plain data, its answer returns to the script, and an
+        exception the host raises becomes a Lua error the script may `pcall`."""
+        return self._host_function(name)
+
     # ---- calling ----------------------------------------------------------------------------
 
-    async def call(self, fn: Any, *args: Any, http: HttpHandler | None = None) -> Any:
+    async def call(
+        self,
+        fn: Any,
+        *args: Any,
+        http: HttpHandler | None = None,
+        host: HostHandler | None = None,
+    ) -> Any:
         """Call a Lua function; each `http_get`/`http_post` it makes is awaited through
-        `http`. Returns the first value the function returns (a Lua object)."""
+        `http`, each host function through `host`. Returns the first value the function
+        returns (a Lua object)."""
         step = self._start(fn, self._ticks)
         ok, dead, first, method, url, body = step(*args)
         while True:
@@ -223,6 +258,9 @@ class LuaSandbox:
                 raise LuaSandboxError(self._describe(first), _cause(first))
             if dead:
                 return first
+            if first is _HOST:
+                ok, dead, first, method, url, body = step(*await self._host_call(host, method, url))
+                continue
             if first is not _HTTP:
                 raise LuaSandboxError("the script yielded outside http_get/http_post")
             if http is None:
@@ -231,13 +269,24 @@ class LuaSandbox:
                 result = await http(method, url, body)
             ok, dead, first, method, url, body = step(*result)
 
+    async def _host_call(self, host: HostHandler | None, name: str, args: Any) -> tuple[bool, Any]:
+        if host is None:
+            return False, f"{name} is not available here"
+        try:
+            value = await host(name, self.to_python(args))
+        except Exception as exc:  # the script's error to handle or to report, not ours
+            return False, f"{name}: {exc}"
+        return True, self.to_lua(value)
+
     def call_sync(self, fn: Any, *args: Any) -> Any:
         """Call a Lua function that does no HTTP (the hot path of the transforms)."""
         ok, dead, first, *_ = self._start(fn, self._ticks)(*args)
         if not ok:
             raise LuaSandboxError(self._describe(first), _cause(first))
         if not dead:
-            raise LuaSandboxError("the script used http_get/http_post where it is not allowed")
+            raise LuaSandboxError(
+                "the script used http_get/http_post or a host function where it is not allowed"
+            )
         return first
 
     # ---- values -----------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from collections.abc import Callable, Set
 from typing import Any
 
 from hologram.plugins.kernel_sdk import KernelSDK
-from hologram.plugins.narrow import check
+from hologram.plugins.narrow import check, check_write
 from hologram.plugins.rpc import (
     CAPABILITY_REFUSED,
     HANDLER_ERROR,
@@ -24,6 +24,7 @@ from hologram.plugins.rpc import (
     Peer,
     RpcError,
 )
+from hologram.plugins.surfaces import SocialAPI
 from hologram.sdk import (
     Capability,
     CapabilityError,
@@ -53,6 +54,14 @@ METHODS: dict[str, Capability | None] = {
     "sdk.settings.set": Capability.SETTINGS,
     "sdk.settings.list": Capability.SETTINGS,
     "sdk.wake_after": Capability.TIMERS,
+    "sdk.memory.recall": Capability.MEMORY,
+    "sdk.memory.commit": Capability.MEMORY,
+    "sdk.knowledge.search": Capability.KNOWLEDGE,
+    "sdk.knowledge.get": Capability.KNOWLEDGE,
+    "sdk.knowledge.list": Capability.KNOWLEDGE,
+    "sdk.knowledge.create": Capability.KNOWLEDGE,
+    **{f"sdk.social.{name}": Capability.SOCIAL for name in SocialAPI.READS},
+    **{f"sdk.social.{name}": Capability.SOCIAL for name in SocialAPI.WRITES},
     "sdk.publish": Capability.PUBLISH,
 }
 """Every method a plugin may call (spec: protocol.go), with the capability it needs."""
@@ -97,6 +106,8 @@ class Bridge:
         if capability is not None:
             try:
                 check(self.name, self.granted, capability)
+                if method.removeprefix("sdk.social.") in SocialAPI.WRITES:
+                    check_write(self.name, capability, method)
             except CapabilityError as exc:
                 log.warning("plugin %s: %s refused: %s", self.name, method, exc)
                 raise RpcError(CAPABILITY_REFUSED, str(exc)) from None
@@ -105,7 +116,7 @@ class Bridge:
             return await handler(**params)
         except TypeError as exc:
             raise RpcError(INVALID_PARAMS, f"{method}: {exc}") from None
-        except (ValueError, PermissionError, KeyError) as exc:
+        except (ValueError, PermissionError, LookupError) as exc:
             raise RpcError(INVALID_PARAMS, f"{method}: {exc}") from None
 
     # ---- registration -----------------------------------------------------------------------
@@ -213,6 +224,40 @@ class Bridge:
                 peer.notify("plugin.wake", {"key": key})
 
         self.sdk.wake_after(seconds, key, wake)
+
+    # ---- memory, knowledge, social (plain data both ways) ------------------------------------
+
+    async def _memory_recall(self, query: str, top: int = 5) -> list[dict[str, Any]]:
+        return await self.sdk.memory.recall(query, top)
+
+    async def _memory_commit(self, content: str) -> str:
+        return await self.sdk.memory.commit(content)
+
+    async def _knowledge_search(
+        self, query: str, top: int = 5, category: str = ""
+    ) -> list[dict[str, Any]]:
+        return await self.sdk.knowledge.search(query, top, category)
+
+    async def _knowledge_get(self, name: str) -> dict[str, Any]:
+        return await self.sdk.knowledge.get(name)
+
+    async def _knowledge_list(self, category: str = "") -> list[str]:
+        return await self.sdk.knowledge.list(category)
+
+    async def _knowledge_create(self, name: str, content: str, replace: bool = False) -> str:
+        return await self.sdk.knowledge.create(name, content, replace)
+
+    async def _social_person(self, name: str) -> dict[str, Any]:
+        return await self.sdk.social.person(name)
+
+    async def _social_trait(self, name: str, trait: str) -> Any:
+        return await self.sdk.social.trait(name, trait)
+
+    async def _social_relations(self, name: str) -> list[str]:
+        return await self.sdk.social.relations(name)
+
+    async def _social_persons(self, limit: int = 100) -> list[str]:
+        return await self.sdk.social.persons(limit)
 
     async def _log(self, level: str, message: str) -> None:
         log.log(

@@ -18,6 +18,9 @@ from hologram.agent import Inputs, Skill, SkillIndex
 from hologram.channels import OutputChannels
 from hologram.config import ConfigRegistry
 from hologram.events import EventBus
+from hologram.knowledge import KnowledgeBase
+from hologram.memory import ColdContext, GraphMemory
+from hologram.plugins.surfaces import KnowledgeAPI, MemoryAPI, SocialAPI
 from hologram.sdk import (
     Clock,
     Event,
@@ -76,6 +79,9 @@ class KernelParts:
     clock: Clock
     scheduler: Inputs | None = None
     skills: SkillIndex | None = None
+    coldcontext: ColdContext | None = None
+    graph: GraphMemory | None = None
+    knowledge: KnowledgeBase | None = None
 
 
 class KernelSDK:
@@ -96,6 +102,19 @@ class KernelSDK:
     @property
     def settings(self) -> ScopedSettings:
         return self._settings
+
+    @property
+    def memory(self) -> MemoryAPI:
+        return MemoryAPI(self._parts.coldcontext, self._parts.graph, self._name)
+
+    @property
+    def knowledge(self) -> KnowledgeAPI:
+        return KnowledgeAPI(self._parts.knowledge)
+
+    @property
+    def social(self) -> SocialAPI:
+        """Read and write; the bridges of external plugins expose the reading half."""
+        return SocialAPI(self._parts.graph)
 
     # ---- the four channels ------------------------------------------------------------------
 

@@ -9,6 +9,14 @@ failed handler, and the plugin keeps serving.
 
 A stage handler gets the stage context as a table and changes it in place; the fields it
 changed are written back through the stage's rights.
+
+Inside a handler the script reaches the rest of the SDK through host functions, each
+checked against the manifest when called: `sdk.memory.recall(query[, top])`,
+`sdk.memory.commit(text)`, `sdk.knowledge.search/get/list/create`, `sdk.social.person/
+trait/relations/persons` (social memory is read-only here, as for every external plugin),
+`sdk.inject_input(text, channel)`, `sdk.inject_interrupt(text, channel[, level])` and
+`sdk.inject_input_sync(text, channel)`. They run asynchronously on the kernel's loop while
+the script's coroutine waits; a refusal is a Lua error the script may `pcall`.
 """
 
 from __future__ import annotations
@@ -22,8 +30,20 @@ from hologram.llm import LuaSandbox
 from hologram.plugins.bridge import context_to_json, field_from_json
 from hologram.plugins.kernel_sdk import KernelSDK
 from hologram.plugins.manifest import Manifest
-from hologram.plugins.narrow import check
-from hologram.sdk import Capability, HandlerScope, Stage, ToolDef
+from hologram.plugins.narrow import check, check_write
+from hologram.plugins.surfaces import SocialAPI
+from hologram.sdk import Capability, HandlerScope, Priority, Stage, ToolDef
+
+_HOST_CAPABILITIES: dict[str, Capability] = {
+    "memory.recall": Capability.MEMORY,
+    "memory.commit": Capability.MEMORY,
+    **{f"knowledge.{n}": Capability.KNOWLEDGE for n in ("search", "get", "list", "create")},
+    **{f"social.{n}": Capability.SOCIAL for n in (*SocialAPI.READS, *SocialAPI.WRITES)},
+    "inject_input": Capability.INJECT,
+    "inject_interrupt": Capability.INJECT,
+    "inject_input_sync": Capability.INJECT,
+}
+"""The SDK calls a Lua handler can make (beyond registering), with the capability each needs."""
 
 
 @dataclass(slots=True)
@@ -49,15 +69,17 @@ class LuaPlugin:
         self._tools: list[_Tool] = []
         self._stages: list[_Stage] = []
         self._sdk: KernelSDK | None = None
-        self.sandbox.set_global(
-            "sdk",
-            {
-                "register_tool": self._buffer_tool,
-                "register_stage": self._buffer_stage,
-                "setting": self._setting,
-                "publish": self._publish,
-            },
-        )
+        surface: dict[str, Any] = {
+            "register_tool": self._buffer_tool,
+            "register_stage": self._buffer_stage,
+            "setting": self._setting,
+            "publish": self._publish,
+        }
+        for name in _HOST_CAPABILITIES:
+            space, _, method = name.rpartition(".")
+            table = surface.setdefault(space, {}) if space else surface
+            table[method] = self.sandbox.host_function(f"sdk.{name}")
+        self.sandbox.set_global("sdk", surface)
         source = (folder / manifest.entry).read_text(encoding="utf-8")
         self.sandbox.load(source, f"{manifest.name}/{manifest.entry}")
 
@@ -91,6 +113,24 @@ class LuaPlugin:
     def _publish(self, *_: Any) -> None:
         self._check(Capability.PUBLISH)
 
+    async def _host(self, name: str, args: list[Any]) -> Any:
+        """One host function call from a handler: checked, then run on the kernel's SDK."""
+        method = name.removeprefix("sdk.")
+        capability = _HOST_CAPABILITIES[method]
+        self._check(capability)
+        if method.removeprefix("social.") in SocialAPI.WRITES:
+            check_write(self.name, capability, name)
+        sdk = self._sdk
+        if sdk is None:
+            raise RuntimeError(f"plugin {self.name!r} is not running")
+        space, _, call = method.rpartition(".")
+        if space:
+            return await getattr(getattr(sdk, space), call)(*args)
+        if call == "inject_interrupt":
+            text, channel, *rest = args
+            return await sdk.inject_interrupt(text, channel, Priority(rest[0] if rest else 3))
+        return await getattr(sdk, call)(*args)
+
     # ---- the Plugin protocol ----------------------------------------------------------------
 
     async def start(self, sdk: KernelSDK) -> None:
@@ -111,7 +151,9 @@ class LuaPlugin:
         sandbox = self.sandbox
 
         async def run(arguments: dict[str, Any]) -> str:
-            result = sandbox.to_python(await sandbox.call(tool.fn, sandbox.to_lua(arguments)))
+            result = sandbox.to_python(
+                await sandbox.call(tool.fn, sandbox.to_lua(arguments), host=self._host)
+            )
             if result is None or isinstance(result, str):
                 return result or ""
             return json.dumps(result, ensure_ascii=False)
@@ -124,7 +166,7 @@ class LuaPlugin:
         async def run(view: Any) -> None:
             before = context_to_json(view)
             table = sandbox.to_lua(before)
-            await sandbox.call(stage.fn, table)
+            await sandbox.call(stage.fn, table, host=self._host)
             after = sandbox.to_python(table)
             for field, value in after.items():
                 if (

@@ -49,6 +49,9 @@ class PluginsModule:
             clock=state.clock,
             scheduler=state.scheduler,
             skills=state.agent.skills,
+            coldcontext=getattr(state, "coldcontext", None),
+            graph=getattr(state, "graph", None),
+            knowledge=getattr(state, "knowledge", None),
         )
 
         def has_facility(facility: Facility) -> bool:

@@ -27,3 +27,18 @@ def check(plugin: str, granted: Set[Capability], capability: Capability) -> None
             f"plugin {plugin!r} did not declare capability {capability.value!r}: add it to "
             "'capabilities' in its plugin.json",
         )
+
+
+READ_ONLY: frozenset[Capability] = frozenset({Capability.SOCIAL})
+"""Surfaces an external plugin may read and never write (spec: SocialAPI is read-only)."""
+
+
+def check_write(plugin: str, capability: Capability, what: str) -> None:
+    """Raise `CapabilityError` if `what` writes to a surface that is read-only for
+    external plugins."""
+    if capability in READ_ONLY:
+        raise CapabilityError(
+            capability,
+            f"capability {capability.value!r} is read-only for external plugins (plugin "
+            f"{plugin!r} called {what}): writing it needs a built-in plugin",
+        )

@@ -17,7 +17,9 @@
 `run()` speaks the kernel's protocol on stdin/stdout (so `print` goes to stderr, which the
 kernel logs), registers what the decorators declared when the kernel starts the plugin, and
 exits when the kernel closes stdin or dies. Inside handlers, `app.sdk` calls into the kernel:
-`await app.sdk.inject_interrupt(...)`, `await app.sdk.settings_get(...)`, ...
+`await app.sdk.inject_interrupt(...)`, `await app.sdk.settings_get(...)`,
+`await app.sdk.memory.recall(...)`, `await app.sdk.knowledge.search(...)`,
+`await app.sdk.social.person(...)`, each within the manifest's capabilities.
 
 Only the standard library and `hologram.plugins.rpc` are imported here: a plugin process does
 not load the kernel.
@@ -54,12 +56,70 @@ async def _call(handler: Handler, *args: Any) -> Any:
     return result
 
 
+class _RemoteMemory:
+    """`app.sdk.memory` (capability `memory`)."""
+
+    def __init__(self, sdk: RemoteSDK) -> None:
+        self._sdk = sdk
+
+    async def recall(self, query: str, top: int = 5) -> list[dict[str, Any]]:
+        """Cold documents and graph facts related to `query`: `{text, source, score}`."""
+        return await self._sdk.call("sdk.memory.recall", query=query, top=top)
+
+    async def commit(self, content: str) -> str:
+        """A note into long-term memory; returns the document's id."""
+        return await self._sdk.call("sdk.memory.commit", content=content)
+
+
+class _RemoteKnowledge:
+    """`app.sdk.knowledge` (capability `knowledge`)."""
+
+    def __init__(self, sdk: RemoteSDK) -> None:
+        self._sdk = sdk
+
+    async def search(self, query: str, top: int = 5, category: str = "") -> list[dict[str, Any]]:
+        return await self._sdk.call("sdk.knowledge.search", query=query, top=top, category=category)
+
+    async def get(self, name: str) -> dict[str, Any]:
+        return await self._sdk.call("sdk.knowledge.get", name=name)
+
+    async def list(self, category: str = "") -> list[str]:
+        return await self._sdk.call("sdk.knowledge.list", category=category)
+
+    async def create(self, name: str, content: str, replace: bool = False) -> str:
+        return await self._sdk.call(
+            "sdk.knowledge.create", name=name, content=content, replace=replace
+        )
+
+
+class _RemoteSocial:
+    """`app.sdk.social` (capability `social`): reading only, as for every external plugin."""
+
+    def __init__(self, sdk: RemoteSDK) -> None:
+        self._sdk = sdk
+
+    async def person(self, name: str) -> dict[str, Any]:
+        return await self._sdk.call("sdk.social.person", name=name)
+
+    async def trait(self, name: str, trait: str) -> Any:
+        return await self._sdk.call("sdk.social.trait", name=name, trait=trait)
+
+    async def relations(self, name: str) -> list[str]:
+        return await self._sdk.call("sdk.social.relations", name=name)
+
+    async def persons(self, limit: int = 100) -> list[str]:
+        return await self._sdk.call("sdk.social.persons", limit=limit)
+
+
 class RemoteSDK:
     """The kernel's SDK, reached over the connection. Every method is a coroutine."""
 
     def __init__(self, app: PluginApp) -> None:
         self._app = app
         self._ids = itertools.count(1)
+        self.memory = _RemoteMemory(self)
+        self.knowledge = _RemoteKnowledge(self)
+        self.social = _RemoteSocial(self)
 
     async def call(self, method: str, **params: Any) -> Any:
         return await self._app.peer.call(method, params)

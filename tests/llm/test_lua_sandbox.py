@@ -214,3 +214,51 @@ async def test_http_get_failure_returns_nil_and_a_message(lua: LuaSandbox) -> No
 def test_http_is_refused_while_a_script_loads(lua: LuaSandbox) -> None:
     with pytest.raises(LuaSandboxError, match="called http_get/http_post while loading"):
         lua.load("http_get('http://127.0.0.1:9/')\nreturn {}", "eager.lua")
+
+
+async def test_a_host_function_runs_on_the_loop_and_its_answer_returns_to_the_script(
+    lua: LuaSandbox,
+) -> None:
+    seen: list[tuple[str, list[object]]] = []
+
+    async def host(name: str, args: list[object]) -> object:
+        seen.append((name, args))
+        if name == "boom":
+            raise ValueError("refused on purpose")
+        await asyncio.sleep(0)  # really asynchronous: the coroutine waits across a loop turn
+        return {"echo": args}
+
+    lua.set_global("host", {"echo": lua.host_function("echo"), "boom": lua.host_function("boom")})
+    fn = lua.load(
+        script(
+            """
+            function M.run(x)
+              local answer = host.echo(x, nil, {k = 1})
+              local ok, err = pcall(host.boom)
+              return {answer = answer, ok = ok, err = err}
+            end
+            """
+        ),
+        "host.lua",
+    ).run
+
+    result = lua.to_python(await lua.call(fn, "hi", host=host))
+
+    assert result == {
+        "answer": {"echo": ["hi", None, {"k": 1}]},
+        "ok": False,
+        "err": "boom: refused on purpose",
+    }
+    assert [name for name, _ in seen] == ["echo", "boom"]
+
+
+async def test_a_host_function_is_refused_while_loading_and_where_no_host_is_given(
+    lua: LuaSandbox,
+) -> None:
+    lua.set_global("recall", lua.host_function("recall"))
+    with pytest.raises(LuaSandboxError, match="called a host function while loading"):
+        lua.load("recall('x')", "early.lua")
+
+    fn = lua.load(script("function M.run() return recall('x') end"), "late.lua").run
+    with pytest.raises(LuaSandboxError, match="recall is not available here"):
+        await lua.call(fn)
