@@ -66,6 +66,7 @@ class HologramMagics(Magics):
             "context": self._context,
             "graph": self._graph,
             "scheduler": self._scheduler,
+            "plugins": self._plugins,
             "stop": self._stop,
             "shutdown": self._shutdown,
         }
@@ -82,7 +83,9 @@ class HologramMagics(Magics):
         "when it arrives, and awaiting the handle gives it) · "
         "interrupt [--level L1-L4] TEXT: the same as an interrupt (default L1) · "
         "stop: stop the running turn and every input waiting now · "
-        "scheduler: the live preemption timeline",
+        "scheduler: the live preemption timeline · "
+        "plugins [enable|disable|reload NAME]: every plugin with its health (kind, state, "
+        "restarts, last error, tools), or change one (returns a handle to await)",
     )
     @argument("args", nargs="*", help="arguments of the command")
     @argument(
@@ -194,6 +197,39 @@ class HologramMagics(Magics):
     def _scheduler(self, args: Any) -> SchedulerWidget:
         return SchedulerWidget(self.require_kernel().events.subscribe)
 
+    def _plugins(self, args: Any) -> list[dict[str, Any]] | Pending[dict[str, Any]]:
+        kernel = self.require_kernel()
+        registry = kernel.state.plugins
+        if registry is None:
+            raise UsageError("the kernel has no plugins yet: await the `%hologram start` handle")
+        if not args.args:
+            rows = registry.status()
+            print(_plugin_table(rows))
+            return rows
+        actions = {
+            "enable": registry.enable,
+            "disable": registry.disable,
+            "reload": registry.reload,
+        }
+        action, *names = args.args
+        if action not in actions or len(names) != 1:
+            raise UsageError(
+                "`%hologram plugins` lists them; `%hologram plugins enable|disable|reload NAME` "
+                "changes one"
+            )
+        (name,) = names
+        if name not in registry.names():
+            raise UsageError(f"no plugin {name!r}; plugins: {', '.join(registry.names())}")
+        loop = self._running_loop()
+
+        async def change() -> dict[str, Any]:
+            await actions[action](name)
+            (row,) = [r for r in registry.status() if r["name"] == name]
+            print(_plugin_table([row]))
+            return row
+
+        return Pending(f"plugin {action} {name}", loop.create_task(change()))
+
     def _stop(self, args: Any) -> list[int]:
         covered = self.require_kernel().stop_turn()
         print(f"stopped: {', '.join(f'#{n}' for n in covered) or 'nothing was running'}")
@@ -214,6 +250,22 @@ class HologramMagics(Magics):
         loop = self._running_loop()
         kernel = self.require_kernel()
         return Pending(f"kernel shutdown on {kernel.data_dir}", loop.create_task(kernel.shutdown()))
+
+
+def _plugin_table(rows: list[dict[str, Any]]) -> str:
+    """One line per plugin; a failing one shows its last error beneath it."""
+    header = f"{'plugin':<16} {'kind':<10} {'state':<10} {'restarts':>8}  tools"
+    lines = [header]
+    for row in rows:
+        tools = ", ".join(row["tools"]) or "-"
+        lines.append(
+            f"{row['name']:<16} {row['kind']:<10} {row['state']:<10} {row['restarts']:>8}  {tools}"
+        )
+        if row["error"]:
+            lines.append(f"{'':<16} error: {row['error']}")
+        for flag in row["flags"]:
+            lines.append(f"{'':<16} flagged: {flag}")
+    return "\n".join(lines)
 
 
 def _leading_options(text: str) -> tuple[dict[str, str], str]:

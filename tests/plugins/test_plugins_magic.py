@@ -1,0 +1,77 @@
+"""`%hologram plugins`: every plugin with its health, and enable / disable / reload one, through
+a real IPython shell and a real kernel."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from hologram.llm import ScriptedModelServer
+from hologram.notebook import Pending
+
+
+@pytest.fixture
+def shell(
+    monkeypatch: pytest.MonkeyPatch, model: ScriptedModelServer
+) -> Iterator[InteractiveShell]:
+    monkeypatch.setenv("HOLOGRAM_LLM_BASE_URL", model.base_url)
+    monkeypatch.setenv("HOLOGRAM_LLM_MODEL", "scripted-model")
+    monkeypatch.setenv("HOLOGRAM_LLM_API_KEY", "sk-test")
+    ipython = InteractiveShell.instance()
+    ipython.run_line_magic("load_ext", "hologram")
+    yield ipython
+    ipython.run_line_magic("unload_ext", "hologram")
+    InteractiveShell.clear_instance()
+
+
+async def test_plugins_lists_each_plugin_with_its_health(
+    shell: InteractiveShell, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    capsys.readouterr()
+
+    rows = shell.run_line_magic("hologram", "plugins")
+
+    by_name = {row["name"]: row for row in rows}
+    assert by_name["pluginmgr"]["state"] == "running"
+    assert by_name["pluginmgr"]["tools"] == ["pluginmgr_list"]
+    assert by_name["luademo"]["state"] == "available"  # shipped, not started
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].split() == ["plugin", "kind", "state", "restarts", "tools"]
+    assert any(line.split()[:4] == ["pluginmgr", "builtin", "running", "0"] for line in printed)
+    await shell.run_line_magic("hologram", "shutdown")
+
+
+async def test_plugins_enable_disable_and_reload_change_one_plugin(
+    shell: InteractiveShell, data_dir: Path
+) -> None:
+    kernel = await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    tools = kernel.state.stagehost.tools
+
+    handle = shell.run_line_magic("hologram", "plugins enable luademo")
+    assert isinstance(handle, Pending)
+    row = await handle
+    assert row["state"] == "running" and "luademo_wordcount" in tools
+
+    row = await shell.run_line_magic("hologram", "plugins reload luademo")
+    assert row["state"] == "running" and "luademo_wordcount" in tools
+
+    row = await shell.run_line_magic("hologram", "plugins disable luademo")
+    assert row["state"] == "stopped" and "luademo_wordcount" not in tools
+    await shell.run_line_magic("hologram", "shutdown")
+
+
+async def test_plugins_refuses_an_unknown_plugin_or_action_saying_what_exists(
+    shell: InteractiveShell, data_dir: Path
+) -> None:
+    await shell.run_line_magic("hologram", f"start --data {data_dir}")
+
+    with pytest.raises(UsageError, match=r"no plugin 'nosuch'; plugins: .*luademo"):
+        shell.run_line_magic("hologram", "plugins enable nosuch")
+    with pytest.raises(UsageError, match=r"enable\|disable\|reload NAME"):
+        shell.run_line_magic("hologram", "plugins restart luademo")
+    await shell.run_line_magic("hologram", "shutdown")
