@@ -9,14 +9,14 @@ because the calls of one round do.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from collections.abc import Callable
 from typing import Any
 
+from hologram.agent.loop import LoopFrame, ToolLoop
 from hologram.agent.ports import ChatModel
 from hologram.channels import SEND_PREFIX
-from hologram.llm import ChatMessage, CompletionRequest
+from hologram.llm import ChatMessage
 from hologram.sdk import EventType, ToolDef
 from hologram.stages import ToolRunner
 
@@ -28,7 +28,6 @@ CHILD_BRIEF = (
     "agent receives."
 )
 START = "Carry out the task."
-CAP_NOTE = "No tool rounds are left: answer now with the result you have."
 
 
 class ChildAgents:
@@ -60,53 +59,14 @@ class ChildAgents:
         self.running += 1
         try:
             self._emit(EventType.SYSTEM, source=label, kind="child_started", task=task)
-            text = await self._loop(label, messages)
+            loop = ToolLoop(
+                label, self._model, self._runner, self.allowed_tools, self._max_rounds, self._emit
+            )
+            text = await loop.run(LoopFrame(messages))
         finally:
             self.running -= 1
         self._emit(EventType.AGENT_OUTPUT, source=label, text=text, child=True)
         return text
-
-    async def _loop(self, label: str, messages: list[ChatMessage]) -> str:
-        for round_no in range(1, self._max_rounds() + 1):
-            tools = self.allowed_tools()
-            response = await self._model.chat(CompletionRequest(messages, list(tools.values())))
-            self._chain(label, round_no, response)
-            if not response.tool_calls:
-                return response.content
-            messages.append(response.to_message())
-            results = await asyncio.gather(
-                *(self._runner.execute(call, tools) for call in response.tool_calls)
-            )
-            for call, result in zip(response.tool_calls, results, strict=True):
-                self._emit(
-                    EventType.TOOL_CALL,
-                    source=label,
-                    round=round_no,
-                    id=call.id,
-                    name=call.name,
-                    arguments=call.arguments,
-                    result=result.content,
-                    is_error=result.is_error,
-                )
-            messages += [ChatMessage.tool(r) for r in results]
-        self._emit(EventType.SYSTEM, source=label, kind="max_tool_rounds")
-        response = await self._model.chat(
-            CompletionRequest([*messages, ChatMessage.system(CAP_NOTE)], [])
-        )
-        self._chain(label, self._max_rounds() + 1, response)
-        return response.content
-
-    def _chain(self, label: str, round_no: int, response: Any) -> None:
-        self._emit(
-            EventType.AGENT_LLM_CHAIN,
-            source=label,
-            round=round_no,
-            text=response.content,
-            tool_calls=[
-                {"id": c.id, "name": c.name, "arguments": c.arguments} for c in response.tool_calls
-            ],
-            reasoning=response.reasoning_content,
-        )
 
     def tool(self) -> ToolDef:
         async def spawn_child(args: dict[str, Any]) -> str:

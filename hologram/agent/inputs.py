@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from hologram.agent.agent import Agent
 from hologram.agent.journal import InputJournal, InputRecord, InputState
+from hologram.agent.resident import Residents
 from hologram.agent.scheduler import Action, Decision, Task
 from hologram.agent.scheduler_loop import SchedulerLoop, TaskStopped, Ticket
 from hologram.agent.triage import TriageAssistant, busy_note
@@ -56,6 +57,8 @@ class Inputs:
         self._triaged: set[int] = set()
         self._watcher: asyncio.Task[None] | None = None
         self._stop_records: set[asyncio.Future[None]] = set()
+        self.residents: Residents | None = None
+        """The main agent's resident sub-agents (set by the scheduler module)."""
 
     def start(self) -> None:
         self.loop.start()
@@ -132,9 +135,12 @@ class Inputs:
             "stack": [t.id for t in scheduler.stack],
             "queue": [t.id for t in scheduler.waiting()],
             "pending_inputs": self.pending_inputs(),
+            "residents": [] if self.residents is None else self.residents.status(),
         }
 
     async def close(self) -> None:
+        if self.residents is not None:
+            await self.residents.close()  # first: their reports still need this queue
         if self._watcher is not None:
             self._watcher.cancel()
             await asyncio.gather(self._watcher, return_exceptions=True)

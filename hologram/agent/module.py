@@ -9,8 +9,10 @@ from hologram.agent.agent import Agent
 from hologram.agent.inputs import Inputs
 from hologram.agent.journal import InputJournal
 from hologram.agent.prompt import PromptBudget
+from hologram.agent.resident import Residents
+from hologram.agent.turn import current_input
 from hologram.llm import ProviderManager, estimate_tokens
-from hologram.sdk import Facility
+from hologram.sdk import Facility, Priority, ToolDef
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +69,36 @@ def offload_after(config: Any) -> float | None:
     return config.get_float("core.scheduler.offload_threshold_s")
 
 
+def residents_of(agent: Agent, inputs: Inputs, clock: Any, config: Any) -> Residents:
+    """The main agent's residents: they use its model, tool runner, plugin tools and output
+    channels (not its memory), and report into its scheduler."""
+
+    def tools() -> dict[str, ToolDef]:
+        offered = [*agent.stagehost.tools.tools(), *agent.channels.tools()]
+        return {tool.name: tool for tool in offered}
+
+    async def report(text: str, channel: str, source: str, level: Priority) -> None:
+        await inputs.submit(text, channel, level=level, source=source)
+
+    return Residents(
+        model=agent.model,
+        runner=agent.runner,
+        tools=tools,
+        clock=clock,
+        emit=agent.events.emit,
+        report=report,
+        max_rounds=lambda: config.get_int("core.agent.resident_max_tool_rounds"),
+        max_residents=lambda: config.get_int("core.agent.max_residents"),
+        memory_messages=lambda: config.get_int("core.agent.resident_memory_messages"),
+        cooldown=config.get_float("core.scheduler.preempt_cooldown_s"),
+    )
+
+
+def current_channel() -> str:
+    given = current_input.get()
+    return "notebook" if given is None else given.channel
+
+
 class SchedulerModule:
     """The input scheduler with its journal: every input of the kernel comes through here."""
 
@@ -94,6 +126,9 @@ class SchedulerModule:
         state.scheduler = self.inputs
         if state.graph is not None:
             state.graph.connect_consolidation(self.inputs.consolidate)
+        residents = residents_of(state.agent, self.inputs, state.clock, state.config)
+        self.inputs.residents = residents
+        state.agent.stagehost.register_tool(residents.tool(current_channel), owner="kernel")
 
     async def close(self) -> None:
         if self.inputs is not None:

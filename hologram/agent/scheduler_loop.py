@@ -124,6 +124,16 @@ class SchedulerLoop:
         running = [d.task for d in decisions if d.action is Action.STOP]
         return running + waiting
 
+    def unfinished(self) -> list[Any]:
+        """The payloads of every input not finished: the running one, the suspended ones
+        (top of the stack first), then those waiting, in the order they would start."""
+        self._pump()
+        scheduler = self.scheduler
+        tasks = [scheduler.current] if scheduler.current is not None else []
+        tasks += reversed(scheduler.stack)
+        tasks += scheduler.waiting()
+        return [task.payload for task in tasks]
+
     def withdraw(self, task_id: int, result: Any) -> None:
         """Answer a waiting input from outside the scheduler: it leaves the queue and its
         ticket gets `result`."""

@@ -13,6 +13,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,11 @@ class TurnInput:
     channel: str = "notebook"
     user_id: str = ""
     group_id: str = ""
+
+
+current_input: ContextVar[TurnInput | None] = ContextVar("current_input", default=None)
+"""The input of the turn the code runs in (its tools included), for kernel tools that act on
+its behalf later, such as a resident reporting back on the input's channel."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +96,7 @@ class Turn:
 
     def __init__(self, agent: Agent, given: TurnInput) -> None:
         self.agent = agent
+        self.given = given
         self.ctx = StageContext(
             raw_message=given.text,
             channel=given.channel,
@@ -115,6 +122,7 @@ class Turn:
     # ---- the flow --------------------------------------------------------------------------
 
     async def run(self) -> TurnResult:
+        current_input.set(self.given)
         if self._tail is not None:
             return await asyncio.shield(self._tail)
         if not self._began:

@@ -46,6 +46,9 @@ SECURITY_DEFAULTS: tuple[Setting, ...] = (
 CORE_DEFAULTS: tuple[Setting, ...] = (
     Setting("core.agent.max_tool_rounds", 10, "tool-loop rounds before a turn must answer"),
     Setting("core.agent.child_max_tool_rounds", 5, "tool-loop rounds of a child agent"),
+    Setting("core.agent.max_residents", 8, "resident sub-agents alive at once"),
+    Setting("core.agent.resident_max_tool_rounds", 8, "tool-loop rounds of one resident task"),
+    Setting("core.agent.resident_memory_messages", 40, "messages a resident's notes keep"),
     Setting("core.agent.personal_prompt", "", "persona text, when personal/personal.md is absent"),
     Setting("core.agent.tool_timeout_s", 60.0, "seconds one tool call may take"),
     Setting("core.scheduler.preempt_cooldown_s", 2.0, "seconds a preempted task is protected"),

@@ -1,0 +1,363 @@
+"""Resident sub-agents (spec 000: "Resident sub-agents and timely feedback").
+
+A resident is a lightweight agent that stays: the main agent creates it with a brief, sends it
+tasks, and hears back as each finishes. It has a scheduler of its own (its tasks queue and
+preempt by level as the main agent's inputs do), a temporary memory of its own (the messages
+of its past tasks, bounded, which `compress` folds into a summary), and the kernel's output
+channels, so it can tell the user something directly. It has no share in the main agent's
+memory, stage pipeline or input channels.
+
+A finished task is reported to the main agent as an L3 input (spec: "resident-agent
+reports" are interactive) on the channel the task was sent from. When the main agent reclaims
+or destroys a resident, it decides what becomes of the tasks left unfinished there: returned
+to its own queue (`keep`, the default) or dropped, each one logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hologram.agent.loop import LoopFrame, ToolLoop
+from hologram.agent.ports import ChatModel
+from hologram.agent.scheduler import Task
+from hologram.agent.scheduler_loop import SchedulerLoop, TaskStopped
+from hologram.llm import ChatMessage, CompletionRequest, Role
+from hologram.sdk import Clock, EventType, Priority, ToolDef, ToolError
+from hologram.stages import ToolRunner
+
+log = logging.getLogger(__name__)
+
+RESIDENT_AGENTS = "resident_agents"
+NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+ACTIONS = ("list", "create", "send", "inspect", "compress", "reclaim", "destroy")
+
+BRIEF = (
+    "You are '{name}', a resident assistant working for a companion agent. Your standing "
+    "brief:\n\n{brief}\n\nEach user message is a task from the agent. Answer with the result "
+    "as plain text: the agent receives it. You may message the user directly with the "
+    "output_send tools when the brief asks you to."
+)
+COMPRESS = (
+    "Summarise your work so far in a few sentences: what you were asked, what you found or "
+    "did, and anything still open. This summary replaces your notes."
+)
+
+Report = Callable[[str, str, str, Priority], Awaitable[Any]]
+"""report(text, channel, source, level): hand a message to the main agent's scheduler."""
+
+
+@dataclass(eq=False)
+class ResidentTask:
+    text: str
+    channel: str
+    report: bool = True
+    frame: LoopFrame | None = None
+
+
+@dataclass(eq=False)
+class Resident:
+    name: str
+    brief: str
+    loop: SchedulerLoop
+    tool_loop: ToolLoop
+    memory: list[ChatMessage] = field(default_factory=list)
+    """Its temporary memory: the user/assistant pairs of its finished tasks."""
+    done: int = 0
+
+    def status(self) -> dict[str, Any]:
+        scheduler = self.loop.scheduler
+        return {
+            "name": self.name,
+            "busy": scheduler.current is not None,
+            "queued": self.loop.pending_inputs(),
+            "suspended": len(scheduler.stack),
+            "done": self.done,
+            "memory_messages": len(self.memory),
+        }
+
+
+class Residents:
+    """The residents of one main agent, and the `resident_agents` tool over them."""
+
+    def __init__(
+        self,
+        *,
+        model: ChatModel,
+        runner: ToolRunner,
+        tools: Callable[[], dict[str, ToolDef]],
+        clock: Clock,
+        emit: Callable[..., Any],
+        report: Report,
+        max_rounds: Callable[[], int],
+        max_residents: Callable[[], int],
+        memory_messages: Callable[[], int],
+        cooldown: float = 2.0,
+    ) -> None:
+        self._model = model
+        self._runner = runner
+        self._tools = tools
+        self._clock = clock
+        self._emit = emit
+        self._report = report
+        self._max_rounds = max_rounds
+        self._max_residents = max_residents
+        self._memory_messages = memory_messages
+        self._cooldown = cooldown
+        self._residents: dict[str, Resident] = {}
+        self._task_ids = itertools.count(1)
+        self._reports: set[asyncio.Future[Any]] = set()
+
+    def names(self) -> list[str]:
+        return sorted(self._residents)
+
+    def status(self) -> list[dict[str, Any]]:
+        return [self._residents[name].status() for name in self.names()]
+
+    def get(self, name: str) -> Resident:
+        resident = self._residents.get(name)
+        if resident is None:
+            known = ", ".join(self.names()) or "none"
+            raise ToolError(f"no resident named {name!r} (residents: {known})")
+        return resident
+
+    # ---- the control plane ---------------------------------------------------------------------
+
+    def create(self, name: str, brief: str) -> Resident:
+        if not NAME.match(name):
+            raise ToolError(
+                f"resident name {name!r} is not allowed: use 1-32 lowercase letters, digits, "
+                "'_' or '-', starting with a letter"
+            )
+        if name in self._residents:
+            raise ToolError(f"a resident named {name!r} exists already")
+        if len(self._residents) >= self._max_residents():
+            raise ToolError(
+                f"there are {len(self._residents)} residents already, the most allowed "
+                "(core.agent.max_residents); reclaim or destroy one first"
+            )
+        if not brief.strip():
+            raise ToolError("a resident needs a brief: what it is there for")
+        label = f"resident:{name}"
+        tool_loop = ToolLoop(
+            label, self._model, self._runner, self.resident_tools, self._max_rounds, self._emit
+        )
+        loop = SchedulerLoop(
+            lambda task, n=name: self._work(n, task), self._clock, cooldown=self._cooldown
+        )
+        resident = Resident(name, brief.strip(), loop, tool_loop)
+        self._residents[name] = resident
+        loop.start()
+        self._emit(EventType.SYSTEM, source=label, kind="resident_created", name=name)
+        log.info("resident %s created", name)
+        return resident
+
+    def send(
+        self, name: str, text: str, channel: str, level: Priority = Priority.QUEUED, report=True
+    ) -> int:
+        """Queue a task with the resident; returns its task id at once."""
+        resident = self.get(name)
+        if level is Priority.L4:
+            raise ToolError("L4 is the kernel's own level; a resident task may ask for L1-L3")
+        task_id = next(self._task_ids)
+        job = ResidentTask(text, channel, report)
+        ticket = resident.loop.inject(job, level, source="parent", task_id=task_id)
+        ticket.outcome.add_done_callback(lambda outcome: self._settled(name, task_id, job, outcome))
+        return task_id
+
+    def inspect(self, name: str) -> dict[str, Any]:
+        resident = self.get(name)
+        scheduler = resident.loop.scheduler
+        return {
+            **resident.status(),
+            "brief": resident.brief,
+            "running": None if scheduler.current is None else scheduler.current.id,
+            "waiting": [t.id for t in scheduler.waiting()],
+            "memory": [{"role": m.role.value, "text": m.content} for m in resident.memory],
+        }
+
+    async def compress(self, name: str) -> str:
+        """Fold the resident's memory into one summary written by the model."""
+        resident = self.get(name)
+        if not resident.memory:
+            return ""
+        messages = [self._system(resident), *resident.memory, ChatMessage.user(COMPRESS)]
+        summary = (await self._model.chat(CompletionRequest(messages, []))).content.strip()
+        before = len(resident.memory)
+        resident.memory = [ChatMessage.assistant(f"(summary of earlier work) {summary}")]
+        self._emit(
+            EventType.SYSTEM,
+            source=f"resident:{name}",
+            kind="resident_compressed",
+            messages_before=before,
+        )
+        return summary
+
+    async def remove(self, name: str, residual: str, *, keep_memory: bool) -> dict[str, Any]:
+        """End a resident (reclaim or destroy). Its unfinished tasks go back to the main
+        agent's queue (`keep`) or are dropped, each logged (`drop`)."""
+        if residual not in ("keep", "drop"):
+            raise ToolError(f"residual must be 'keep' or 'drop', not {residual!r}")
+        resident = self.get(name)
+        unfinished: list[ResidentTask] = resident.loop.unfinished()
+        del self._residents[name]
+        await resident.loop.close()
+        source = f"resident:{name}"
+        for task in unfinished:
+            if residual == "keep":
+                await self._report(task.text, task.channel, source, Priority.QUEUED)
+            else:
+                log.warning("resident %s: dropped an unfinished task: %.80s", name, task.text)
+                self._emit(EventType.SYSTEM, source=source, kind="resident_task_dropped")
+        self._emit(
+            EventType.SYSTEM,
+            source=source,
+            kind="resident_removed",
+            residual=residual,
+            unfinished=len(unfinished),
+        )
+        outcome: dict[str, Any] = {
+            "name": name,
+            "residual": residual,
+            "unfinished": len(unfinished),
+        }
+        if keep_memory:
+            outcome["memory"] = [m.content for m in resident.memory]
+        return outcome
+
+    async def close(self) -> None:
+        """Kernel shutdown: unfinished resident tasks are not handed back (there is no
+        queue left to take them); they are logged."""
+        for name in self.names():
+            resident = self._residents.pop(name)
+            left = resident.loop.unfinished()
+            if left:
+                log.warning("resident %s closed with %d unfinished task(s)", name, len(left))
+            await resident.loop.close()
+        await asyncio.gather(*self._reports, return_exceptions=True)
+
+    # ---- one task --------------------------------------------------------------------------
+
+    def resident_tools(self) -> dict[str, ToolDef]:
+        """The kernel's tools, less those that create agents (no resident breeds more)."""
+        return {
+            name: tool
+            for name, tool in self._tools().items()
+            if name not in (RESIDENT_AGENTS, "spawn_child")
+        }
+
+    def _system(self, resident: Resident) -> ChatMessage:
+        return ChatMessage.system(BRIEF.format(name=resident.name, brief=resident.brief))
+
+    async def _work(self, name: str, task: Task) -> str:
+        resident = self._residents[name]
+        job: ResidentTask = task.payload
+        if job.frame is None:
+            history = [self._system(resident), *resident.memory, ChatMessage.user(job.text)]
+            job.frame = LoopFrame(history)
+        text = await resident.tool_loop.run(job.frame)
+        resident.memory += [ChatMessage.user(job.text), ChatMessage.assistant(text)]
+        limit = self._memory_messages()
+        if len(resident.memory) > limit:
+            # Oldest first, whole task pairs: compress keeps more, for a model call.
+            resident.memory = resident.memory[len(resident.memory) - limit :]
+            if resident.memory and resident.memory[0].role is Role.ASSISTANT:
+                resident.memory = resident.memory[1:]
+        resident.done += 1
+        return text
+
+    def _settled(self, name: str, task_id: int, job: ResidentTask, outcome: Any) -> None:
+        if outcome.cancelled() or isinstance(outcome.exception(), TaskStopped):
+            return  # reclaimed, destroyed or shut down: `remove` decides about it
+        source = f"resident:{name}"
+        error = outcome.exception()
+        if error is not None:
+            log.warning("resident %s: task %d failed: %s", name, task_id, error)
+            text = f"[resident {name}] task {task_id} failed: {error}"
+        else:
+            text = f"[resident {name}] task {task_id} done:\n{outcome.result()}"
+        self._emit(
+            EventType.SYSTEM,
+            source=source,
+            kind="resident_task_done",
+            task=task_id,
+            failed=error is not None,
+        )
+        if job.report:
+            reporting = asyncio.ensure_future(self._report(text, job.channel, source, Priority.L3))
+            self._reports.add(reporting)
+            reporting.add_done_callback(self._reported)
+
+    def _reported(self, reporting: asyncio.Future[Any]) -> None:
+        self._reports.discard(reporting)
+        if not reporting.cancelled() and reporting.exception() is not None:
+            log.error("a resident's report did not reach the agent", exc_info=reporting.exception())
+
+    # ---- the tool ------------------------------------------------------------------------------
+
+    def tool(self, current_channel: Callable[[], str]) -> ToolDef:
+        """`resident_agents`; a task's report goes to `current_channel()` as of its sending."""
+
+        async def resident_agents(args: dict[str, Any]) -> Any:
+            action = args["action"]
+            if action == "list":
+                return self.status()
+            name = _required(args, "name", action)
+            if action == "create":
+                self.create(name, _required(args, "brief", action))
+                return f"resident {name} created"
+            if action == "send":
+                level = Priority(args.get("level", 0))
+                task_id = self.send(
+                    name,
+                    _required(args, "text", action),
+                    current_channel(),
+                    level,
+                    report=args.get("report", True),
+                )
+                return f"task {task_id} queued with resident {name}"
+            if action == "inspect":
+                return self.inspect(name)
+            if action == "compress":
+                return await self.compress(name) or f"resident {name} has nothing to compress"
+            keep_memory = action == "reclaim"
+            return await self.remove(name, args.get("residual", "keep"), keep_memory=keep_memory)
+
+        return ToolDef(
+            RESIDENT_AGENTS,
+            "Manage resident assistants that work beside you and report back. list: who is "
+            "there. create (name, brief): start one with a standing brief. send (name, text, "
+            "level 0-3, report): queue a task with it; its result comes back to you as a "
+            "message when done. inspect (name): its queue and notes. compress (name): fold its "
+            "notes into a summary. reclaim (name, residual): end it and get its notes back; "
+            "destroy (name, residual): end it. residual 'keep' (default) returns its "
+            "unfinished tasks to you, 'drop' discards them.",
+            {
+                "type": "object",
+                "properties": {
+                    "action": {"type": "string", "enum": list(ACTIONS)},
+                    "name": {"type": "string"},
+                    "brief": {"type": "string"},
+                    "text": {"type": "string"},
+                    "level": {"type": "integer", "minimum": 0, "maximum": 3},
+                    "report": {"type": "boolean"},
+                    "residual": {"type": "string", "enum": ["keep", "drop"]},
+                },
+                "required": ["action"],
+                "additionalProperties": False,
+            },
+            handler=resident_agents,
+            owner="kernel",
+        )
+
+
+def _required(args: dict[str, Any], key: str, action: str) -> str:
+    value = args.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise ToolError(f"resident_agents {action} needs '{key}'")
+    return value
