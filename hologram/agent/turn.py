@@ -133,6 +133,7 @@ class Turn:
                 channel=self.ctx.channel,
                 user_id=self.ctx.user_id,
             )
+            self.publish(EventType.TURN_STARTED, channel=self.ctx.channel)
         if await self.once_stage(Stage.ON_INPUT):
             return await self.end_with(self.short_circuit)
         await self.once("context.append", self.append_input)
@@ -441,6 +442,15 @@ class Turn:
             delivered=result.delivered,
             rounds=result.rounds,
             ended_by=result.ended_by,
+        )
+        self.publish(
+            EventType.TURN_FINISHED,
+            channel=result.channel,
+            ended_by=result.ended_by,
+            rounds=result.rounds,
+            kernel_ms=round(result.ms() - result.ms("model") - result.ms("tool"), 3),
+            model_ms=round(result.ms("model"), 3),
+            tool_ms=round(result.ms("tool"), 3),
         )
         return result
 

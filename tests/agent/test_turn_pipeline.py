@@ -296,6 +296,16 @@ async def test_every_step_is_published(
     assert events.of(EventType.TOOL_CALL)[0].payload["result"] == "2"
     assert events.of(EventType.AGENT_OUTPUT)[0].payload["text"] == "2"
     assert {e.payload["stage"] for e in events.of(EventType.STAGE)} == {s.value for s in Stage}
+    kinds = [e.type for e in events.events]
+    assert kinds.index(EventType.TURN_STARTED) < kinds.index(EventType.AGENT_LLM_CHAIN)
+    assert kinds[-1] == EventType.TURN_FINISHED, "the turn's last word"
+    finished = events.of(EventType.TURN_FINISHED)[0].payload
+    assert (finished["ended_by"], finished["rounds"], finished["channel"]) == (
+        "answer",
+        2,
+        "notebook",
+    )
+    assert finished["model_ms"] > 0 and finished["kernel_ms"] >= 0
 
 
 async def test_kernel_say_returns_the_reply(kernel: Kernel, model: ScriptedModelServer) -> None:
