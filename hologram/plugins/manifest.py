@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hologram.sdk import WITHHELD, Capability, Facility, parse_facility
+from hologram.security.policy import Profile, parse_profiles
 
 MANIFEST = "plugin.json"
 PLUGIN_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
@@ -32,6 +33,7 @@ _FIELDS = frozenset(
         "requires_facilities",
         "auto_start",
         "auto_restart",
+        "security_profiles",
     }
 )
 
@@ -61,6 +63,8 @@ class Manifest:
     requires_facilities: tuple[Facility, ...] = ()
     auto_start: bool = True
     auto_restart: bool = True
+    security_profiles: tuple[Profile, ...] = ()
+    """The profiles (`<name>.<role>`) this plugin may select per input; see security."""
 
     def runs_here(self) -> bool:
         return not self.platforms or sys.platform in self.platforms or _family() in self.platforms
@@ -133,6 +137,10 @@ def parse_manifest(data: Any, where: str) -> Manifest:
     description = data.get("description", "")
     if not isinstance(description, str):
         raise fail("'description' must be a string")
+    try:
+        profiles = parse_profiles(name, data.get("security_profiles", {}))
+    except ValueError as exc:
+        raise fail(str(exc)) from None
     return Manifest(
         name=name,
         version=data["version"],
@@ -142,6 +150,7 @@ def parse_manifest(data: Any, where: str) -> Manifest:
         platforms=tuple(_strings(data, "platforms", fail)),
         capabilities=capabilities,
         requires_facilities=tuple(facilities),
+        security_profiles=tuple(profiles.values()),
         **flags,
     )
 

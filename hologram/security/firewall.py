@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections import OrderedDict, deque
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +113,18 @@ class Firewall:
         """A plugin is about to inject `text` under `profile`; its turn will find it here."""
         principal = Principal(f"{profile.name}:{user_id or channel}", profile.internal, profile)
         self._expected.append((text, channel, user_id, principal))
+
+    def select_profile(self, plugin: str, declared: Iterable[Profile], name: str) -> Profile:
+        """The profile `plugin` names for one input; one it did not declare is an error,
+        never a silent fallback to some other rights."""
+        profiles = {p.name: p for p in declared}
+        if name not in profiles:
+            known = ", ".join(sorted(profiles)) or "none"
+            raise SecurityRefused(
+                f"plugin {plugin!r} selected security profile {name!r}, which its plugin.json "
+                f"does not declare (declared: {known}); add it to 'security_profiles'"
+            )
+        return profiles[name]
 
     def principal_for(self, text: str, channel: str, user_id: str) -> Principal:
         for index, (t, c, u, principal) in enumerate(self._expected):

@@ -16,7 +16,7 @@ from hologram.channels import OutputChannels
 from hologram.llm import ChatMessage, CompletionRequest, CompletionResponse, TextBlock
 from hologram.llm.streaming import StreamChunk
 from hologram.sdk import ToolCall, ToolDef, ToolResult
-from hologram.security.policy import UNKNOWN, Principal
+from hologram.security.policy import INTERNAL, Principal
 from hologram.stages import ToolRunner
 
 if TYPE_CHECKING:
@@ -47,7 +47,9 @@ class GuardedRunner:
         firewall = self._firewall
         if not firewall.enabled:
             return await self.inner.execute(call, tools)
-        principal = firewall.take_principal(call.id) or acting_for.get() or UNKNOWN
+        # A call that came through no turn (nor through a tool of one) was made by kernel code
+        # or the owner through the Python API (`stagehost.execute`): the internal principal.
+        principal = firewall.take_principal(call.id) or acting_for.get() or INTERNAL
         if call.name not in tools or call.arguments_error is not None:
             return firewall.inbound(await self.inner.execute(call, tools), call)
         reason = firewall.policy().decide(call.name, call.arguments, principal)
