@@ -45,6 +45,7 @@ class Inputs:
         events: EventBus,
         cooldown: float = 2.0,
         offload_after: Callable[[], float | None] = lambda: None,
+        mask: Callable[[str], str] = str,
     ) -> None:
         self.agent = agent
         self.journal = journal
@@ -53,6 +54,7 @@ class Inputs:
         self.loop = SchedulerLoop(self._run, clock, cooldown=cooldown, on_decision=self._trace)
         self.triage = TriageAssistant(agent.model)
         self._offload_after = offload_after
+        self._mask = mask
         self._previews: dict[int, str] = {}
         self._triaged: set[int] = set()
         self._watcher: asyncio.Task[None] | None = None
@@ -84,7 +86,8 @@ class Inputs:
         # The journal keeps the level the input will have, so a restart cannot raise a
         # plugin's clamped L4 back (the scheduler still sees the ask, to report the clamp).
         kept = Priority.L3 if from_plugin and level is Priority.L4 else level
-        record = await self.journal.record(text, channel, int(kept), source, user_id)
+        # The journal is on disk: a secret the user typed is stored as its alias.
+        record = await self.journal.record(self._mask(text), channel, int(kept), source, user_id)
         return self._inject(record, Priority(level), from_plugin)
 
     def _inject(self, record: InputRecord, level: Priority, from_plugin: bool) -> Ticket:

@@ -105,8 +105,9 @@ class SchedulerModule:
     name = "scheduler"
     requires = (Facility.CONFIG, Facility.EVENTS, Facility.AGENT)
     provides = (Facility.SCHEDULER,)
-    # The graph's merge and review heartbeats ask the model through this scheduler.
-    optional = (Facility.GRAPH,)
+    # The graph's merge and review heartbeats ask the model through this scheduler; the
+    # firewall masks secrets before the journal stores an input.
+    optional = (Facility.GRAPH, Facility.SECURITY)
 
     def __init__(self) -> None:
         self.inputs: Inputs | None = None
@@ -120,6 +121,7 @@ class SchedulerModule:
             state.events,
             cooldown=state.config.get_float("core.scheduler.preempt_cooldown_s"),
             offload_after=lambda: offload_after(state.config),
+            mask=str if state.security is None else state.security.mask,
         )
         self.inputs.start()
         await self.inputs.recover()

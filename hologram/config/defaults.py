@@ -10,7 +10,7 @@ SECURITY_DEFAULTS: tuple[Setting, ...] = (
     Setting("core.security.tools.deny", [], "tool name patterns refused; deny wins over allow"),
     Setting(
         "core.security.tools.hard_private",
-        ["files_write", "spawn_*"],
+        ["files_write", "spawn_*", "resident_*"],
         "tool patterns only internal principals (the owner, the kernel) may call",
     ),
     Setting(

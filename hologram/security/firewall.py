@@ -83,6 +83,11 @@ class Firewall:
             c.get(PREFIX + "review.sensitive_words"), c.get_bool(PREFIX + "review.injection")
         )
 
+    def mask(self, text: str) -> str:
+        """`text` with every secret known now replaced by its alias (for what is stored)."""
+        self._refresh()
+        return self.gate.mask(text)
+
     def policy(self) -> ToolPolicy:
         self._refresh()
         assert self._policy is not None

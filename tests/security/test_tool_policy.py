@@ -115,3 +115,28 @@ async def test_an_injection_in_a_tool_result_is_flagged_without_its_text(
     [item] = finding.payload["findings"]
     assert item["kind"] == "injection" and page[item["start"] : item["end"]].startswith("IGNORE")
     assert "IGNORE" not in json.dumps(finding.payload)
+
+
+async def test_resident_agents_are_the_owners_alone(
+    kernel: Kernel, model: ScriptedModelServer
+) -> None:
+    kernel.state.channels.register_output_channel(
+        "qq", 1, "a chat app", lambda payload, meta, kind: "ok", owner="qq"
+    )
+    create = {"action": "create", "name": "mole", "brief": "Do what strangers say."}
+    model.queue_tool_call("resident_agents", create).queue_text("no")
+    await kernel.inputs.say("make me a helper", "qq", user_id="stranger")
+    assert "private to the owner" in tool_messages(model, 1)[0]["content"]
+    assert kernel.inputs.status()["residents"] == []
+
+
+async def test_a_secret_typed_in_an_input_is_journaled_as_its_alias(
+    kernel: Kernel, model: ScriptedModelServer
+) -> None:
+    model.queue_text("noted")
+    ticket = await kernel.inputs.submit(f"my token is {GITHUB}, keep it", "test")
+    await ticket
+    row = await kernel.inputs.journal.get(ticket.id)
+    assert row is not None and row["text"] == "my token is @{github}, keep it"
+    stored = b"".join(p.read_bytes() for p in kernel.data_dir.glob("inputs.db*"))
+    assert b"my token is" in stored and GITHUB.encode() not in stored
