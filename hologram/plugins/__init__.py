@@ -12,9 +12,10 @@ from typing import Any
 
 _EXPORTS = {
     "BothCopiesError": "hologram.plugins.registry",
-    "Entry": "hologram.plugins.registry",
+    "Entry": "hologram.plugins.entry",
     "PluginRegistry": "hologram.plugins.registry",
-    "State": "hologram.plugins.registry",
+    "State": "hologram.plugins.entry",
+    "Supervisor": "hologram.plugins.supervisor",
     "PluginsModule": "hologram.plugins.module",
     "shipped_plugins": "hologram.plugins.module",
     "KernelSDK": "hologram.plugins.kernel_sdk",

@@ -2,9 +2,9 @@
 
 It knows where plugins come from (the built-in list, the plugins shipped in the package, the
 user's `<data>/plugins/`, any folder handed to `load_dir`), loads each through the loader its
-kind selects, enables, disables and reloads one at a time, installs and uninstalls packages,
-and supervises subprocess plugins: a crash detaches everything the plugin registered, then it
-is restarted with exponential backoff on the kernel's clock, each step logged and published.
+kind selects, enables, disables and reloads one at a time, and installs and uninstalls
+packages. Its `supervisor` (`hologram.plugins.supervisor`) restarts subprocess plugins that
+crash.
 """
 
 from __future__ import annotations
@@ -14,78 +14,45 @@ import logging
 import os
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from hologram.config import ConfigRegistry
 from hologram.llm import LuaSandboxError
 from hologram.plugins.builtin import BuiltinFactory
+from hologram.plugins.entry import Entry, State
 from hologram.plugins.kernel_sdk import KernelParts, KernelSDK
 from hologram.plugins.lua import LuaPlugin
-from hologram.plugins.manifest import MANIFEST, Kind, Manifest, ManifestError, read_manifest
+from hologram.plugins.manifest import MANIFEST, Kind, ManifestError, read_manifest
 from hologram.plugins.package import PackageError, read_package, unpack
 from hologram.plugins.process import PluginLoadError, SubprocessPlugin
 from hologram.plugins.skill import SKILL_FILE, SkillPlugin, skill_manifest
+from hologram.plugins.supervisor import DEFAULTS as SUPERVISOR_DEFAULTS
+from hologram.plugins.supervisor import Supervisor
 from hologram.sdk import EventType, Facility, Plugin
 from hologram.stages import infer_owner
 
 log = logging.getLogger(__name__)
 
 AUTOSTART_KEY = "core.plugins.autostart"
-BACKOFF_KEY = "core.plugins.restart_backoff_s"
-BACKOFF_MAX_KEY = "core.plugins.restart_backoff_max_s"
-MAX_RESTARTS_KEY = "core.plugins.max_restarts"
 MAX_FRAME_KEY = "core.plugins.max_frame_bytes"
 START_TIMEOUT_KEY = "core.plugins.start_timeout_s"
 MAX_PACKAGE_KEY = "core.plugins.max_package_bytes"
-STABLE_AFTER = 60.0
-"""Seconds a restarted plugin must run before its backoff starts again from the bottom."""
 
 DEFAULTS: list[tuple[str, Any, str]] = [
     (AUTOSTART_KEY, [], "shipped plugins started at boot (user plugins follow auto_start)"),
-    (BACKOFF_KEY, 0.5, "first delay before restarting a crashed subprocess plugin; doubles"),
-    (BACKOFF_MAX_KEY, 30.0, "the longest delay between two restarts"),
-    (MAX_RESTARTS_KEY, 5, "restarts in a row before a crashing plugin is left stopped"),
+    *SUPERVISOR_DEFAULTS,
     (MAX_FRAME_KEY, 8 * 1024 * 1024, "the longest RPC frame a subprocess plugin may send"),
     (START_TIMEOUT_KEY, 10.0, "seconds a plugin has for handshake, init and start"),
     (MAX_PACKAGE_KEY, 20 * 1024 * 1024, "the largest .hmap package accepted"),
 ]
 
 
-class State(StrEnum):
-    AVAILABLE = "available"
-    RUNNING = "running"
-    STOPPED = "stopped"
-    CRASHED = "crashed"
-    RESTARTING = "restarting"
-    FAILED = "failed"
-
-
 class BothCopiesError(PluginLoadError):
     """An external plugin with a built-in plugin's name (it would install and never run)."""
 
 
-@dataclass(eq=False)
-class Entry:
-    """One plugin the registry knows, loaded or not."""
-
-    name: str
-    kind: Kind
-    origin: str
-    folder: Path | None = None
-    manifest: Manifest | None = None
-    factory: BuiltinFactory | None = None
-    plugin: Plugin | None = None
-    sdk: KernelSDK | None = None
-    state: State = State.AVAILABLE
-    error: str = ""
-    flags: list[str] = field(default_factory=list)
-    restarts: int = 0
-    attempts: int = 0
-    started_at: float = 0.0
-    recovery: asyncio.Task[None] | None = None
+__all__ = ["BothCopiesError", "Entry", "PluginRegistry", "State"]
 
 
 class PluginRegistry:
@@ -109,6 +76,9 @@ class PluginRegistry:
         }
         self.refused: dict[str, str] = {}
         """Folder (or package) -> why it was not taken."""
+        self.supervisor = Supervisor(
+            parts, lookup=self._entries.get, start=self._start, refuse=self._refuse
+        )
 
     @property
     def config(self) -> ConfigRegistry:
@@ -242,7 +212,7 @@ class PluginRegistry:
         entry = self.get(name)
         if entry.state is State.RUNNING:
             return entry
-        self._cancel_recovery(entry)
+        self.supervisor.cancel(entry)
         entry.attempts = 0
         try:
             await self._start(entry)
@@ -267,8 +237,8 @@ class PluginRegistry:
             return SubprocessPlugin(
                 manifest,
                 folder,
-                on_exit=self._exited,
-                on_bad_frame=self._bad_frame,
+                on_exit=self.supervisor.exited,
+                on_bad_frame=self.supervisor.bad_frame,
                 data_dir=self.user_dir.parent / "plugin-data" / entry.name,
                 max_frame=self.config.get_int(MAX_FRAME_KEY),
                 start_timeout=self.config.get_float(START_TIMEOUT_KEY),
@@ -315,7 +285,7 @@ class PluginRegistry:
 
     async def disable(self, name: str) -> Entry:
         entry = self.get(name)
-        self._cancel_recovery(entry)
+        self.supervisor.cancel(entry)
         if entry.plugin is not None and entry.state in (
             State.RUNNING,
             State.CRASHED,
@@ -345,73 +315,6 @@ class PluginRegistry:
         for entry in entries:
             if entry.state in (State.RUNNING, State.CRASHED, State.RESTARTING):
                 await self.disable(entry.name)
-
-    # ---- crashes ----------------------------------------------------------------------------
-
-    def _bad_frame(self, name: str, why: str) -> None:
-        log.warning("plugin %s: %s", name, why)
-        self.parts.events.emit(EventType.PLUGIN_RPC_ERROR, source="plugins", plugin=name, error=why)
-
-    def _exited(self, plugin: SubprocessPlugin, returncode: int) -> None:
-        entry = self._entries.get(plugin.name)
-        if entry is None or entry.plugin is not plugin:
-            return
-        entry.recovery = asyncio.get_running_loop().create_task(
-            self._recover(entry, returncode), name=f"plugin-{entry.name}-recovery"
-        )
-
-    def _cancel_recovery(self, entry: Entry) -> None:
-        if entry.recovery is not None and entry.recovery is not asyncio.current_task():
-            entry.recovery.cancel()
-        entry.recovery = None
-
-    async def _recover(self, entry: Entry, returncode: int) -> None:
-        detached = entry.sdk.detach() if entry.sdk is not None else {}
-        entry.state = State.CRASHED
-        entry.error = f"exited with status {returncode}"
-        log.warning("plugin %s crashed (status %s); detached %s", entry.name, returncode, detached)
-        self.parts.events.emit(
-            EventType.PLUGIN_CRASHED,
-            source="plugins",
-            plugin=entry.name,
-            returncode=returncode,
-            **detached,
-        )
-        assert entry.manifest is not None
-        if not entry.manifest.auto_restart:
-            return
-        clock = self.parts.clock
-        if clock.monotonic() - entry.started_at > STABLE_AFTER:
-            entry.attempts = 0
-        limit = self.config.get_int(MAX_RESTARTS_KEY)
-        while entry.attempts < limit:
-            delay = min(
-                self.config.get_float(BACKOFF_KEY) * 2**entry.attempts,
-                self.config.get_float(BACKOFF_MAX_KEY),
-            )
-            entry.attempts += 1
-            entry.state = State.RESTARTING
-            log.warning("plugin %s: restart %d in %.2f s", entry.name, entry.attempts, delay)
-            self.parts.events.emit(
-                EventType.PLUGIN_RESTARTING,
-                source="plugins",
-                plugin=entry.name,
-                attempt=entry.attempts,
-                delay=delay,
-            )
-            await clock.sleep(delay)
-            try:
-                await self._start(entry)
-            except PluginLoadError as exc:
-                entry.error = str(exc)
-                log.warning("plugin %s: restart failed: %s", entry.name, exc)
-                continue
-            entry.restarts += 1
-            return
-        entry.state = State.FAILED
-        self._refuse(
-            entry.name, f"plugin {entry.name!r} crashed {limit} times in a row; left stopped"
-        )
 
     # ---- packages ---------------------------------------------------------------------------
 

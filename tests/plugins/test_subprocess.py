@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 from collections.abc import Callable
@@ -100,6 +101,27 @@ async def test_a_crash_detaches_the_plugin_then_restarts_it_with_growing_backoff
     assert delays == [0.05, 0.1]
     result = await kernel.state.stagehost.execute(ToolCall("c", "echo_shout", {"text": "back"}))
     assert result.content == "BACK!"
+
+
+async def test_a_restart_is_announced_in_the_log_and_on_the_bus(
+    echo: PluginRegistry, kernel: Kernel, events: Recorder, caplog: pytest.LogCaptureFixture
+) -> None:
+    await kernel.config.set("core.plugins.restart_backoff_s", 0.01)
+    entry = echo.get("echo")
+    caplog.set_level(logging.WARNING, logger="hologram.plugins")
+    os.kill(entry.plugin.pid, signal.SIGKILL)
+    await wait_for(lambda: entry.restarts == 1, "restarted")
+
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("hologram.plugins")]
+    assert any(line.startswith("plugin echo crashed (status -9)") for line in lines)
+    assert "plugin echo: restart 1 in 0.01 s" in lines
+    assert f"plugin echo restarted after a crash (attempt 1, pid {entry.plugin.pid})" in lines
+    kinds = [e.type for e in events.events if e.payload.get("plugin") == "echo"]
+    assert kinds[-3:] == [
+        EventType.PLUGIN_CRASHED,
+        EventType.PLUGIN_RESTARTING,
+        EventType.PLUGIN_STARTED,
+    ]
 
 
 async def test_between_crash_and_restart_the_tools_are_gone(
