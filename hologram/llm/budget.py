@@ -52,22 +52,29 @@ KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
 }
 
 
-def context_window(model: str, declared: int = 0) -> tuple[int, str]:
+def context_window(model: str, declared: int = 0, *, warn: bool = True) -> tuple[int, str]:
     """The window of `model` and where the number came from: "declared", "known" or
-    "fallback" (which logs a warning naming the setting to declare)."""
+    "fallback" (which logs a warning naming the setting to declare, unless `warn` is
+    false: a caller asked often, such as the provider manager on every turn, warns once
+    per model itself)."""
     if declared > 0:
         return declared, "declared"
     name = model.lower().rsplit("/", 1)[-1]
     matches = [p for p in KNOWN_CONTEXT_WINDOWS if name.startswith(p)]
     if matches:
         return KNOWN_CONTEXT_WINDOWS[max(matches, key=len)], "known"
+    if warn:
+        warn_fallback_window(model)
+    return CONSERVATIVE_WINDOW, "fallback"
+
+
+def warn_fallback_window(model: str) -> None:
     log.warning(
         "model %r has no known context window; assuming %d tokens. Declare it with "
         "core.llm.sources.<name>.context_window",
         model,
         CONSERVATIVE_WINDOW,
     )
-    return CONSERVATIVE_WINDOW, "fallback"
 
 
 @dataclass(frozen=True, slots=True)

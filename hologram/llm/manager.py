@@ -24,7 +24,12 @@ from typing import Any, Protocol
 from hologram.config import ConfigRegistry
 from hologram.events import EventBus
 from hologram.llm.adapter import AdapterLibrary
-from hologram.llm.budget import MAX_TARGET_TOKENS, TokenBudget, compute_budget
+from hologram.llm.budget import (
+    MAX_TARGET_TOKENS,
+    TokenBudget,
+    compute_budget,
+    warn_fallback_window,
+)
 from hologram.llm.errors import (
     AdapterError,
     AllProvidersFailed,
@@ -98,6 +103,9 @@ class ProviderManager:
         self.adapters = adapters or AdapterLibrary()
         self._states: dict[str, SourceState] = {}
         self._offline: ScriptedModelServer | None = None
+        self._guessed_windows: set[str] = set()
+        """Models whose context window is a guess and has been warned about (once each:
+        the budget is asked for on every turn)."""
         self.guard: RequestGuard | None = None
 
     # ---- sources ----------------------------------------------------------------------------
@@ -411,8 +419,16 @@ class ProviderManager:
         """The window of the source a call would try first."""
         for name in self.ordered_sources():
             state = self._states[name]
-            if state.provider is not None and not state.blocked:
-                return state.provider.max_context_tokens
+            provider = state.provider
+            if provider is not None and not state.blocked:
+                model = provider.source.model
+                if (
+                    provider.context_window_origin == "fallback"
+                    and model not in self._guessed_windows
+                ):
+                    self._guessed_windows.add(model)
+                    warn_fallback_window(model)
+                return provider.max_context_tokens
         raise AllProvidersFailed([(n, self._why(n)) for n in self.ordered_sources()])
 
     def budget(self, fixed_tokens: int = 0) -> TokenBudget:

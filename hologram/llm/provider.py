@@ -116,13 +116,24 @@ class LuaAdaptedProvider:
         if source.api_key:
             headers[adapter.auth_header] = adapter.auth_prefix + source.api_key
         self._headers = headers
-        self._max_ctx: int | None = None
+        self._window_found: tuple[int, str] | None = None
 
     @property
     def max_context_tokens(self) -> int:
-        if self._max_ctx is None:
-            self._max_ctx, _ = context_window(self.source.model, self.source.context_window)
-        return self._max_ctx
+        return self._window()[0]
+
+    @property
+    def context_window_origin(self) -> str:
+        """Where `max_context_tokens` came from: "declared", "known" or "fallback" (a
+        conservative guess; whoever asks decides whether and how often to warn)."""
+        return self._window()[1]
+
+    def _window(self) -> tuple[int, str]:
+        if self._window_found is None:
+            self._window_found = context_window(
+                self.source.model, self.source.context_window, warn=False
+            )
+        return self._window_found
 
     def __repr__(self) -> str:
         return f"<LuaAdaptedProvider {self.name} {self.adapter.name} {self.source.base_url}>"

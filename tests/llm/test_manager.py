@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 
 import pytest
@@ -329,3 +330,61 @@ async def test_the_offline_model_stands_in_only_while_no_source_is_configured(
     response = await manager.chat(HELLO)
     assert (response.content, response.source) == ("a real answer", "real")
     assert manager.ordered_sources() == ["real"]
+
+
+async def test_an_unknown_models_guessed_window_is_warned_about_once_per_model(
+    config: ConfigRegistry,
+    manager: ProviderManager,
+    server: ScriptedModelServer,
+    second_server: ScriptedModelServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    await two_sources(config, server, second_server)
+    await manager.refresh()
+
+    def warned() -> list[str]:
+        return [
+            r.getMessage().split("'")[1]
+            for r in caplog.records
+            if "has no known context window" in r.getMessage()
+        ]
+
+    with caplog.at_level(logging.WARNING, logger="hologram.llm"):
+        for _ in range(5):  # the agent asks on every turn
+            manager.budget()
+        assert warned() == ["model-first"]
+
+        await manager.set_active("second")
+        manager.budget()
+        manager.budget()
+        assert warned() == ["model-first", "model-second"]
+
+        # A source rebuilt after a config change still runs the same model: no new warning.
+        await manager.set_active("first")
+        await config.set("core.llm.sources.first.api_key", "key-rotated")
+        await manager.refresh()
+        manager.budget()
+        assert warned() == ["model-first", "model-second"]
+
+
+async def test_a_skipped_source_is_announced_in_the_log_and_on_the_bus(
+    config: ConfigRegistry,
+    manager: ProviderManager,
+    recorder: Recorder,
+    server: ScriptedModelServer,
+    second_server: ScriptedModelServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    await two_sources(config, server, second_server)
+    server.queue(ScriptedReply(status=403, text="forbidden"))
+    second_server.queue_text("one").queue_text("two")
+    await manager.chat(HELLO)
+
+    with caplog.at_level(logging.INFO, logger="hologram.llm"):
+        response = await manager.chat(HELLO)
+
+    assert response.source == "second"
+    [line] = [r.getMessage() for r in caplog.records if "skipped" in r.getMessage()]
+    assert line.startswith("LLM source first skipped: ")
+    [skipped] = recorder.of(EventType.PROVIDER_SKIPPED)
+    assert skipped.payload["llm_source"] == "first" and skipped.payload["reason"]
