@@ -115,3 +115,26 @@ async def test_close_lets_async_subscribers_catch_up() -> None:
         bus.emit(EventType.SYSTEM, n=n)
     await bus.close()
     assert handled == list(range(50))
+
+
+async def test_a_kernels_events_carry_its_clock_and_config_changes_are_published(
+    tmp_path,  # type: ignore[no-untyped-def]
+) -> None:
+    from hologram import Kernel
+    from hologram.kernel import ManualClock
+
+    clock = ManualClock(start=1_000_000.0)
+    async with Kernel(tmp_path / "data", clock=clock) as kernel:
+        seen: list[Event] = []
+        kernel.events.subscribe(EventType.CONFIG_CHANGED, seen.append)
+        await clock.advance(60)
+        await kernel.config.set("core.agent.max_tool_rounds", 4)
+        await kernel.config.set("core.llm.api_key", "sk-never-in-an-event")
+        await kernel.config.delete("core.agent.max_tool_rounds")
+        changes = [(e.payload["key"], e.payload["value"]) for e in seen]
+        assert changes == [
+            ("core.agent.max_tool_rounds", 4),
+            ("core.llm.api_key", "****"),
+            ("core.agent.max_tool_rounds", 10),  # deleted: the default applies again
+        ]
+        assert all(e.timestamp == 1_000_060.0 for e in seen), "stamped by the kernel's clock"

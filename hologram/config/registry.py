@@ -13,7 +13,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -85,6 +85,7 @@ class ConfigRegistry:
         self.version = 0
         """Counts writes, so a reader that derives something from the values (the
         credential gate) knows when to look again without comparing them all."""
+        self._watchers: list[Callable[[str], None]] = []
 
     @classmethod
     async def open(cls, path: Path, environ: Mapping[str, str] | None = None) -> ConfigRegistry:
@@ -286,7 +287,21 @@ class ConfigRegistry:
         )
         await self._db.commit()
         self._stored[key] = value
+        self._changed(key)
+
+    def watch(self, changed: Callable[[str], None]) -> Callable[[], None]:
+        """Call `changed(key)` after each stored change (set or delete) of a key. Returns the
+        function that stops watching."""
+        self._watchers.append(changed)
+        return lambda: self._watchers.remove(changed)
+
+    def _changed(self, key: str) -> None:
         self.version += 1
+        for changed in list(self._watchers):
+            try:
+                changed(key)
+            except Exception:
+                log.exception("a config watcher failed on %s", key)
 
     def set_text(self, key: str, text: str) -> Any:
         """Parse text typed by a person (command line, form) into the key's type."""
@@ -301,7 +316,7 @@ class ConfigRegistry:
         await self._db.execute(f"DELETE FROM {table} WHERE key = ?", (key,))
         await self._db.commit()
         del self._stored[key]
-        self.version += 1
+        self._changed(key)
         return True
 
     async def flush(self) -> None:

@@ -12,6 +12,7 @@ import asyncio
 import inspect
 import itertools
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -42,8 +43,11 @@ class _Subscriber:
 
 
 class EventBus:
-    def __init__(self, queue_size: int = 1000) -> None:
+    def __init__(self, queue_size: int = 1000, now: Callable[[], float] = time.time) -> None:
+        """`now` stamps the events `emit` makes: the kernel's clock, so events replayed on
+        an injected clock carry the replay's time."""
         self.queue_size = queue_size
+        self._now = now
         self._subscribers: list[_Subscriber] = []
         self._ids = itertools.count(1)
         self._seq = itertools.count(1)
@@ -107,7 +111,8 @@ class EventBus:
         return event
 
     def emit(self, event_type: str, /, *, source: str = "kernel", **payload: object) -> Event:
-        return self.publish(Event(type=event_type, payload=dict(payload), source=source))
+        event = Event(type=event_type, payload=dict(payload), source=source, timestamp=self._now())
+        return self.publish(event)
 
     def _call(self, subscriber: _Subscriber, event: Event) -> None:
         try:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from hologram.config.keys import mask
 from hologram.events.bus import EventBus
-from hologram.sdk import Facility
+from hologram.sdk import EventType, Facility
 
 
 class EventsModule:
@@ -15,11 +17,23 @@ class EventsModule:
 
     def __init__(self) -> None:
         self.bus: EventBus | None = None
+        self._unwatch: Callable[[], None] | None = None
 
     async def init(self, state: Any) -> None:
-        self.bus = EventBus(queue_size=state.config.get_int("core.events.subscriber_queue"))
-        state.events = self.bus
+        config = state.config
+        bus = EventBus(config.get_int("core.events.subscriber_queue"), now=state.clock.now)
+
+        def changed(key: str) -> None:
+            bus.emit(
+                EventType.CONFIG_CHANGED, source="config", key=key, value=mask(key, config.get(key))
+            )
+
+        self._unwatch = config.watch(changed)
+        self.bus = bus
+        state.events = bus
 
     async def close(self) -> None:
+        if self._unwatch is not None:
+            self._unwatch()
         if self.bus is not None:
             await self.bus.close()

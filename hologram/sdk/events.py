@@ -20,6 +20,7 @@ class EventType(StrEnum):
     AGENT_LLM_CHAIN = "agent_llm_chain"
     KERNEL_READY = "kernel_ready"
     KERNEL_STOPPING = "kernel_stopping"
+    CONFIG_CHANGED = "config_changed"
     SUBSCRIBER_ERROR = "subscriber_error"
     EVENTS_DROPPED = "events_dropped"
     SCHEDULER = "scheduler"
