@@ -26,6 +26,8 @@ from hologram.facade import Kernel
 from hologram.serve.bodies import ApiError, input_body, read_json, setting_body
 from hologram.serve.intake import HTTP_CHANNEL, Intake
 from hologram.serve.openapi import openapi_document
+from hologram.serve.plugin_routes import plugin_routes
+from hologram.serve.reads import read_routes
 from hologram.serve.stream import EventStream
 
 PREFIX = "/api/v1"
@@ -33,19 +35,6 @@ PREFIX = "/api/v1"
 
 def static_dir() -> Path:
     return Path(str(resources.files("hologram.serve") / "static"))
-
-
-def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
-    raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ApiError(400, f"query parameter '{name}' must be an integer, got {raw!r}") from None
-    if not low <= value <= high:
-        raise ApiError(400, f"query parameter '{name}' must be within {low}..{high}")
-    return value
 
 
 def _result(ticket_id: int, result: TurnResult) -> dict[str, Any]:
@@ -174,62 +163,6 @@ def build_app(
     async def get_memory(request: Request) -> Response:
         return JSONResponse(memory_counts())
 
-    async def get_context(request: Request) -> Response:
-        if state.memory is None:
-            raise ApiError(404, "this kernel has no memory module")
-        limit = _int_param(request, "limit", 100, 1, 10_000)
-        events = state.memory.context.events[-limit:]
-        return JSONResponse(
-            {
-                "total": len(state.memory.context),
-                "events": [
-                    {
-                        "id": e.id,
-                        "timestamp": e.timestamp,
-                        "source": e.source,
-                        "channel": e.channel,
-                        "input": e.input,
-                        "response": e.response,
-                        "tools": [[t.name, t.content] for t in e.tool_outputs],
-                    }
-                    for e in events
-                ],
-            }
-        )
-
-    async def get_coldcontext(request: Request) -> Response:
-        cold = state.coldcontext
-        if cold is None:
-            raise ApiError(404, "this kernel has no cold context")
-        limit = _int_param(request, "limit", 50, 1, 10_000)
-        needle = request.query_params.get("contains", "").lower()
-        # A plain filter, not `cold.query`: reading through the API must not count as the
-        # agent recalling a document (access counts decide what goes cold).
-        docs = [
-            d
-            for d in cold.documents()
-            if not needle or needle in f"{d.input}\n{d.response}\n{d.text}".lower()
-        ]
-        docs.sort(key=lambda d: d.created_at, reverse=True)
-        return JSONResponse(
-            {
-                "total": len(cold),
-                "matched": len(docs),
-                "documents": [
-                    {
-                        "id": d.id,
-                        "created_at": d.created_at,
-                        "source": d.source,
-                        "channel": d.channel,
-                        "input": d.input,
-                        "response": d.response,
-                        "access_count": d.access_count,
-                    }
-                    for d in docs[:limit]
-                ],
-            }
-        )
-
     # ---- settings ------------------------------------------------------------------------
 
     def entry_json(key: str) -> dict[str, Any]:
@@ -301,9 +234,9 @@ def build_app(
         Route(f"{PREFIX}/settings", get_settings, methods=["GET"]),
         Route(f"{PREFIX}/settings", put_settings, methods=["PUT"]),
         Route(f"{PREFIX}/events", get_events, methods=["GET"]),
-        Route(f"{PREFIX}/context", get_context, methods=["GET"]),
-        Route(f"{PREFIX}/coldcontext", get_coldcontext, methods=["GET"]),
         Route(f"{PREFIX}/memory", get_memory, methods=["GET"]),
+        *read_routes(state, PREFIX),
+        *plugin_routes(state, PREFIX),
     ]
 
     async def api_error(request: Request, exc: Exception) -> Response:

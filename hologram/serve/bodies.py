@@ -14,6 +14,7 @@ from starlette.requests import Request
 from hologram.sdk import Priority
 
 DEFAULT_BODY_LIMIT = 1 << 20
+JSON_KINDS = frozenset({"application/json"})
 MAX_SYNC_TIMEOUT_S = 600.0
 DEFAULT_SYNC_TIMEOUT_S = 60.0
 LEVELS = {"queued": Priority.QUEUED, "l1": Priority.L1, "l2": Priority.L2, "l3": Priority.L3}
@@ -27,24 +28,28 @@ class ApiError(Exception):
         self.detail = detail
 
 
-async def read_json(request: Request, limit: int) -> Any:
-    """The body as JSON: 413 past `limit` bytes (declared or actually sent), 415 when it is
-    not declared JSON, 400 when it does not parse."""
+async def read_body(request: Request, limit: int, kinds: frozenset[str], what: str) -> bytes:
+    """The raw body: 413 past `limit` bytes (declared or actually sent), 415 when its
+    content type is not one of `kinds` (`what` names the expected form in the message)."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise ApiError(413, f"request body of {declared} bytes is over the limit of {limit}")
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if kind != "application/json":
-        raise ApiError(
-            415, f"send the body as JSON with 'Content-Type: application/json' (got {kind!r})"
-        )
+    if kind not in kinds:
+        expected = " or ".join(f"'Content-Type: {k}'" for k in sorted(kinds))
+        raise ApiError(415, f"send the body as {what} with {expected} (got {kind!r})")
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
             raise ApiError(413, f"request body is over the limit of {limit} bytes")
         chunks.append(chunk)
-    raw = b"".join(chunks)
+    return b"".join(chunks)
+
+
+async def read_json(request: Request, limit: int) -> Any:
+    """The body as JSON (see `read_body`); 400 when it does not parse."""
+    raw = await read_body(request, limit, JSON_KINDS, "JSON")
     try:
         return json.loads(raw)
     except UnicodeDecodeError as exc:

@@ -66,6 +66,7 @@ def _errors(*codes: int) -> dict[str, Any]:
     reasons = {
         400: "malformed JSON or a field that is wrong",
         401: "bearer token missing or wrong (non-loopback bind)",
+        403: "not allowed (a built-in or shipped plugin cannot be uninstalled)",
         404: "not found",
         413: "request body over the size limit",
         415: "body not sent as application/json",
@@ -84,6 +85,157 @@ def _op(summary: str, ok: dict[str, Any], *errors: int, body: Any = None, **extr
 
 def _query(name: str, kind: str, description: str) -> dict[str, Any]:
     return {"name": name, "in": "query", "schema": {"type": kind}, "description": description}
+
+
+def _path(name: str, description: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "path",
+        "required": True,
+        "schema": {"type": "string"},
+        "description": description,
+    }
+
+
+def _memory_paths(anything: dict[str, Any]) -> dict[str, Any]:
+    """The read endpoints over the context, cold context, graph and knowledge base."""
+    history = _query("history", "boolean", "closed facts too (kept as history)")
+    limit = _query("limit", "integer", "at most this many")
+    return {
+        "/coldcontext/query": {
+            "get": _op(
+                "Cold-context documents most related to a text (the agent's own ranked search; "
+                "each hit's access count goes up, as when the agent recalls it)",
+                {"200": _json(anything, "hits, best first, with their scores")},
+                400,
+                404,
+                parameters=[
+                    _query("q", "string", "the text to look for (required)"),
+                    _query("top", "integer", "at most this many (default 5)"),
+                ],
+            )
+        },
+        "/graph": {
+            "get": _op(
+                "Graph counts (entities, facts, blocks) and heartbeat token use",
+                {"200": _json(anything, "stats and heartbeat")},
+                404,
+            )
+        },
+        "/graph/entities": {
+            "get": _op(
+                "Entities, most mentioned first",
+                {"200": _json(anything, "entities")},
+                400,
+                404,
+                parameters=[limit],
+            )
+        },
+        "/graph/entities/{name}": {
+            "get": _op(
+                "One entity (by name or alias) and its facts",
+                {"200": _json(anything, "the entity and its facts, newest first")},
+                400,
+                404,
+                parameters=[_path("name", "entity name or alias"), history],
+            )
+        },
+        "/graph/facts": {
+            "get": _op(
+                "Facts, newest first, of the whole graph or of one entity",
+                {"200": _json(anything, "facts")},
+                400,
+                404,
+                parameters=[_query("entity", "string", "only this entity's facts"), history, limit],
+            )
+        },
+        "/graph/recall": {
+            "get": _op(
+                "What the graph recalls for a text or for entity names (does not mark them "
+                "recalled for the agent's next turn)",
+                {"200": _json(anything, "entities and facts, best first, and their text")},
+                400,
+                404,
+                parameters=[
+                    _query("q", "string", "text to recall for"),
+                    _query("keywords", "string", "comma-separated entity names"),
+                    _query("depth", "integer", "hops from the matched entities (0-4)"),
+                    history,
+                    limit,
+                ],
+            )
+        },
+        "/knowledge": {
+            "get": _op(
+                "Knowledge entries and categories, all or under one category",
+                {"200": _json(anything, "entry names and category counts")},
+                400,
+                404,
+                parameters=[_query("category", "string", "a category path like 'cooking'")],
+            )
+        },
+        "/knowledge/search": {
+            "get": _op(
+                "Knowledge entries best matching a text",
+                {"200": _json(anything, "hits with a snippet")},
+                400,
+                404,
+                parameters=[
+                    _query("q", "string", "the text to look for (required)"),
+                    _query("top", "integer", "at most this many (default 5)"),
+                    _query("category", "string", "only within this category"),
+                ],
+            )
+        },
+        "/knowledge/entries/{name}": {
+            "get": _op(
+                "One knowledge entry: its content and media list",
+                {"200": _json(anything, "the entry")},
+                400,
+                404,
+                parameters=[_path("name", "the entry's path, like 'cooking/bread/sourdough'")],
+            )
+        },
+    }
+
+
+def _plugin_paths(anything: dict[str, Any]) -> dict[str, Any]:
+    package = {
+        "required": True,
+        "content": {
+            kind: {"schema": {"type": "string", "format": "binary"}}
+            for kind in ("application/zip", "application/octet-stream")
+        },
+    }
+    return {
+        "/plugins": {
+            "get": _op(
+                "Every plugin with its state, tools and health, and the packages refused",
+                {"200": _json(anything, "plugins")},
+                404,
+            ),
+            "post": _op(
+                "Install a .hmap package sent as the body; it starts if its manifest says "
+                "auto_start (limit: core.plugins.max_package_bytes)",
+                {"201": _json(anything, "installed; 'started' says whether it runs")},
+                400,
+                404,
+                413,
+                415,
+                parameters=[_query("replace", "boolean", "replace an installed plugin")],
+                requestBody=package,
+            ),
+        },
+        "/plugins/{name}": {
+            "delete": _op(
+                "Stop an installed plugin and delete its folder (its settings stay)",
+                {"200": _json(anything, "{'uninstalled': name}")},
+                403,
+                404,
+                parameters=[_path("name", "the plugin's name")],
+            )
+        },
+    }
 
 
 def openapi_document(version: str) -> dict[str, Any]:
@@ -199,6 +351,8 @@ def openapi_document(version: str) -> dict[str, Any]:
             )
         },
         "/memory": {"get": _op("Memory counts", {"200": _json(anything, "counts")})},
+        **_memory_paths(anything),
+        **_plugin_paths(anything),
         "/openapi.json": {"get": _op("This document", {"200": _json(anything, "OpenAPI 3.1")})},
     }
     return {

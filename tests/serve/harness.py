@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -54,8 +55,12 @@ class Output:
         if any(re.search(pattern, line) for line in self.lines):
             return list(self.lines)
         stderr = ""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            # stdout may close a moment before the exit is visible: wait for it, so the
+            # failure shows the process's own last words.
+            self.process.wait(timeout=5)
         if self.process.poll() is not None and self.process.stderr is not None:
-            stderr = self.process.stderr.read()
+            stderr = f"(exit {self.process.returncode}) {self.process.stderr.read()}"
         raise AssertionError(f"no line matching {pattern!r} in {self.lines}; stderr: {stderr}")
 
     def text(self) -> str:

@@ -22,10 +22,22 @@ def test_the_server_serves_an_openapi_document_naming_every_endpoint(service: Se
         "/events",
         "/context",
         "/coldcontext",
+        "/coldcontext/query",
         "/memory",
+        "/graph",
+        "/graph/entities",
+        "/graph/entities/{name}",
+        "/graph/facts",
+        "/graph/recall",
+        "/knowledge",
+        "/knowledge/search",
+        "/knowledge/entries/{name}",
+        "/plugins",
+        "/plugins/{name}",
         "/openapi.json",
     }
     assert set(document["paths"]["/settings"]) == {"get", "put"}
+    assert set(document["paths"]["/plugins"]) == {"get", "post"}
 
 
 def test_input_is_acknowledged_with_the_journal_id_and_then_runs(service: Service) -> None:
