@@ -100,36 +100,61 @@ class _QuietServer(uvicorn.Server):
 
 
 class InProcessServer:
-    """Any ASGI app served by uvicorn inside the running event loop, on 127.0.0.1."""
+    """Any ASGI app served by uvicorn inside the running event loop, on 127.0.0.1 unless
+    another `host` is given (the caller decides who may reach it)."""
 
-    def __init__(self, app: Any, port: int = 0) -> None:
+    def __init__(
+        self,
+        app: Any,
+        port: int = 0,
+        *,
+        host: str = "127.0.0.1",
+        **options: Any,
+    ) -> None:
+        """`options` go to `uvicorn.Config` (`limit_concurrency`, `timeout_graceful_shutdown`)."""
         self.app = app
+        self.host = host
         self.port = port
+        self.options = {"timeout_graceful_shutdown": 2, **options}
         self._server: _QuietServer | None = None
         self._task: asyncio.Task[None] | None = None
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
 
-    async def start(self) -> int:
-        """Serve; returns the port (an ephemeral one when 0 was asked for)."""
+    def bind(self) -> socket.socket:
+        """The listening socket, made now so a taken port fails here, naming the address."""
         # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says
         # TCP, and without it every response waits ~40 ms on Nagle and delayed ACKs.
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", self.port))
+        try:
+            sock.bind((self.host, self.port))
+        except OSError as exc:
+            sock.close()
+            raise OSError(
+                exc.errno, f"cannot listen on {self.host}:{self.port}: {exc.strerror}"
+            ) from None
         self.port = sock.getsockname()[1]
+        return sock
+
+    async def start(self, sock: socket.socket | None = None) -> int:
+        """Serve (on `sock` when the caller bound it already, see `bind`); returns the port
+        (an ephemeral one when 0 was asked for)."""
+        sock = sock or self.bind()
         config = uvicorn.Config(
             self.app,
             log_config=None,  # leave the host's logging alone
             access_log=False,
             lifespan="off",
-            timeout_graceful_shutdown=2,
+            **self.options,
         )
         self._server = _QuietServer(config)
         self._task = asyncio.get_running_loop().create_task(
-            self._server.serve(sockets=[sock]), name=f"http-127.0.0.1:{self.port}"
+            self._server.serve(sockets=[sock]), name=f"http-{self.host}:{self.port}"
         )
         # uvicorn has no "started" future; its flag flips within a few loop turns.
         while not self._server.started:

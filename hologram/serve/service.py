@@ -1,5 +1,10 @@
 """`python -m hologram serve`: boot, serve HTTP, run until SIGINT or SIGTERM, drain, shut down.
 
+The web stack is Starlette on uvicorn because the kernel is asyncio through and through: an
+ASGI server in the same loop calls the kernel's facade directly (no thread hops, no second
+loop), streams server-sent events natively, and the same pair already serves the scripted
+model, through the same `InProcessServer`.
+
 Shutdown, in order: the intake closes (new input gets 503); the work in hand gets up to
 `drain_timeout` seconds to finish (a second signal cuts this short); the event streams end;
 the HTTP server stops taking connections; the kernel closes every store. Whatever input was
@@ -17,11 +22,11 @@ from pathlib import Path
 from hologram.config import ConfigError
 from hologram.facade import Kernel
 from hologram.kernel import AssemblyError
+from hologram.llm.scripted_server import InProcessServer
 from hologram.serve.access import TOKEN_FILE, AccessGuard, is_loopback, load_or_create_token
 from hologram.serve.api import build_app
 from hologram.serve.bodies import DEFAULT_BODY_LIMIT
 from hologram.serve.intake import Intake, register_http_channel
-from hologram.serve.server import HttpServer, bind
 from hologram.serve.stream import EventStream
 
 DEFAULT_HOST = "127.0.0.1"
@@ -63,8 +68,12 @@ async def serve(
         print(f"hologram: cannot start: {exc}", file=sys.stderr, flush=True)
         return 1
     loopback = is_loopback(host)
+    # The socket is bound before the app is built: the app shows the port it got.
+    server = InProcessServer(
+        None, port, host=host, timeout_graceful_shutdown=3, limit_concurrency=1000
+    )
     try:
-        sock = bind(host, port)
+        sock = server.bind()
         token, made = (None, False) if loopback else load_or_create_token(kernel.data_dir)
     except (OSError, ValueError) as exc:
         print(f"hologram: {exc}", file=sys.stderr, flush=True)
@@ -85,8 +94,8 @@ async def serve(
         "auth": "loopback" if loopback else "bearer",
     }
     app = build_app(kernel, stream, intake, body_limit=body_limit, service=service)
-    server = HttpServer(AccessGuard(app, token=token, loopback_bind=loopback), sock)
-    await server.start()
+    server.app = AccessGuard(app, token=token, loopback_bind=loopback)
+    await server.start(sock)
 
     for line in kernel.topology():
         _say(line)
