@@ -70,6 +70,8 @@ def test_a_message_sent_from_the_page_gets_its_reply_and_the_events_show_live(
     page: object, tmp_path: Path
 ) -> None:
     p = page  # type: ignore[assignment]
+    # The label is filled when the page's first /status answer arrives.
+    p.wait_for_function("document.getElementById('model').textContent !== ''")  # type: ignore[attr-defined]
     assert p.text_content("#model") == "offline scripted model"  # type: ignore[attr-defined]
     p.fill("[data-testid=chat-input]", "你好, browser")  # type: ignore[attr-defined]
     p.press("[data-testid=chat-input]", "Enter")  # type: ignore[attr-defined]

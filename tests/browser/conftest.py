@@ -1,0 +1,159 @@
+"""A real JupyterLab on loopback and Debian's Chromium driven by Playwright.
+
+The browser is the system's `chromium` (never a downloaded one: `.ci/run` installs it from
+the Debian packages); without it the tests skip on a developer's machine and fail in CI, as
+the service's page test does. JupyterLab runs with its own config and runtime folders, no
+update check, no news and a read-only extension manager, so nothing reaches beyond loopback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.serve.harness import Output
+
+CHROMIUM = shutil.which("chromium")
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+START_DEADLINE_S = 90.0
+SKIP_REASON = (
+    "no chromium on this machine: apt-get install -y chromium fonts-wqy-zenhei "
+    "(.ci/run installs it, and in CI this test never skips)"
+)
+
+
+def needs_chromium() -> pytest.MarkDecorator:
+    return pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason=SKIP_REASON)
+
+
+def artifacts(tmp_path: Path, folder: str) -> Path:
+    """Where screenshots go: $HOLOGRAM_ARTIFACTS/<folder> in CI, else the test's tmp dir."""
+    path = Path(os.environ.get("HOLOGRAM_ARTIFACTS", tmp_path)) / folder
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class JupyterLab:
+    root: Path
+    url: str
+    token: str
+    process: subprocess.Popen[str]
+
+    def notebook_url(self, name: str) -> str:
+        return f"{self.url}/lab/tree/{name}?token={self.token}"
+
+
+@pytest.fixture(scope="module")
+def jupyterlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterLab]:
+    pytest.importorskip("jupyterlab", reason="JupyterLab comes with the [test] extra")
+    base = tmp_path_factory.mktemp("jupyterlab")
+    root, config, runtime = base / "root", base / "config", base / "runtime"
+    for folder in (root, config, runtime):
+        folder.mkdir()
+    (config / "jupyter_server_config.json").write_text(
+        json.dumps(
+            {
+                "LabApp": {
+                    "news_url": None,
+                    "extension_manager": "readonly",
+                    "check_for_updates_class": "jupyterlab.NeverCheckForUpdate",
+                },
+                "ServerApp": {"open_browser": False},
+            }
+        )
+    )
+    # The news prompt would cover part of the notebook in every screenshot.
+    (config / "labconfig").mkdir()
+    (config / "labconfig" / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
+    )
+    token = secrets.token_hex(16)
+    port = free_port()
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTER_RUNTIME_DIR": str(runtime),
+        "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
+    }
+    env.pop("HOLOGRAM_DATA", None)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    try:
+        lines = Output(process).until(r"http://127\.0\.0\.1:\d+/lab", START_DEADLINE_S)
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/lab", "\n".join(lines))
+        assert found is not None and int(found.group(1)) == port, lines
+        yield JupyterLab(root, f"http://127.0.0.1:{port}", token, process)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=30)
+
+
+@pytest.fixture
+def browser_page() -> Iterator[tuple[Any, list[str]]]:
+    """A Chromium page and the list its console errors and page errors collect into."""
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM is not None, "CI must install chromium before the tests (see .ci/run)"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(60_000)
+            problems: list[str] = []
+            page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+            page.on(
+                "console",
+                lambda msg: (
+                    problems.append(f"console {msg.type}: {msg.text}")
+                    if msg.type == "error"
+                    else None
+                ),
+            )
+            yield page, problems
+        finally:
+            browser.close()
