@@ -31,11 +31,13 @@ CATEGORIES = ("multi_hop", "temporal", "open_domain", "single_hop")
 TARGET_RECALL10, TARGET_P95_MS = 75.0, 10.0
 
 VARIANTS = {
-    "bm25 (plain words)": EpisodicWeights(previous_turn=False, session=0.0, neighbour=0.0),
-    "+ previous turn": EpisodicWeights(previous_turn=True, session=0.0, neighbour=0.0),
-    "+ session": EpisodicWeights(previous_turn=True, session=0.3, neighbour=0.0),
+    "bm25 (plain words)": EpisodicWeights(previous_turn=0.0, session=0.0, neighbour=0.0),
+    "+ previous turn": EpisodicWeights(session=0.0, neighbour=0.0),
+    "+ session": EpisodicWeights(neighbour=0.0),
     "episodic (default)": EpisodicWeights(),
-    "no previous turn": EpisodicWeights(previous_turn=False),
+    "previous turn at 1.0": EpisodicWeights(previous_turn=1.0),
+    "no previous turn": EpisodicWeights(previous_turn=0.0),
+    "+ next turn (0.3)": EpisodicWeights(next_turn=0.3),
 }
 
 

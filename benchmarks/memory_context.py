@@ -41,6 +41,7 @@ from hologram.memory import (  # noqa: E402
     StoredVector,
     TfidfBigramEmbedder,
 )
+from hologram.memory.episodic import stems  # noqa: E402
 
 PROBE = ROOT / "datasets" / "memory_probe"
 
@@ -127,9 +128,12 @@ async def build_cold(size: int, embedder: Embedder, words, weights, root: Path) 
     rng = random.Random(size)
     texts = ["".join(rng.choices(words, weights, k=rng.randint(6, 20))) for _ in range(size)]
     vectors = embedder.embed_texts(texts)
-    for text, vector in zip(texts, vectors, strict=True):
+    for i, (text, vector) in enumerate(zip(texts, vectors, strict=True)):
+        # A turn a minute, sessions of 20 turns an hour apart: sessions and neighbours as
+        # the episodic recall meets them in a conversation.
+        at = (i // 20) * 7200.0 + (i % 20) * 60.0
         doc = ColdDoc(
-            id=uuid.uuid4().hex[:16], created_at=0.0, stored_at=0.0, source="qq",
+            id=uuid.uuid4().hex[:16], created_at=at, stored_at=at, source="qq",
             input=text, text=text, tokens=segmenter.keywords(text),
             vector=StoredVector(embedder.fingerprint, vector),
         )  # fmt: skip
@@ -190,32 +194,31 @@ def bench_throughput(found: dict[str, Embedder]) -> None:
 async def bench_recall(found: dict[str, Embedder]) -> None:
     docs, questions = load_probe()
     print(f"\n## recall@3 on the probe set ({len(docs)} docs, {len(questions)} questions)")
-    print(f"{'embedder':>24} {'fused':>7} {'vector':>7} {'BM25':>7} {'zh':>7} {'en':>7}")
+    print(f"{'embedder':>24} {'fused':>7} {'vector':>7} {'words':>7} {'zh':>7} {'en':>7}")
     for name, embedder in found.items():
         with tempfile.TemporaryDirectory() as tmp:
             store = ColdContext(Path(tmp), embedder, Segmenter().keywords, ManualClock())
             ids = {}
             for doc in docs:
                 ids[(await store.commit(doc["text"])).id] = doc["id"]
-            hits = {"fused": 0, "vector": 0, "BM25": 0, "zh": 0, "en": 0}
+            hits = {"fused": 0, "vector": 0, "words": 0, "zh": 0, "en": 0}
+            index = store.recall_index
             for q in questions:
                 answers = set(q["answers"])
                 fused = {ids[h.doc.id] for h in store._search(q["question"], 3)}
-                vec_rows, _ = store._vectors.search(
-                    embedder.embed_texts([q["question"]])[0], 3, -1.0
-                )
-                kw_rows, _ = store._bm25.search(store.keywords(q["question"]), 3)
-                vector = {ids[store._id_at[r]] for r in vec_rows.tolist()}
-                bm25 = {ids[store._id_at[r]] for r in kw_rows.tolist()}
+                query_vector = embedder.embed_texts([q["question"]])[0]
+                terms = stems(store.keywords(q["question"]))
+                vector = {ids[h.id] for h in index.search([], query_vector, 3)}
+                bm25 = {ids[h.id] for h in index.search(terms, None, 3)}
                 hits["fused"] += bool(fused & answers)
                 hits["vector"] += bool(vector & answers)
-                hits["BM25"] += bool(bm25 & answers)
+                hits["words"] += bool(bm25 & answers)
                 hits[q["lang"]] += bool(fused & answers)
             n = len(questions)
             per_lang = {lang: sum(q["lang"] == lang for q in questions) for lang in ("zh", "en")}
             print(
                 f"{name:>24} {hits['fused'] / n:>7.1%} {hits['vector'] / n:>7.1%} "
-                f"{hits['BM25'] / n:>7.1%} {hits['zh'] / per_lang['zh']:>7.1%} "
+                f"{hits['words'] / n:>7.1%} {hits['zh'] / per_lang['zh']:>7.1%} "
                 f"{hits['en'] / per_lang['en']:>7.1%}"
             )
 

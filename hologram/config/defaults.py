@@ -58,6 +58,12 @@ CORE_DEFAULTS: tuple[Setting, ...] = (
     Setting("core.memory.context.top_k", 40, "events the context window keeps after a prune"),
     Setting("core.memory.context.protected_recent", 10, "newest events never pruned"),
     Setting("core.memory.coldcontext.query_top", 3, "cold-context documents put in the prompt"),
+    Setting(
+        "core.memory.recall.vector_weight",
+        0.1,
+        "weight of the vector rank beside the word rank in recall (0: vectors only fill in "
+        "after the words; a semantic embedder deserves more than the hashed default)",
+    ),
     Setting("core.memory.coldcontext.archive_age_h", 72.0, "hours untouched before archival"),
     Setting("core.memory.coldcontext.archive_max_access", 2, "accesses that still allow archival"),
     Setting("core.memory.heartbeat.distill_interval_min", 30, "context prune into cold context"),

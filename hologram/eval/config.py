@@ -32,12 +32,13 @@ class Tier(StrEnum):
     GRAPH = "graph"
     """The graph (Memory II), through its indexer."""
     FUSED = "fused"
-    """Every tier the kernel has, one ranking."""
+    """Every tier the kernel has, one ranking (the kernel's recall index over window, cold
+    context and graph text blocks, with the kernel ranker)."""
 
 
 class Ranker(StrEnum):
     KERNEL = "kernel"
-    """Each tier's own recall as the kernel runs it (window cosine; cold vectors + BM25)."""
+    """Recall as the kernel runs it: episodic words and vectors, fused (`Memory.search`)."""
     EPISODIC = "episodic"
     """`hologram.memory.episodic`: stemmed BM25 over each turn read with the turn before it,
     its session's score and its neighbours'."""

@@ -15,7 +15,7 @@ import numpy as np
 from hologram.eval.config import EvalConfig, Ranker, Tier
 from hologram.eval.replay import ReplayLog
 from hologram.memory import ColdContext, Memory, Segmenter
-from hologram.memory.coldcontext import RRF_K
+from hologram.memory._hybrid import RRF_K, Place
 from hologram.memory.episodic import EpisodicIndex
 
 
@@ -63,6 +63,25 @@ class ColdRetriever:
         return [(self._log.turn_at.get(h.doc.created_at, ""), h.doc.text) for h in hits]
 
 
+class MemoryRetriever:
+    """`Memory.search` with the window: every stored turn (window, cold context, graph text
+    blocks) in the one hybrid ranking the turn's "[Related Memory Docs]" is drawn from (the
+    turn leaves out the window's events, which its prompt carries whole)."""
+
+    def __init__(self, memory: Memory, log: ReplayLog) -> None:
+        self._memory = memory
+        self._log = log
+
+    async def search(self, question: str, top: int) -> list[tuple[str, str]]:
+        found = []
+        for item in await self._memory.search(question, top, with_window=True):
+            turn_id = self._log.turn_at.get(item.at, "")
+            if not turn_id and item.place is Place.GRAPH:
+                turn_id = self._log.turn_of_text.get(item.text, "")
+            found.append((turn_id, item.text))
+        return found
+
+
 class FusedRetriever:
     """Several tiers' rankings merged by reciprocal rank, as the cold context fuses its two."""
 
@@ -91,8 +110,9 @@ def _block_turn(block: object, log: ReplayLog) -> str:
 
 
 class GraphRetriever:
-    """The graph (Memory II): its text blocks (archived cold documents) by vector, and the
-    facts its indexer recalls (traced to turns by their sentence), fused by rank."""
+    """The graph (Memory II): its text blocks (archived cold documents) by the hybrid
+    recall, and the facts its indexer recalls (traced to turns by their sentence), fused
+    by rank."""
 
     def __init__(self, graph: object, log: ReplayLog) -> None:
         self._graph = graph
@@ -173,6 +193,11 @@ async def make_retriever(
                 if turn_id and turn_id not in documents:
                     documents[turn_id] = (turn_id, at_of[turn_id], block.text or "")
         return await asyncio.to_thread(EpisodicRetriever, list(documents.values()), segmenter)
+    if config.tier is Tier.FUSED:
+        # What the turn's "[Related Memory Docs]" is drawn from, ranked as the turn ranks it.
+        # The window's own ranking is left out: the window is in the prompt whole, and its
+        # cosine order fused in cost 5 points of LoCoMo recall@10 (56.1 → 50.8).
+        return MemoryRetriever(memory, log)
     parts: list[Retriever] = []
     if Tier.CONTEXT in tiers:
         parts.append(WindowRetriever(memory, log))

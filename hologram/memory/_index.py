@@ -54,16 +54,27 @@ class VectorIndex:
         """Cosine of `query` with every row in use (dead rows included: callers index it)."""
         return self._matrix[: self.size] @ query
 
-    def search(self, query: npt.NDArray[np.float32], top: int, floor: float) -> tuple[Rows, Scores]:
-        """The `top` rows most similar to `query` with a cosine of at least `floor`."""
+    def search(
+        self,
+        query: npt.NDArray[np.float32],
+        top: int,
+        floor: float,
+        allowed: npt.NDArray[np.bool_] | None = None,
+    ) -> tuple[Rows, Scores]:
+        """The `top` rows most similar to `query` with a cosine of at least `floor`, among
+        the rows `allowed` marks (every row when None; a short mask leaves the rest out)."""
         if self.size == 0 or top <= 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         scores = self._matrix[: self.size] @ query
         scores[~self._valid[: self.size]] = -np.inf
+        if allowed is not None:
+            mask = np.zeros(self.size, bool)
+            mask[: min(len(allowed), self.size)] = allowed[: self.size]
+            scores[~mask] = -np.inf
         top = min(top, self.size)
         rows = np.argpartition(-scores, top - 1)[:top]
         rows = rows[np.argsort(-scores[rows], kind="stable")]
-        keep = scores[rows] >= floor
+        keep = np.isfinite(scores[rows]) & (scores[rows] >= floor)
         return rows[keep].astype(np.int64), scores[rows][keep].astype(np.float32)
 
 

@@ -1,5 +1,7 @@
 """The cold-context store (spec: DocStore): one JSON file per document, indexes rebuilt at
-start, dual recall (vectors and BM25 over jieba words) fused by reciprocal rank.
+start, dual recall fused by reciprocal rank: vectors, and episodic BM25 over the stemmed
+jieba words each document keeps (`hologram.memory._hybrid`), so reopening a store re-reads
+its words and never segments text again.
 
 Documents arrive from context pruning (with their original timestamps), from the model's
 `coldcontext_commit`, and leave by `consume` (the model's `coldcontext_query`) or by
@@ -19,17 +21,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hologram.memory._index import Bm25Index, VectorIndex
+from hologram.memory._hybrid import RRF_K, HybridIndex, Place
 from hologram.memory._journal import _fsync_dir, write_atomic
 from hologram.memory.context_event import ContextEvent
 from hologram.memory.embedding import Embedder, StoredVector
+from hologram.memory.episodic import stems
 from hologram.sdk import Clock, EventType
 
 log = logging.getLogger(__name__)
 
-RRF_K = 60
-"""Reciprocal-rank-fusion constant: ranks matter, raw scores of the two recalls (cosine,
-BM25) are on scales that cannot be added."""
+__all__ = ["RRF_K", "ColdContext", "ColdDoc", "ColdHit"]
 
 
 @dataclass(slots=True)
@@ -96,6 +97,8 @@ class ColdHit:
     score: float
     cosine: float | None
     bm25: float | None
+    """The episodic word score (the best direct hit 1.0, plus its session's lift), if
+    words found it."""
 
 
 class ColdContext:
@@ -108,6 +111,8 @@ class ColdContext:
         *,
         emit: Callable[..., Any] | None = None,
         min_similarity: float = 0.12,
+        vector_weight: float = 0.1,
+        recall_index: HybridIndex | None = None,
     ) -> None:
         self.directory = directory
         self.docs_dir = directory / "docs"
@@ -118,10 +123,12 @@ class ColdContext:
         self.problems: list[str] = []
         self._emit = emit
         self._docs: dict[str, ColdDoc] = {}
-        self._row_of: dict[str, int] = {}
-        self._id_at: list[str | None] = []
-        self._vectors = VectorIndex(embedder.dim)
-        self._bm25 = Bm25Index()
+        if recall_index is None:
+            recall_index = HybridIndex(
+                embedder.dim, vector_weight=vector_weight, min_similarity=min_similarity
+            )
+        self.recall_index = recall_index
+        """Shared with the graph's text blocks when the kernel assembles memory."""
         self._lock = asyncio.Lock()
         self._loading: asyncio.Task[None] | None = None
 
@@ -192,7 +199,7 @@ class ColdContext:
             vectors = await asyncio.to_thread(self.embedder.embed_texts, [d.text for d in chunk])
             for doc, vector in zip(chunk, vectors, strict=True):
                 doc.vector = StoredVector(self.embedder.fingerprint, vector)
-                self._vectors.set(self._row_of[doc.id], vector)
+                self.recall_index.set_vector(doc.id, vector)
             await asyncio.to_thread(self._write, chunk, False)
             done = start + len(chunk)
             if progress is not None:
@@ -215,21 +222,15 @@ class ColdContext:
     # ---- storage ----------------------------------------------------------------------------
 
     def _index(self, doc: ColdDoc) -> None:
-        row = len(self._id_at)
-        self._id_at.append(doc.id)
-        self._row_of[doc.id] = row
         self._docs[doc.id] = doc
+        # Only a vector of the current space is compared; another's waits for re-embedding.
         usable = doc.vector is not None and doc.vector.matches(self.embedder)
-        self._vectors.set(row, doc.vector.vector if usable else None)  # type: ignore[union-attr]
-        self._bm25.add(row, doc.tokens)
+        vector = doc.vector.vector if usable else None  # type: ignore[union-attr]
+        self.recall_index.add(doc.id, doc.created_at, stems(doc.tokens), vector, Place.COLD_CONTEXT)
 
     def _unindex(self, doc_id: str) -> ColdDoc | None:
         doc = self._docs.pop(doc_id, None)
-        row = self._row_of.pop(doc_id, None)
-        if row is not None:
-            self._id_at[row] = None
-            self._vectors.remove(row)
-            self._bm25.remove(row)
+        self.recall_index.remove(doc_id)
         return doc
 
     def _write(self, docs: Sequence[ColdDoc], durable: bool = True) -> None:
@@ -326,24 +327,10 @@ class ColdContext:
     # ---- recall -----------------------------------------------------------------------------
 
     def _search(self, text: str, top: int) -> list[ColdHit]:
-        wide = max(top * 10, 50)
         query_vector = self.embedder.embed_texts([text])[0]
-        vec_rows, cosines = self._vectors.search(query_vector, wide, self.min_similarity)
-        kw_rows, bm25 = self._bm25.search(self.keywords(text), wide)
-        fused: dict[int, list[float | None]] = {}
-        for rank, (row, cos) in enumerate(zip(vec_rows.tolist(), cosines.tolist(), strict=True)):
-            fused[row] = [1.0 / (RRF_K + rank), cos, None]
-        for rank, (row, score) in enumerate(zip(kw_rows.tolist(), bm25.tolist(), strict=True)):
-            entry = fused.setdefault(row, [0.0, None, None])
-            entry[0] = (entry[0] or 0.0) + 1.0 / (RRF_K + rank)
-            entry[2] = score
-        best = sorted(fused.items(), key=lambda item: -(item[1][0] or 0.0))[:top]
-        hits = []
-        for row, (score, cos, kw) in best:
-            doc_id = self._id_at[row]
-            if doc_id is not None:
-                hits.append(ColdHit(self._docs[doc_id], float(score or 0.0), cos, kw))
-        return hits
+        terms = stems(self.keywords(text))
+        found = self.recall_index.search(terms, query_vector, top, (Place.COLD_CONTEXT,))
+        return [ColdHit(self._docs[h.id], h.score, h.cosine, h.lexical) for h in found]
 
     async def query(self, text: str, top: int = 3) -> list[ColdHit]:
         """The documents most related to `text`, at most `top`, none if nothing is related.
@@ -353,13 +340,22 @@ class ColdContext:
         await self.wait_ready()
         async with self._lock:
             hits = await asyncio.to_thread(self._search, text, top)
-            now = self.clock.now()
-            for hit in hits:
-                hit.doc.access_count += 1
-                hit.doc.last_access = now
-            # Access counts decide archival, not what was acknowledged: no fsync needed.
-            await asyncio.to_thread(self._write, [h.doc for h in hits], False)
+            await self._touch_locked([h.doc for h in hits])
         return hits
+
+    async def touch(self, ids: Sequence[str]) -> None:
+        """Count a read of each document (one recalled through the shared index)."""
+        await self.wait_ready()
+        async with self._lock:
+            await self._touch_locked([d for d in map(self._docs.get, ids) if d is not None])
+
+    async def _touch_locked(self, docs: Sequence[ColdDoc]) -> None:
+        now = self.clock.now()
+        for doc in docs:
+            doc.access_count += 1
+            doc.last_access = now
+        # Access counts decide archival, not what was acknowledged: no fsync needed.
+        await asyncio.to_thread(self._write, docs, False)
 
     async def consume(self, ids: Sequence[str]) -> list[ColdDoc]:
         """Remove documents and return them (consume-on-read): the caller has already put

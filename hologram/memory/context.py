@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from hologram.memory._hybrid import HybridIndex, Place
 from hologram.memory._index import VectorIndex
 from hologram.memory._journal import Journal
 from hologram.memory.context_event import (
@@ -24,6 +25,7 @@ from hologram.memory.context_event import (
     text_for_vector,
 )
 from hologram.memory.embedding import Embedder, EmbedderError, StoredVector
+from hologram.memory.episodic import stems
 from hologram.sdk import Clock, EventType
 
 log = logging.getLogger(__name__)
@@ -132,6 +134,8 @@ class ContextWindow:
         emit: Emit | None = None,
         tools: ToolLookup | None = None,
         compact_every: int = 500,
+        recall_index: HybridIndex | None = None,
+        keywords: Callable[[str], list[str]] | None = None,
     ) -> None:
         if top_k < 0 or protected_recent < 0:
             raise ValueError("top_k and protected_recent must not be negative")
@@ -155,6 +159,14 @@ class ContextWindow:
         self._stale: set[str] = set()
         self._ids: set[str] = set()
         self._lock = asyncio.Lock()
+        if recall_index is not None and keywords is None:
+            raise ValueError("a window in the recall index needs the keywords function")
+        # The window's events sit in the memory's recall index too (Place.CONTEXT): the
+        # turn's recall leaves them out, but archived turns keep them as neighbours and
+        # session mates, and an experiment can rank every stored turn at once.
+        self.recall_index = recall_index
+        self._keywords = keywords
+        self._indexing: asyncio.Task[None] | None = None
 
     # ---- reading ----------------------------------------------------------------------------
 
@@ -202,7 +214,30 @@ class ContextWindow:
                 self._announce_problems(problems)
                 # Rewrite the files now so the bad lines (kept aside) are not met again.
                 await asyncio.to_thread(self._journal.compact, self._records())
+        if self.recall_index is not None and self._events:
+            # Segmenting may wait for jieba's first load: never on the boot path.
+            self._indexing = asyncio.get_running_loop().create_task(
+                self._index_loaded(), name="context-index"
+            )
         return problems
+
+    async def _index_loaded(self) -> None:
+        events = self.events
+        assert self._keywords is not None
+        words = await asyncio.to_thread(lambda: [self._words(e) for e in events])
+        async with self._lock:
+            for event, its_words in zip(events, words, strict=True):
+                if event.id in self._ids:
+                    self._index_event(event, its_words)
+
+    def _words(self, event: ContextEvent) -> list[str]:
+        assert self._keywords is not None
+        return stems(self._keywords(event.vector_text or event.text))
+
+    def _index_event(self, event: ContextEvent, words: list[str]) -> None:
+        if self.recall_index is not None:
+            vector = event.vector.vector if self._usable(event) else None  # type: ignore[union-attr]
+            self.recall_index.add(event.id, event.timestamp, words, vector, Place.CONTEXT)
 
     def _announce_problems(self, problems: list[str]) -> None:
         self.problems.extend(problems)
@@ -224,6 +259,8 @@ class ContextWindow:
             raise ValueError(f"unknown operation {op['op']!r}")
 
     async def close(self) -> None:
+        if self._indexing is not None and not self._indexing.done():
+            self._indexing.cancel()
         async with self._lock:
             await asyncio.to_thread(self._journal.compact, self._records())
             self._journal.close()
@@ -251,6 +288,8 @@ class ContextWindow:
         else:
             self._matrix.set(slot, None)
             self._stale.add(event.id)
+        if self.recall_index is not None and self._usable(event):
+            self.recall_index.set_vector(event.id, event.vector.vector)  # type: ignore[union-attr]
 
     def _keep_only(self, keep: list[bool]) -> None:
         """Drop every event whose flag in `keep` (parallel to the window) is False."""
@@ -264,6 +303,8 @@ class ContextWindow:
                 self._stale.discard(event.id)
                 self._matrix.remove(slot)
                 self._free.append(slot)
+                if self.recall_index is not None:
+                    self.recall_index.remove(event.id)
         self._events, self._slots = events, slots
 
     def _remove(self, ids: set[str]) -> None:
@@ -297,8 +338,10 @@ class ContextWindow:
             vector_text=text_for_vector(source, input, response, outputs, self.tools),
         )
         async with self._lock:
-            error = await asyncio.to_thread(self._embed_and_log, event)
+            error, words = await asyncio.to_thread(self._embed_and_log, event)
             self._insert(event)
+            if words is not None:
+                self._index_event(event, words)
             if error is not None:
                 self._announce_problems([f"event {event.id} stored without a vector: {error}"])
             await self._maybe_compact()
@@ -312,7 +355,7 @@ class ContextWindow:
             )
         return event
 
-    def _embed_and_log(self, event: ContextEvent) -> str | None:
+    def _embed_and_log(self, event: ContextEvent) -> tuple[str | None, list[str] | None]:
         error = None
         try:
             vector = self.embedder.embed_texts([event.vector_text])[0]
@@ -320,7 +363,7 @@ class ContextWindow:
         except EmbedderError as exc:
             error = str(exc)
         self._journal.log({"op": "append", "event": event.to_json()})
-        return error
+        return error, None if self.recall_index is None else self._words(event)
 
     async def _maybe_compact(self) -> None:
         if self._journal.logged >= max(self.compact_every, len(self._events)):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hologram.memory._hybrid import HybridIndex
 from hologram.memory.embedding import Embedder
 from hologram.memory.graph_base import Emit, GraphBase, placeholders, vector_blob
 from hologram.memory.graph_blocks import BlockStore
@@ -58,10 +59,12 @@ class GraphStore(GraphRecall, GraphEditing, GraphBase):
         *,
         emit: Emit | None = None,
         single_valued: Iterable[str] = SINGLE_VALUED,
+        recall_index: HybridIndex | None = None,
+        keywords: Callable[[str], list[str]] | None = None,
     ) -> None:
         super().__init__(path, embedder, clock, emit=emit)
         self.single_valued = frozenset(normalise_relation(r) for r in single_valued)
-        self.blocks = BlockStore(self)
+        self.blocks = BlockStore(self, recall_index=recall_index, keywords=keywords)
         self._entity_listeners: list[Callable[[list[int], list[Any]], None]] = []
 
     @classmethod
@@ -71,6 +74,16 @@ class GraphStore(GraphRecall, GraphEditing, GraphBase):
         store = cls(path, embedder, clock, **options)
         await store.open()
         return store
+
+    async def open(self) -> list[int]:
+        applied = await super().open()
+        # The blocks' words and vectors load while the kernel boots on: not on its path.
+        self.blocks.start()
+        return applied
+
+    async def close(self) -> None:
+        await self.blocks.close()
+        await super().close()
 
     # ---- commit ------------------------------------------------------------------------
 

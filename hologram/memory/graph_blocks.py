@@ -5,21 +5,28 @@ A media block's id derives from its content, `blk_media_<sha256(trim(mime) + "\\
 data)[:12]>`, so storing the same image twice stores it once (`ON CONFLICT`). Every block
 carries its own vector and the fingerprint of the space it was computed in. Listing and
 search select every column but `data`; `data(id)` reads one block's bytes on demand.
+
+Search is hybrid (`hologram.memory._hybrid`): a text block's keywords are stored beside it,
+and the words and vectors of every block are loaded into the recall index in the background
+at open. A block archived from the cold context keeps the time its turn was said, so it
+stays beside its session and neighbours in that index.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
-
+from hologram.memory._hybrid import HybridIndex, Place
+from hologram.memory._text import Segmenter
 from hologram.memory.embedding import ModalityUnsupported
-from hologram.memory.graph_base import blob_vector, vector_blob
+from hologram.memory.episodic import stems
+from hologram.memory.graph_base import blob_vector, placeholders, vector_blob
 from hologram.memory.graph_types import BlockInfo, GraphError, UnknownBlock
 from hologram.sdk import EventType
 
@@ -50,8 +57,76 @@ class ReembedReport:
 
 
 class BlockStore:
-    def __init__(self, graph: GraphBase) -> None:
+    def __init__(
+        self,
+        graph: GraphBase,
+        *,
+        recall_index: HybridIndex | None = None,
+        keywords: Callable[[str], list[str]] | None = None,
+    ) -> None:
         self.graph = graph
+        self.recall_index = (
+            recall_index if recall_index is not None else HybridIndex(graph.embedder.dim)
+        )
+        """Shared with the cold context when the kernel assembles memory."""
+        self.keywords = keywords or Segmenter().keywords
+        self._loading: asyncio.Task[None] | None = None
+
+    # ---- the recall index --------------------------------------------------------------
+
+    def start(self) -> asyncio.Task[None]:
+        """Begin loading every block into the recall index in the background."""
+        if self._loading is None:
+            self._loading = asyncio.get_running_loop().create_task(
+                self._load(), name="graph-blocks-load"
+            )
+        return self._loading
+
+    async def wait_ready(self) -> None:
+        await self.start()
+
+    async def close(self) -> None:
+        if self._loading is not None and not self._loading.done():
+            self._loading.cancel()
+
+    async def _load(self) -> None:
+        rows = await self.graph.fetchall(
+            "SELECT id, kind, text, words, created_at, vector, fingerprint FROM memory_blocks"
+        )
+        missing = [(r[0], r[2]) for r in rows if r[1] == "text" and r[3] is None]
+        if missing:
+            # Blocks written before keywords were stored: segmented once, then kept.
+            computed = await asyncio.to_thread(
+                lambda: [json.dumps(self.keywords(t or ""), ensure_ascii=False) for _, t in missing]
+            )
+            async with self.graph.transaction() as db:
+                await db.executemany(
+                    "UPDATE memory_blocks SET words = ? WHERE id = ?",
+                    [(w, i) for w, (i, _) in zip(computed, missing, strict=True)],
+                )
+            fresh = {i: w for w, (i, _) in zip(computed, missing, strict=True)}
+            rows = [(*r[:3], fresh.get(r[0], r[3]), *r[4:]) for r in rows]
+        fingerprint = self.graph.embedder.fingerprint
+
+        def words_of(text: str | None, stored: str | None) -> list[str]:
+            try:
+                return [str(w) for w in json.loads(stored)] if stored else []
+            except (ValueError, TypeError):
+                # A damaged list costs one segmentation, never the whole index.
+                return self.keywords(text or "")
+
+        def index_all() -> None:
+            for block_id, _kind, text, words, created_at, vector, fp in rows:
+                usable = vector is not None and fp == fingerprint
+                self.recall_index.add(
+                    block_id,
+                    created_at,
+                    stems(words_of(text, words)),
+                    blob_vector(vector) if usable else None,
+                    Place.GRAPH,
+                )
+
+        await asyncio.to_thread(index_all)
 
     # ---- writing ---------------------------------------------------------------------
 
@@ -95,9 +170,22 @@ class BlockStore:
                     self.graph.clock.now(),
                 ),
             )
-        return await self.get(block_id)
+        info = await self.get(block_id)
+        if self._loading is not None:
+            self._index(info, [], vector)
+        return info
 
-    async def add_text(self, text: str, *, source: str = "") -> BlockInfo:
+    async def add_text(
+        self,
+        text: str,
+        *,
+        source: str = "",
+        at: float | None = None,
+        words: Sequence[str] | None = None,
+    ) -> BlockInfo:
+        """Store a text block (once per distinct text). `at` is when what it records
+        happened (an archived turn's own time; now when None); `words` its keywords, when
+        the caller has them already."""
         if not isinstance(text, str) or not text.strip():
             raise GraphError("a text block needs non-empty text")
         block_id = text_block_id(text)
@@ -105,10 +193,13 @@ class BlockStore:
         if known is not None:
             return known
         vector, fingerprint = await self._vector(block_id, text=text)
+        if words is None:
+            words = await asyncio.to_thread(self.keywords, text)
         async with self.graph.transaction() as db:
             await db.execute(
                 "INSERT INTO memory_blocks (id, kind, text, size, vector, fingerprint, source, "
-                "created_at) VALUES (?, 'text', ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING",
+                "created_at, words) VALUES (?, 'text', ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(id) DO NOTHING",
                 (
                     block_id,
                     text,
@@ -116,10 +207,25 @@ class BlockStore:
                     vector,
                     fingerprint,
                     source,
-                    self.graph.clock.now(),
+                    self.graph.clock.now() if at is None else at,
+                    json.dumps(list(words), ensure_ascii=False),
                 ),
             )
-        return await self.get(block_id)
+        info = await self.get(block_id)
+        if self._loading is not None:
+            self._index(info, words, vector)
+        return info
+
+    def _index(self, info: BlockInfo, words: Sequence[str], vector: bytes | None) -> None:
+        """A block written after loading began joins the index now (one the loader also
+        reads is only replaced by the same entry)."""
+        self.recall_index.add(
+            info.id,
+            info.created_at,
+            stems(words),
+            None if vector is None else blob_vector(vector),
+            Place.GRAPH,
+        )
 
     async def _known(self, block_id: str) -> BlockInfo | None:
         try:
@@ -151,6 +257,7 @@ class BlockStore:
         block_id = await self.resolve(block_id)
         async with self.graph.transaction() as db:
             await db.execute("DELETE FROM memory_blocks WHERE id = ?", (block_id,))
+        self.recall_index.remove(block_id)
 
     # ---- reading ---------------------------------------------------------------------
 
@@ -195,21 +302,35 @@ class BlockStore:
             raise UnknownBlock(ref)
         return str(rows[0][0])
 
+    async def infos(self, ids: Sequence[str]) -> dict[str, BlockInfo]:
+        """The blocks of `ids` that exist, by id (bytes unread)."""
+        found: dict[str, BlockInfo] = {}
+        ids = list(ids)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            for row in await self.graph.fetchall(
+                f"SELECT {INFO_COLUMNS} FROM memory_blocks WHERE id IN ({placeholders(chunk)})",
+                chunk,
+            ):
+                found[row[0]] = BlockInfo(*row)
+        return found
+
     async def search(self, text: str, top: int = 5) -> list[tuple[BlockInfo, float]]:
-        """Blocks nearest to `text` in the current space (their own vectors; bytes unread).
-        Blocks of another fingerprint are not compared until re-embedded."""
+        """Blocks best matching `text`, by words and by vectors of the current space fused
+        (bytes unread), with their fused score. Blocks of another fingerprint are found by
+        their words only until re-embedded."""
+        await self.wait_ready()
         embedder = self.graph.embedder
-        rows = await self.graph.fetchall(
-            f"SELECT {INFO_COLUMNS}, vector FROM memory_blocks WHERE fingerprint = ?",
-            (embedder.fingerprint,),
-        )
-        if not rows:
-            return []
-        query = (await asyncio.to_thread(embedder.embed_texts, [text]))[0]
-        matrix = np.stack([blob_vector(r[-1]) for r in rows])
-        scores = matrix @ query
-        order = np.argsort(-scores)[:top]
-        return [(BlockInfo(*rows[i][:-1]), float(scores[i])) for i in order]
+
+        def find() -> list[tuple[str, float]]:
+            query = embedder.embed_texts([text])[0]
+            terms = stems(self.keywords(text))
+            hits = self.recall_index.search(terms, query, top, (Place.GRAPH,))
+            return [(h.id, h.score) for h in hits]
+
+        hits = await asyncio.to_thread(find)
+        infos = await self.infos([block_id for block_id, _ in hits])
+        return [(infos[i], score) for i, score in hits if i in infos]
 
     # ---- changing space --------------------------------------------------------------
 
@@ -242,6 +363,7 @@ class BlockStore:
                         "UPDATE memory_blocks SET vector = ?, fingerprint = ? WHERE id = ?",
                         (vector_blob(rows[0]), embedder.fingerprint, block.id),
                     )
+                self.recall_index.set_vector(block.id, rows[0])
                 report.recomputed.append(block.id)
             if progress is not None:
                 progress(done, len(stale))

@@ -8,17 +8,19 @@ cold-context documents, and its tools are offered beside `coldcontext_query`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from hologram.config.keys import Setting
+from hologram.memory._hybrid import HybridHit, Place
 from hologram.memory._text import Segmenter
 from hologram.memory.distill import DistillPipeline
 from hologram.memory.graph import SINGLE_VALUED, GraphStore
 from hologram.memory.graph_tools import graph_tools
 from hologram.memory.heartbeat import Heartbeat, HeartbeatSettings, SubmitConsolidation
 from hologram.memory.indexer import Estimate, Indexer, rough_tokens
+from hologram.memory.recall import Recollection
 from hologram.memory.social import Social, social_tools
 from hologram.sdk import EventType, Facility, MemItem, ToolDef
 
@@ -52,8 +54,22 @@ class GraphMemory:
     heartbeat: Heartbeat
     estimate: Estimate = rough_tokens
     _tools: list[ToolDef] = field(default_factory=list)
+    place: ClassVar[Place] = Place.GRAPH
+    """Its text blocks share the cold context's recall index, under this place."""
 
     # ---- as a memory layer (Memory.add_layer) ------------------------------------------
+
+    async def wait_ready(self) -> None:
+        await self.store.blocks.wait_ready()
+
+    async def recollect(self, hits: Sequence[HybridHit]) -> list[Recollection]:
+        """The text blocks among `hits` (archived turns), in their order."""
+        infos = await self.store.blocks.infos([h.id for h in hits])
+        return [
+            Recollection(h.id, Place.GRAPH, info.text or "", info.created_at, "graph", h.score)
+            for h in hits
+            if (info := infos.get(h.id)) is not None and info.kind == "text"
+        ]
 
     def tools(self) -> list[ToolDef]:
         if not self._tools:
@@ -141,15 +157,19 @@ class GraphModule:
             return (memory.estimate or rough_tokens)(text)
 
         single = [r for r in config.get_str("core.memory.graph.single_valued").split(",") if r]
+        segmenter = Segmenter()
         store = GraphStore(
             state.data_dir / "graph.db",
             memory.embedder,
             state.clock,
             emit=emit,
             single_valued=single,
+            # One index over the cold context and the text blocks: a turn keeps its session
+            # and neighbours when archival moves it from one to the other.
+            recall_index=state.coldcontext.recall_index,
+            keywords=segmenter.keywords,
         )
         await store.open()
-        segmenter = Segmenter()
         indexer = Indexer(
             store,
             segmenter.keywords,

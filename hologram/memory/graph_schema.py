@@ -109,6 +109,11 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (kind, key)
     );
     """,
+    # 4: a text block's keywords (a JSON list), so the word index is rebuilt at open
+    # without segmenting every text again; NULL until computed.
+    """
+    ALTER TABLE memory_blocks ADD COLUMN words TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

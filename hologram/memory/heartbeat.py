@@ -162,7 +162,8 @@ class Heartbeat:
 
     async def tick_archive(self) -> dict[str, Any]:
         """Cold documents untouched for long enough go into the graph (spec:
-        archiveColdDocs): the text as a text block, plus the triples the rules find in it.
+        archiveColdDocs): the text as a text block at the time it was said (so recall still
+        reads it beside its session), plus the triples the rules find in it.
         The graph holds them before the cold context lets them go: a crash in between
         leaves a duplicate, never a loss."""
         if self.cold is None:
@@ -172,7 +173,12 @@ class Heartbeat:
         )
         triples = 0
         for doc in docs:
-            await self.graph.blocks.add_text(doc.text or doc.input, source=f"coldcontext:{doc.id}")
+            await self.graph.blocks.add_text(
+                doc.text or doc.input,
+                source=f"coldcontext:{doc.id}",
+                at=doc.created_at,
+                words=doc.tokens if doc.text else None,
+            )
             if doc.source != "agent" and doc.input:
                 found = [replace(t, origin="archive") for t in extract(doc.input, "user")]
                 if found:

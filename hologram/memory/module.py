@@ -60,6 +60,7 @@ class ColdContextModule:
             state.clock,
             emit=state.events.emit,
             min_similarity=config.get_float("core.memory.coldcontext.min_similarity"),
+            vector_weight=config.get_float("core.memory.recall.vector_weight"),
         )
         self.store.start()
         log.info("memory embedder %s (%s)", embedder.name, embedder.fingerprint)
@@ -102,6 +103,8 @@ class MemoryModule:
             cold=cold,
             emit=state.events.emit,
             compact_every=config.get_int("core.memory.context.compact_every"),
+            recall_index=cold.recall_index,
+            keywords=cold.keywords,
         )
         await self.window.open()
         memory = Memory(

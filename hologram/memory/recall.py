@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
+from hologram.memory._hybrid import HybridHit, Place
 from hologram.memory.coldcontext import ColdContext, ColdHit
 from hologram.memory.context import ContextWindow, PruneReport
 from hologram.memory.context_event import AGENT_SOURCE, ContextEvent, ToolOutput
 from hologram.memory.embedding import Embedder
+from hologram.memory.episodic import stems
 from hologram.memory.textlog import TextLog
 from hologram.memory.tools import coldcontext_tools
 from hologram.sdk import MemItem, StageContext, ToolDef, ToolResult
@@ -22,14 +25,39 @@ USER_SOURCE = "user"
 Estimate = Callable[[str], int]
 """Tokens of a text: the provider layer's estimator, passed in so there is only one."""
 
+_SOURCE_OF = {Place.COLD_CONTEXT: "coldcontext", Place.GRAPH: "graph.blocks"}
+"""A recalled document's `MemItem.source`, by where it is kept."""
+
 
 def _when(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M")
 
 
-def doc_line(hit: ColdHit) -> str:
-    where = hit.doc.channel or hit.doc.source
-    return f"- ({_when(hit.doc.created_at)} UTC, {where}) {hit.doc.text}"
+@dataclass(frozen=True, slots=True)
+class Recollection:
+    """A stored turn or document found for a query, wherever it is kept now."""
+
+    id: str
+    place: Place
+    text: str
+    at: float
+    """When what it records happened."""
+    where: str
+    """The channel or source it came from."""
+    score: float
+
+    @classmethod
+    def of_cold(cls, hit: ColdHit) -> Recollection:
+        doc = hit.doc
+        return cls(
+            doc.id, Place.COLD_CONTEXT, doc.text, doc.created_at, doc.channel or doc.source,
+            hit.score,
+        )  # fmt: skip
+
+
+def doc_line(hit: ColdHit | Recollection) -> str:
+    found = Recollection.of_cold(hit) if isinstance(hit, ColdHit) else hit
+    return f"- ({_when(found.at)} UTC, {found.where}) {found.text}"
 
 
 def event_line(event: ContextEvent) -> str:
@@ -43,7 +71,9 @@ def event_line(event: ContextEvent) -> str:
     return f"[{_when(event.timestamp)}] {event.source}: {what}"
 
 
-def related_docs_section(hits: Sequence[ColdHit], budget_tokens: int, estimate: Estimate) -> str:
+def related_docs_section(
+    hits: Sequence[ColdHit | Recollection], budget_tokens: int, estimate: Estimate
+) -> str:
     """The "[Related Memory Docs]" section: the best hits first, as many as fit in
     `budget_tokens` with the header; "" when none fits or none was found. A ceiling, not a
     fill target: a budget larger than the hits leaves the rest unused."""
@@ -61,13 +91,22 @@ def related_docs_section(hits: Sequence[ColdHit], budget_tokens: int, estimate: 
 
 class MemoryLayer(Protocol):
     """A further memory layer joining the turn (the graph): its items beside the cold
-    context's in recall, its section in the prompt, its tools beside coldcontext_*."""
+    context's in recall, its section in the prompt, its tools beside coldcontext_*, and
+    the documents it keeps in the shared recall index (`place`), which `recollect` reads."""
+
+    place: Place | None
 
     async def recall(self, query: str, budget_tokens: int | None = None) -> list[MemItem]: ...
 
     async def section(self, query: str, budget_tokens: int, estimate: Estimate) -> str: ...
 
     def tools(self) -> list[ToolDef]: ...
+
+    async def wait_ready(self) -> None: ...
+
+    async def recollect(self, hits: Sequence[HybridHit]) -> list[Recollection]:
+        """The layer's documents among `hits`, in their order (gone ones left out)."""
+        ...
 
 
 @dataclass
@@ -104,18 +143,63 @@ class Memory:
     async def prune(self, query: str) -> PruneReport:
         return await self.context.prune(query)
 
-    async def recall(self, query: str, budget_tokens: int | None = None) -> list[MemItem]:
-        """Cold-context documents related to `query`, best first, as `MemItem`s; none when
-        nothing is related. Within `budget_tokens` when an estimator is set."""
-        hits = await self.cold.query(query, self.query_top())
-        items, used = [], 0
+    async def search(
+        self, query: str, top: int, *, with_window: bool = False
+    ) -> list[Recollection]:
+        """The `top` stored turns and documents most related to `query`, in one ranking over
+        the cold context and every layer that keeps documents in the shared recall index
+        (the graph's text blocks); none when nothing is related. The window's events are
+        left out (the prompt carries the window whole) unless `with_window`. A cold
+        document found counts as read, as the spec's auto-inject query counts it."""
+        if top <= 0 or not query.strip():
+            return []
+        await self.cold.wait_ready()
+        keeping = {layer.place: layer for layer in self._layers if layer.place is not None}
+        for layer in keeping.values():
+            await layer.wait_ready()
+        places = {Place.COLD_CONTEXT, *keeping}
+        if with_window:
+            places.add(Place.CONTEXT)
+        index = self.cold.recall_index
+
+        def find() -> list[HybridHit]:
+            terms = stems(self.cold.keywords(query))
+            vector = self.embedder.embed_texts([query])[0]
+            return index.search(terms, vector, top, places)
+
+        hits = await asyncio.to_thread(find)
+        found: dict[str, Recollection] = {}
+        window = {e.id: e for e in self.context.events} if with_window else {}
         for hit in hits:
-            text = doc_line(hit)[2:]
+            if hit.place is Place.CONTEXT and (event := window.get(hit.id)) is not None:
+                where = event.channel or event.source
+                found[hit.id] = Recollection(
+                    hit.id, hit.place, event.text, event.timestamp, where, hit.score
+                )
+            elif hit.place is Place.COLD_CONTEXT and (doc := self.cold.get(hit.id)) is not None:
+                cold_hit = ColdHit(doc, hit.score, hit.cosine, hit.lexical)
+                found[hit.id] = Recollection.of_cold(cold_hit)
+        for place, layer in keeping.items():
+            for item in await layer.recollect([h for h in hits if h.place is place]):
+                found[item.id] = item
+        cold = [h.id for h in hits if h.place is Place.COLD_CONTEXT]
+        if cold:
+            await self.cold.touch(cold)
+        return [found[h.id] for h in hits if h.id in found]
+
+    async def recall(self, query: str, budget_tokens: int | None = None) -> list[MemItem]:
+        """Stored documents related to `query` (`search`), best first, as `MemItem`s, then
+        each layer's own items (the graph's facts); none when nothing is related. Within
+        `budget_tokens` when an estimator is set."""
+        found = await self.search(query, self.query_top())
+        items, used = [], 0
+        for item in found:
+            text = doc_line(item)[2:]
             if budget_tokens is not None and self.estimate is not None:
                 used += self.estimate(text)
                 if used > budget_tokens:
                     break
-            items.append(MemItem(text, "coldcontext", hit.score))
+            items.append(MemItem(text, _SOURCE_OF[item.place], item.score))
         for layer in self._layers:
             left = None if budget_tokens is None else max(budget_tokens - used, 0)
             items += await layer.recall(query, left)
@@ -125,8 +209,8 @@ class Memory:
         self, query: str, budget_tokens: int, estimate: Estimate
     ) -> list[str]:
         """The spec's "[Related Memory Docs]" section for `query`, within `budget_tokens`."""
-        hits = await self.cold.query(query, self.query_top())
-        section = related_docs_section(hits, budget_tokens, estimate)
+        found = await self.search(query, self.query_top())
+        section = related_docs_section(found, budget_tokens, estimate)
         sections = [section] if section else []
         left = budget_tokens - (estimate(section) if section else 0)
         for layer in self._layers:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from hologram.memory import Segmenter
@@ -57,3 +59,30 @@ def test_stemmed_words_match_across_forms() -> None:
 def test_an_empty_index_and_a_query_of_no_known_word_find_nothing() -> None:
     assert EpisodicIndex([], Segmenter().keywords).search("anything", 5) == []
     assert _index().search("zebra", 5) == []
+
+
+def test_arrival_order_and_removals_do_not_change_the_scores() -> None:
+    # Pruning archives old turns late and archival moves them on: an index fed out of
+    # order, with some documents removed again, must score exactly as one built in order.
+    rng = random.Random(7)
+    words = ["kite", "lake", "mum", "camping", "yellow", "kitchen", "paint", "dog", "rain"]
+    docs = [
+        (f"d{i}", i * 600.0 + (7200.0 if i > 20 else 0.0), rng.sample(words, 3)) for i in range(40)
+    ]
+    gone = {f"d{i}" for i in (3, 17, 22, 39)}
+    in_order = EpisodicIndex()
+    for doc_id, at, its_words in docs:
+        if doc_id not in gone:
+            in_order.add(doc_id, at, its_words)
+    shuffled = EpisodicIndex()
+    arrival = docs[:]
+    rng.shuffle(arrival)
+    for step, (doc_id, at, its_words) in enumerate(arrival):
+        shuffled.add(doc_id, at, its_words)
+        if step % 9 == 0:
+            shuffled.search_terms(["kite"], 5)  # lay out part-way, as queries between turns do
+    for doc_id in gone:
+        shuffled.remove(doc_id)
+    assert shuffled.ids == in_order.ids
+    for query in (["kite", "lake"], ["yellow"], ["dog", "rain", "mum"]):
+        assert shuffled.scores_of(query) == pytest.approx(in_order.scores_of(query))

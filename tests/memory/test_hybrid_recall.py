@@ -1,0 +1,190 @@
+"""Hybrid recall (words and vectors fused) over one index shared by the cold context and the
+graph's text blocks: rare names, Chinese, reopening, fingerprints, archival."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+from hologram import Kernel
+from hologram.kernel import ManualClock
+from hologram.memory import (
+    ColdContext,
+    ContextEvent,
+    ContextWindow,
+    GraphStore,
+    HashedNgramEmbedder,
+    Memory,
+    Segmenter,
+)
+from hologram.memory._hybrid import Place
+from hologram.memory.episodic import stems
+from tests.memory.helpers import AxisEmbedder
+
+HOUR = 3600.0
+FILLER = [
+    f"we talked about the {thing} at the weekend market again"
+    for thing in ("weather", "traffic", "prices", "music", "crowds", "parking", "bread", "fish")
+]
+
+
+def cold_store(path: Path, embedder, clock: ManualClock) -> ColdContext:
+    return ColdContext(path, embedder, Segmenter().keywords, clock)
+
+
+async def test_a_rare_name_the_hashed_vectors_rank_low_is_found_by_its_words(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    embedder = HashedNgramEmbedder()
+    cold = cold_store(tmp_path / "cold", embedder, clock)
+    await cold.wait_ready()
+    for text in FILLER:
+        await clock.advance(HOUR)
+        await cold.commit(text)
+    await clock.advance(HOUR)
+    target = await cold.commit("Xochitl brought a kite")
+    question = "what did we talk about with Xochitl at the weekend market"
+    # The premise: by vector alone the filler, which shares the question's common words,
+    # outranks the one document that holds the name.
+    vectors = embedder.embed_texts([question, *FILLER, target.text])
+    cosines = vectors[1:] @ vectors[0]
+    assert int(np.argsort(-cosines).tolist().index(len(FILLER))) >= 3
+    hits = await cold.query(question, top=3)
+    assert target.id in [h.doc.id for h in hits]
+    await cold.close()
+
+
+async def test_chinese_is_found_through_jieba_words(tmp_path: Path, clock: ManualClock) -> None:
+    cold = cold_store(tmp_path / "cold", HashedNgramEmbedder(), clock)
+    await cold.wait_ready()
+    for text in ("今天下雨了，我们在家看电影", "周末去公园散步", "我最喜欢的水果是榴莲"):
+        await clock.advance(HOUR)
+        await cold.commit(text)
+    hits = await cold.query("我喜欢什么水果？", top=1)
+    assert hits[0].doc.text == "我最喜欢的水果是榴莲" and hits[0].bm25 is not None
+    await cold.close()
+
+
+async def test_the_word_index_is_rebuilt_from_stored_words_at_reopen(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    cold = cold_store(tmp_path / "cold", AxisEmbedder(), clock)
+    await cold.wait_ready()
+    passport = await cold.commit("my passport number is E1234567")
+    await cold.close()
+    calls: list[str] = []
+    segmenter = Segmenter()
+
+    def keywords(text: str) -> list[str]:
+        calls.append(text)
+        return segmenter.keywords(text)
+
+    again = ColdContext(tmp_path / "cold", AxisEmbedder(), keywords, clock)
+    await again.wait_ready()
+    assert calls == []  # the stored words were read, no text segmented again
+    hits = await again.query("passport", top=1)
+    assert [h.doc.id for h in hits] == [passport.id]
+    await again.close()
+
+
+async def test_graph_blocks_keep_their_words_and_are_found_by_them_after_reopen(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    graph = await GraphStore.open_at(tmp_path / "graph.db", AxisEmbedder(), clock)
+    block = await graph.blocks.add_text("Xochitl fixed the bicycle")
+    await graph.close()
+    (words,) = (
+        sqlite3.connect(tmp_path / "graph.db")
+        .execute("SELECT words FROM memory_blocks WHERE id = ?", (block.id,))
+        .fetchone()
+    )
+    assert "xochitl" in words
+    graph = await GraphStore.open_at(tmp_path / "graph.db", AxisEmbedder(), clock)
+    found = await graph.blocks.search("who fixed the bicycle", 3)
+    assert [b.id for b, _ in found] == [block.id]
+    await graph.close()
+
+
+async def test_vectors_of_another_fingerprint_are_never_compared(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    graph = await GraphStore.open_at(tmp_path / "graph.db", AxisEmbedder("v1"), clock)
+    await graph.blocks.add_text("coffee")
+    await graph.blocks.add_text("coffee with a friend")
+    await graph.close()
+    # Same dimension, another space: until re-embedded, words alone may find a block.
+    graph = await GraphStore.open_at(tmp_path / "graph.db", AxisEmbedder("v2"), clock)
+    await graph.blocks.wait_ready()
+    index = graph.blocks.recall_index
+    query = graph.embedder.embed_texts(["coffee"])[0]
+    hits = index.search(stems(["coffee"]), query, 5, [Place.GRAPH])
+    assert hits and all(h.cosine is None for h in hits)
+    assert index.search([], query, 5, [Place.GRAPH]) == []
+    report = await graph.blocks.reembed()
+    assert len(report.recomputed) == 2
+    hits = index.search([], query, 5, [Place.GRAPH])
+    assert len(hits) == 2 and all(h.cosine is not None for h in hits)
+    await graph.close()
+
+
+async def test_a_turn_archived_into_the_graph_is_still_recalled_at_its_own_time(
+    data_dir: Path,
+) -> None:
+    clock = ManualClock(start=1_700_000_000.0)
+    async with Kernel(data_dir, clock=clock, environ={}) as kernel:
+        state = kernel.state
+        said_at = clock.now()
+        event = ContextEvent(timestamp=said_at, source="qq", input="Xochitl loves kites")
+        await state.coldcontext.archive([event])
+        await clock.advance(80 * HOUR)
+        await state.graph.heartbeat.tick_archive()  # the archive loop may have done it already
+        assert len(state.coldcontext) == 0
+        found = await state.memory.search("what does Xochitl love", 3)
+        assert [(f.place, f.at, f.text) for f in found] == [
+            (Place.GRAPH, said_at, "Xochitl loves kites")
+        ]
+        sections = await state.memory.recall_sections("Xochitl", 500, len)
+        assert "Xochitl loves kites" in sections[0]
+        items = await state.memory.recall("Xochitl", 1000)
+        assert items[0].source == "graph.blocks"
+
+
+async def test_window_events_share_the_index_and_move_with_pruning(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    embedder = AxisEmbedder()
+    cold = cold_store(tmp_path / "cold", embedder, clock)
+    await cold.wait_ready()
+    index = cold.recall_index
+    window = ContextWindow(
+        tmp_path / "ctx", embedder, clock, top_k=2, protected_recent=1, cold=cold,
+        recall_index=index, keywords=cold.keywords,
+    )  # fmt: skip
+    await window.open()
+    memory = Memory(window, embedder, cold, lambda: 3)
+    kite = await window.append("qq", input="Xochitl flies a red kite")
+    await window.append("agentcli", input="restart the Xochitl plugin")
+    for text in ("coffee", "tea", "rain"):
+        await clock.advance(60)
+        await window.append("qq", input=text)
+    found = await memory.search("Xochitl kite", 5, with_window=True)
+    assert found[0].id == kite.id and found[0].place is Place.CONTEXT
+    assert await memory.search("Xochitl kite", 5) == []  # the prompt has the window already
+    await window.prune("rain")
+    # The kite turn was archived (a cold document now), the agentcli one dropped for good.
+    found = await memory.search("Xochitl kite", 5, with_window=True)
+    assert (found[0].place, found[0].text) == (Place.COLD_CONTEXT, "Xochitl flies a red kite")
+    assert "restart the Xochitl plugin" not in {f.text for f in found}
+    await window.close()
+    again = ContextWindow(
+        tmp_path / "ctx", embedder, clock, top_k=2, protected_recent=1, cold=cold,
+        recall_index=index, keywords=cold.keywords,
+    )  # fmt: skip
+    await again.open()
+    await again._indexing  # the reopened window's words are indexed in the background
+    found = await Memory(again, embedder, cold, lambda: 3).search("rain", 5, with_window=True)
+    assert [(f.place, f.text) for f in found][:1] == [(Place.CONTEXT, "rain")]
+    await again.close()
+    await cold.close()
