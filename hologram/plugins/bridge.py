@@ -196,16 +196,31 @@ class Bridge:
 
     # ---- input, settings, clock -------------------------------------------------------------
 
-    async def _inject_input(self, text: str, channel: str, user_id: str = "") -> int:
-        return await self.sdk.inject_input(text, channel, user_id=user_id)
+    async def _inject_input(
+        self, text: str, channel: str, user_id: str = "", security_profile: str = ""
+    ) -> int:
+        return await self.sdk.inject_input(
+            text, channel, user_id=user_id, security_profile=security_profile
+        )
 
     async def _inject_interrupt(
-        self, text: str, channel: str, level: int = 3, user_id: str = ""
+        self,
+        text: str,
+        channel: str,
+        level: int = 3,
+        user_id: str = "",
+        security_profile: str = "",
     ) -> int:
-        return await self.sdk.inject_interrupt(text, channel, Priority(level), user_id=user_id)
+        return await self.sdk.inject_interrupt(
+            text, channel, Priority(level), user_id=user_id, security_profile=security_profile
+        )
 
-    async def _inject_input_sync(self, text: str, channel: str, user_id: str = "") -> str:
-        return await self.sdk.inject_input_sync(text, channel, user_id=user_id)
+    async def _inject_input_sync(
+        self, text: str, channel: str, user_id: str = "", security_profile: str = ""
+    ) -> str:
+        return await self.sdk.inject_input_sync(
+            text, channel, user_id=user_id, security_profile=security_profile
+        )
 
     async def _settings_get(self, key: str, default: Any = None) -> Any:
         return self.sdk.settings.get(key, default)

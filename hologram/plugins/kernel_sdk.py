@@ -34,6 +34,7 @@ from hologram.sdk import (
     ToolDef,
     WakeHandler,
 )
+from hologram.security import Firewall, Profile
 from hologram.stages import StageHost, invoke
 
 log = logging.getLogger(__name__)
@@ -82,14 +83,16 @@ class KernelParts:
     coldcontext: ColdContext | None = None
     graph: GraphMemory | None = None
     knowledge: KnowledgeBase | None = None
+    security: Firewall | None = None
 
 
 class KernelSDK:
     """The full SDK of plugin `name`: what a built-in plugin gets."""
 
-    def __init__(self, name: str, parts: KernelParts) -> None:
+    def __init__(self, name: str, parts: KernelParts, profiles: tuple[Profile, ...] = ()) -> None:
         self._name = name
         self._parts = parts
+        self._profiles = profiles
         self._settings = ScopedSettings(parts.config, name)
         self._undo: list[Callable[[], object]] = []
         self._skills: list[str] = []
@@ -171,10 +174,14 @@ class KernelSDK:
             raise RuntimeError("this kernel has no input scheduler; nothing can be injected")
         return self._parts.scheduler
 
-    async def _submit(self, text: str, channel: str, level: Priority, user_id: str) -> Any:
+    async def _submit(
+        self, text: str, channel: str, level: Priority, user_id: str, security_profile: str
+    ) -> Any:
         # A plugin's L4 is L3 (spec 000: the input scheduler). Clamped here as well as in the
         # scheduler, so the journal records the level the input really has.
         level = min(Priority(level), Priority.L3)
+        if security_profile:
+            self._select_profile(text, channel, user_id, security_profile)
         ticket = await self._inputs().submit(
             text,
             channel,
@@ -186,18 +193,41 @@ class KernelSDK:
         ticket.outcome.add_done_callback(_consume)
         return ticket
 
-    async def inject_input(self, text: str, channel: str, *, user_id: str = "") -> int:
-        return (await self._submit(text, channel, Priority.QUEUED, user_id)).id
+    def _select_profile(self, text: str, channel: str, user_id: str, name: str) -> None:
+        """The input's rights: a profile the manifest declares, or an error (never some
+        other profile's rights)."""
+        security = self._parts.security
+        if security is None:
+            if name not in {p.name for p in self._profiles}:
+                raise ValueError(f"plugin {self._name!r} declares no security profile {name!r}")
+            return  # no firewall in this kernel: nothing to narrow
+        profile = security.select_profile(self._name, self._profiles, name)
+        security.expect_input(text, channel, user_id, profile)
+
+    async def inject_input(
+        self, text: str, channel: str, *, user_id: str = "", security_profile: str = ""
+    ) -> int:
+        ticket = await self._submit(text, channel, Priority.QUEUED, user_id, security_profile)
+        return ticket.id
 
     async def inject_interrupt(
-        self, text: str, channel: str, level: Priority | int = Priority.L3, *, user_id: str = ""
+        self,
+        text: str,
+        channel: str,
+        level: Priority | int = Priority.L3,
+        *,
+        user_id: str = "",
+        security_profile: str = "",
     ) -> int:
         if Priority(level) is Priority.QUEUED:
             raise ValueError("an interrupt has a level L1-L4; use inject_input for queued input")
-        return (await self._submit(text, channel, Priority(level), user_id)).id
+        ticket = await self._submit(text, channel, Priority(level), user_id, security_profile)
+        return ticket.id
 
-    async def inject_input_sync(self, text: str, channel: str, *, user_id: str = "") -> str:
-        ticket = await self._submit(text, channel, Priority.QUEUED, user_id)
+    async def inject_input_sync(
+        self, text: str, channel: str, *, user_id: str = "", security_profile: str = ""
+    ) -> str:
+        ticket = await self._submit(text, channel, Priority.QUEUED, user_id, security_profile)
         result = await ticket
         return str(result.reply)
 

@@ -52,6 +52,7 @@ class PluginsModule:
             coldcontext=getattr(state, "coldcontext", None),
             graph=getattr(state, "graph", None),
             knowledge=getattr(state, "knowledge", None),
+            security=getattr(state, "security", None),
         )
 
         def has_facility(facility: Facility) -> bool:

@@ -261,7 +261,8 @@ class PluginRegistry:
         if entry.plugin is None or entry.kind is not Kind.SUBPROCESS:
             entry.plugin = self._make(entry)
         if entry.sdk is None:
-            entry.sdk = KernelSDK(entry.name, self.parts)
+            profiles = () if entry.manifest is None else entry.manifest.security_profiles
+            entry.sdk = KernelSDK(entry.name, self.parts, profiles)
         entry.sdk.detach()
         try:
             await entry.plugin.start(entry.sdk)

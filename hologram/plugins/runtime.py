@@ -164,18 +164,39 @@ class RemoteSDK:
         await self.call("sdk.subscribe", event_type=event_type, subscription=key)
         return key
 
-    async def inject_input(self, text: str, channel: str, user_id: str = "") -> int:
-        return await self.call("sdk.inject_input", text=text, channel=channel, user_id=user_id)
-
-    async def inject_interrupt(
-        self, text: str, channel: str, level: int = 3, user_id: str = ""
+    async def inject_input(
+        self, text: str, channel: str, user_id: str = "", security_profile: str = ""
     ) -> int:
         return await self.call(
-            "sdk.inject_interrupt", text=text, channel=channel, level=level, user_id=user_id
+            "sdk.inject_input",
+            text=text,
+            channel=channel,
+            user_id=user_id,
+            security_profile=security_profile,
         )
 
-    async def inject_input_sync(self, text: str, channel: str, user_id: str = "") -> str:
-        return await self.call("sdk.inject_input_sync", text=text, channel=channel, user_id=user_id)
+    async def inject_interrupt(
+        self, text: str, channel: str, level: int = 3, user_id: str = "", security_profile: str = ""
+    ) -> int:
+        return await self.call(
+            "sdk.inject_interrupt",
+            text=text,
+            channel=channel,
+            level=level,
+            user_id=user_id,
+            security_profile=security_profile,
+        )
+
+    async def inject_input_sync(
+        self, text: str, channel: str, user_id: str = "", security_profile: str = ""
+    ) -> str:
+        return await self.call(
+            "sdk.inject_input_sync",
+            text=text,
+            channel=channel,
+            user_id=user_id,
+            security_profile=security_profile,
+        )
 
     async def settings_get(self, key: str, default: Any = None) -> Any:
         return await self.call("sdk.settings.get", key=key, default=default)

@@ -99,17 +99,28 @@ class PluginSDK(Protocol):
 
     # ---- input ------------------------------------------------------------------------------
 
-    async def inject_input(self, text: str, channel: str, *, user_id: str = "") -> int:
-        """Queue `text` as ordinary input; returns the input's id."""
+    async def inject_input(
+        self, text: str, channel: str, *, user_id: str = "", security_profile: str = ""
+    ) -> int:
+        """Queue `text` as ordinary input; returns the input's id. `security_profile` names
+        one of the profiles the plugin's manifest declares: the rights this input has."""
         ...
 
     async def inject_interrupt(
-        self, text: str, channel: str, level: Priority = Priority.L3, *, user_id: str = ""
+        self,
+        text: str,
+        channel: str,
+        level: Priority = Priority.L3,
+        *,
+        user_id: str = "",
+        security_profile: str = "",
     ) -> int:
         """Queue `text` as an interrupt (a plugin's L4 becomes L3); returns the input's id."""
         ...
 
-    async def inject_input_sync(self, text: str, channel: str, *, user_id: str = "") -> str:
+    async def inject_input_sync(
+        self, text: str, channel: str, *, user_id: str = "", security_profile: str = ""
+    ) -> str:
         """Queue `text` and wait for the reply of its turn."""
         ...
 

@@ -117,7 +117,8 @@ class Firewall:
     def expect_input(self, text: str, channel: str, user_id: str, profile: Profile) -> None:
         """A plugin is about to inject `text` under `profile`; its turn will find it here."""
         principal = Principal(f"{profile.name}:{user_id or channel}", profile.internal, profile)
-        self._expected.append((text, channel, user_id, principal))
+        # Masked as the journal stores it: that is the text the input's turn will carry.
+        self._expected.append((self.mask(text), channel, user_id, principal))
 
     def select_profile(self, plugin: str, declared: Iterable[Profile], name: str) -> Profile:
         """The profile `plugin` names for one input; one it did not declare is an error,

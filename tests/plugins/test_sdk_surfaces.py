@@ -14,7 +14,7 @@ import pytest
 from hologram import Kernel
 from hologram.llm import ScriptedModelServer
 from hologram.plugins import KernelSDK, PluginRegistry
-from hologram.sdk import ToolCall
+from hologram.sdk import ToolCall, ToolDef
 
 # One tool that runs whatever SDK call the test names, so each test shows the call it makes
 # and the answer the plugin got back (or the error it was refused with). NAME becomes the
@@ -335,3 +335,47 @@ async def test_a_lua_call_outside_the_declared_capabilities_is_a_lua_error_namin
 
     assert is_error and "'inject'" in answer and "plugin.json" in answer
     assert model.requests == []
+
+
+# ---- security profiles per input ----------------------------------------------------------
+
+
+async def test_a_plugin_selects_a_declared_profile_per_input_and_an_undeclared_one_is_refused(
+    kernel: Kernel,
+    registry: PluginRegistry,
+    write_plugin: Callable[..., Path],
+    model: ScriptedModelServer,
+) -> None:
+    profiles = {"qq.owner": {"internal": True}, "qq.guest": {}}
+    source = CALLER.replace("NAME", "qq")
+    await registry.load_dir(
+        write_plugin("qq", source, capabilities=["tools", "inject"], security_profiles=profiles)
+    )
+    written: list[dict[str, Any]] = []
+    kernel.state.stagehost.register_tool(
+        ToolDef("files_write", "Write a file.", handler=lambda args: written.append(args) or "ok"),
+        owner="files",
+    )
+
+    async def ask(profile: str) -> Any:
+        model.queue_tool_call("files_write", {"path": "a.txt"}).queue_text("answered")
+        return await sdk_call(
+            kernel,
+            "qq",
+            "sdk.inject_input_sync",
+            text=f"write it ({profile})",
+            channel="notebook",
+            user_id="42",
+            security_profile=profile,
+        )
+
+    # The notebook is an internal channel: only the selected profile makes this an outsider.
+    assert await ask("qq.guest") == "answered"
+    refused = [m for m in model.requests[-1].json["messages"] if m["role"] == "tool"]
+    assert "private to the owner" in refused[-1]["content"] and written == []
+    assert await ask("qq.owner") == "answered"
+    assert written == [{"path": "a.txt"}], "the owner's profile may call a hard-private tool"
+    before = len(model.requests)
+    answer = await ask("qq.admin")
+    assert answer.startswith("refused:") and "declared: qq.guest, qq.owner" in answer
+    assert len(model.requests) == before, "an undeclared profile never reaches the agent"
