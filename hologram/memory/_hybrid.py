@@ -18,10 +18,10 @@ recall with weight 0 / 0.1 was 73.1 / 73.3 on LoCoMo, 70.3 / 71.8 on companion_e
 69.9 / 70.3 on companion_zh. Hence the default 0.1 (`core.memory.recall.vector_weight`);
 a semantic embedder (http, static) likely deserves more: measure it with the eval harness.
 
-One index serves the cold context and the graph's text blocks together (each document
-tagged with its `Place`): a turn moves from one to the other as it ages, but its session
-and its neighbours do not, and one ranking over both needs one set of statistics. Each
-store still searches its own documents alone through the tag.
+One index serves the context window, the cold context and the graph's text blocks together
+(each document tagged with its `Place`): a turn moves from one to the next as it ages, but
+its session and its neighbours do not, and one ranking over all of them needs one set of
+statistics. Each store still searches its own documents alone through the tag.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ class HybridIndex:
         self._vectors = VectorIndex(dim)
         self._row_of: dict[str, int] = {}
         self._id_at: list[str | None] = []
-        self._place = np.zeros(1024, np.int8)
+        self._place = np.full(1024, -1, np.int8)  # -1: no document
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -113,7 +113,8 @@ class HybridIndex:
             self._remove_locked(doc_id)
             row = len(self._id_at)
             if row >= len(self._place):
-                self._place = np.resize(self._place, 2 * len(self._place))
+                more = np.full(len(self._place), -1, np.int8)
+                self._place = np.concatenate([self._place, more])
             self._id_at.append(doc_id)
             self._row_of[doc_id] = row
             self._place[row] = place
@@ -134,7 +135,7 @@ class HybridIndex:
         row = self._row_of.pop(doc_id, None)
         if row is not None:
             self._id_at[row] = None
-            self._place[row] = 0
+            self._place[row] = -1
             self._vectors.remove(row)
             self.words.remove(doc_id)
 

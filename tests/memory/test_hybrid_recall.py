@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from hologram import Kernel
 from hologram.kernel import ManualClock
@@ -19,7 +20,7 @@ from hologram.memory import (
     Memory,
     Segmenter,
 )
-from hologram.memory._hybrid import Place
+from hologram.memory._hybrid import HybridIndex, Place
 from hologram.memory.episodic import stems
 from tests.memory.helpers import AxisEmbedder
 
@@ -188,3 +189,17 @@ async def test_window_events_share_the_index_and_move_with_pruning(
     assert [(f.place, f.text) for f in found][:1] == [(Place.CONTEXT, "rain")]
     await again.close()
     await cold.close()
+
+
+def test_a_paraphrase_no_word_matches_is_found_by_its_vector_after_the_word_hits() -> None:
+    index = HybridIndex(2)
+    coffee = np.asarray([1.0, 0.0], np.float32)
+    index.add("passport", 0.0, ["passport"], None, Place.COLD_CONTEXT)
+    index.add("espresso", 9000.0, ["espresso"], coffee, Place.GRAPH)
+    index.add("rain", 20000.0, ["rain"], np.asarray([0.0, 1.0], np.float32), Place.GRAPH)
+    hits = index.search(["passport"], coffee, 5)
+    assert [(h.id, h.lexical is not None, h.cosine) for h in hits] == [
+        ("passport", True, None),
+        ("espresso", False, pytest.approx(1.0)),
+    ]
+    assert [h.id for h in index.search(["passport"], coffee, 5, [Place.GRAPH])] == ["espresso"]
