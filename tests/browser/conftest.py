@@ -66,7 +66,8 @@ class JupyterLab:
     process: subprocess.Popen[str]
 
     def notebook_url(self, name: str) -> str:
-        return f"{self.url}/lab/tree/{name}?token={self.token}"
+        # `reset`: a fresh workspace, so tabs a previous test opened are not restored.
+        return f"{self.url}/lab/tree/{name}?reset&token={self.token}"
 
 
 @pytest.fixture(scope="module")
