@@ -1,10 +1,36 @@
-"""Hologram: a Jupyter-native research workbench for long-running companion agents."""
+"""Hologram: a Jupyter-native research workbench for long-running companion agents.
 
-from hologram.facade import Kernel, Phase
+`from hologram import Kernel` works as ever, but the kernel is imported on first use, not
+with the package: a plugin process, `python -m hologram --help` and anything that needs
+only `hologram.sdk` should not pay for the whole kernel (numpy, jieba, lupa, starlette…).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+_LAZY = {"Kernel": "hologram.facade", "Phase": "hologram.facade"}
+
 __all__ = ["Kernel", "Phase", "__version__"]
+
+if TYPE_CHECKING:
+    from hologram.facade import Kernel, Phase
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hologram' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
 
 
 def load_ipython_extension(ipython: object) -> None:
