@@ -7,6 +7,11 @@ import heapq
 import itertools
 import time
 
+SETTLE_LIMIT = 10_000
+"""Yields `ManualClock.settle` gives at most: a task that never waits (it only yields)
+would otherwise keep the loop busy forever and `advance` would not return."""
+_BLIND_YIELDS = 50
+
 
 class SystemClock:
     def now(self) -> float:
@@ -47,8 +52,10 @@ class ManualClock:
         await future
 
     async def advance(self, seconds: float) -> None:
-        """Move time forward, waking each sleeper at its own deadline in turn, and give the
-        woken tasks a chance to run before returning (they may go back to sleep)."""
+        """Move time forward, waking each sleeper at its own deadline in turn; after each
+        wake-up the loop is settled (`settle`), so what a woken task does before it next
+        waits on time or I/O has happened when this returns, and sleepers it adds before
+        the target wake in the same call."""
         target = self._elapsed + seconds
         while self._sleepers and self._sleepers[0][0] <= target:
             deadline, _, future = heapq.heappop(self._sleepers)
@@ -56,10 +63,27 @@ class ManualClock:
             self._elapsed = deadline
             if not future.done():
                 future.set_result(None)
-            for _ in range(3):
-                await asyncio.sleep(0)
+            await self.settle()
         self._now += target - self._elapsed
         self._elapsed = target
+
+    async def settle(self, limit: int = SETTLE_LIMIT) -> int:
+        """Yield to the loop until nothing else is ready to run, at most `limit` times;
+        returns the number of yields. Work waiting on a thread, a pipe or a socket is not
+        ready, so it is not waited for: settling is about the loop, not the world."""
+        loop = asyncio.get_running_loop()
+        ready = getattr(loop, "_ready", None)
+        yields = 0
+        while yields < limit:
+            await asyncio.sleep(0)
+            yields += 1
+            if ready is None:
+                # A loop that hides its ready queue (uvloop): a fixed number of turns.
+                if yields >= _BLIND_YIELDS:
+                    break
+            elif not ready:
+                break
+        return yields
 
     @property
     def sleepers(self) -> int:
