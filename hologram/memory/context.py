@@ -214,16 +214,22 @@ class ContextWindow:
                 self._announce_problems(problems)
                 # Rewrite the files now so the bad lines (kept aside) are not met again.
                 await asyncio.to_thread(self._journal.compact, self._records())
-        if self.recall_index is not None and self._events:
-            # Segmenting may wait for jieba's first load: never on the boot path.
+        return problems
+
+    def index_in_background(self) -> asyncio.Task[None]:
+        """Put the events loaded by `open` into the recall index, off the event loop; the
+        kernel calls it once it is ready, because segmenting may wait for jieba's first
+        load and must stay off the boot path. Events appended since are indexed already."""
+        if self._indexing is None:
             self._indexing = asyncio.get_running_loop().create_task(
                 self._index_loaded(), name="context-index"
             )
-        return problems
+        return self._indexing
 
     async def _index_loaded(self) -> None:
-        events = self.events
-        assert self._keywords is not None
+        if self.recall_index is None:
+            return
+        events = [e for e in self.events if e.id not in self.recall_index]
         words = await asyncio.to_thread(lambda: [self._words(e) for e in events])
         async with self._lock:
             for event, its_words in zip(events, words, strict=True):

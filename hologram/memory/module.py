@@ -89,6 +89,7 @@ class MemoryModule:
 
     def __init__(self) -> None:
         self.window: ContextWindow | None = None
+        self._unsubscribe: Any = None
 
     async def init(self, state: Any) -> None:
         config = state.config
@@ -107,6 +108,10 @@ class MemoryModule:
             keywords=cold.keywords,
         )
         await self.window.open()
+        window = self.window
+        self._unsubscribe = state.events.subscribe(
+            EventType.KERNEL_READY, lambda _event: window.index_in_background()
+        )
         memory = Memory(
             self.window,
             embedder,
@@ -121,6 +126,8 @@ class MemoryModule:
         state.memory = memory
 
     async def close(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
         if self.window is not None:
             await self.window.close()
 

@@ -184,7 +184,7 @@ async def test_window_events_share_the_index_and_move_with_pruning(
         recall_index=index, keywords=cold.keywords,
     )  # fmt: skip
     await again.open()
-    await again._indexing  # the reopened window's words are indexed in the background
+    await again.index_in_background()  # what the kernel starts once it is ready
     found = await Memory(again, embedder, cold, lambda: 3).search("rain", 5, with_window=True)
     assert [(f.place, f.text) for f in found][:1] == [(Place.CONTEXT, "rain")]
     await again.close()
@@ -203,3 +203,13 @@ def test_a_paraphrase_no_word_matches_is_found_by_its_vector_after_the_word_hits
         ("espresso", False, pytest.approx(1.0)),
     ]
     assert [h.id for h in index.search(["passport"], coffee, 5, [Place.GRAPH])] == ["espresso"]
+
+
+async def test_a_restarted_kernel_indexes_its_window_again_once_ready(data_dir: Path) -> None:
+    async with Kernel(data_dir, environ={}) as kernel:
+        await kernel.state.memory.context.append("qq", input="Xochitl's kite is red")
+    async with Kernel(data_dir, environ={}) as kernel:
+        memory = kernel.state.memory
+        await memory.context.index_in_background()  # started at kernel_ready; wait for it
+        found = await memory.search("Xochitl kite", 3, with_window=True)
+        assert [(f.place, f.text) for f in found] == [(Place.CONTEXT, "Xochitl's kite is red")]
