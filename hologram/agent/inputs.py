@@ -278,6 +278,7 @@ class Inputs:
         turn: Turn | None = task.frame
         if turn is not None and turn.ended_by != "stopped":
             await turn.record_stop()
+            turn.publish_finished()
         await self.journal.mark(task.payload.id, InputState.STOPPED)
 
     def _intercept_for(self, task: Task) -> Callable[[], list[str]]:

@@ -122,6 +122,16 @@ class Turn:
     # ---- the flow --------------------------------------------------------------------------
 
     async def run(self) -> TurnResult:
+        """Run the turn (or go on with it after a preemption). A turn that fails still
+        publishes `turn_finished`, ended by "error", so every started turn is closed."""
+        try:
+            return await self._run()
+        except Exception as exc:
+            self.ended_by = "error"
+            self.publish_finished(error=f"{type(exc).__name__}: {exc}")
+            raise
+
+    async def _run(self) -> TurnResult:
         current_input.set(self.given)
         if self._tail is not None:
             return await asyncio.shield(self._tail)
@@ -443,16 +453,22 @@ class Turn:
             rounds=result.rounds,
             ended_by=result.ended_by,
         )
+        self.publish_finished()
+        return result
+
+    def publish_finished(self, **detail: Any) -> None:
+        ms = {kind: sum(s.ms for s in self.trace if s.kind == kind) for kind in ("model", "tool")}
+        total = sum(s.ms for s in self.trace)
         self.publish(
             EventType.TURN_FINISHED,
-            channel=result.channel,
-            ended_by=result.ended_by,
-            rounds=result.rounds,
-            kernel_ms=round(result.ms() - result.ms("model") - result.ms("tool"), 3),
-            model_ms=round(result.ms("model"), 3),
-            tool_ms=round(result.ms("tool"), 3),
+            channel=self.ctx.channel,
+            ended_by=self.ended_by,
+            rounds=self.rounds,
+            kernel_ms=round(total - ms["model"] - ms["tool"], 3),
+            model_ms=round(ms["model"], 3),
+            tool_ms=round(ms["tool"], 3),
+            **detail,
         )
-        return result
 
     def publish(self, event_type: EventType, /, **payload: Any) -> None:
         self.agent.events.emit(event_type, source="agent", **payload)

@@ -168,7 +168,9 @@ async def test_compress_folds_a_residents_notes_into_the_models_summary(
     (note,) = residents.get("scribe").memory
     assert note.content == "(summary of earlier work) Read two articles: tea, rain."
     asked = model.requests[-1].json["messages"]
-    assert asked[1]["content"] == "read article one" and "Summarise your work" in asked[-1]["content"]
+    assert (
+        asked[1]["content"] == "read article one" and "Summarise your work" in asked[-1]["content"]
+    )
 
 
 async def test_the_tool_refuses_bad_requests_saying_why(kernel: Kernel) -> None:

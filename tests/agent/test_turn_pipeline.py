@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from hologram import Kernel
 from hologram.agent import Agent
 from hologram.channels import CollectingChannel
@@ -312,3 +314,25 @@ async def test_kernel_say_returns_the_reply(kernel: Kernel, model: ScriptedModel
     model.queue_text("Hello from the model.")
     assert await kernel.say("hello") == "Hello from the model."
     assert model.last_request.json["messages"][-1] == {"role": "user", "content": "hello"}
+
+
+async def test_a_turn_that_fails_or_is_stopped_still_publishes_turn_finished(
+    kernel: Kernel, agent: Agent, model: ScriptedModelServer, events: Recorder
+) -> None:
+    with pytest.raises(Exception, match="no LLM source answered"):
+        await agent.handle("nothing is queued, so the model fails")  # scripted: empty
+    (failed,) = events.of(EventType.TURN_FINISHED)
+    assert failed.payload["ended_by"] == "error" and "AllProvidersFailed" in failed.payload["error"]
+
+    model.queue(ScriptedReply(text="never", delay=30))
+    running = await kernel.inject("a long one")
+    await within_deadline(model.wait_for_requests(2))
+    kernel.stop_turn()
+    await asyncio.gather(running, return_exceptions=True)
+    async with asyncio.timeout(10):  # the stop is written down after the ticket ends
+        while len(events.of(EventType.TURN_FINISHED)) < 2:  # noqa: ASYNC110
+            await asyncio.sleep(0.005)
+    started = events.of(EventType.TURN_STARTED)
+    finished = events.of(EventType.TURN_FINISHED)
+    assert len(started) == len(finished) == 2
+    assert finished[1].payload["ended_by"] == "stopped"
