@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hologram.agent import Inputs, Skill, SkillIndex
+from hologram.agent.turn import current_input
 from hologram.channels import OutputChannels
 from hologram.config import ConfigRegistry
 from hologram.events import EventBus
@@ -227,6 +228,13 @@ class KernelSDK:
     async def inject_input_sync(
         self, text: str, channel: str, *, user_id: str = "", security_profile: str = ""
     ) -> str:
+        if current_input.get() is not None:
+            # Called from a tool or stage handler of a turn: the new input would queue
+            # behind the very turn that waits for its reply.
+            raise RuntimeError(
+                "inject_input_sync was called from inside a turn, which would wait for itself; "
+                "use inject_input there"
+            )
         ticket = await self._submit(text, channel, Priority.QUEUED, user_id, security_profile)
         result = await ticket
         return str(result.reply)

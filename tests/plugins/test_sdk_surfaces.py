@@ -379,3 +379,20 @@ async def test_a_plugin_selects_a_declared_profile_per_input_and_an_undeclared_o
     answer = await ask("qq.admin")
     assert answer.startswith("refused:") and "declared: qq.guest, qq.owner" in answer
     assert len(model.requests) == before, "an undeclared profile never reaches the agent"
+
+
+async def test_inject_input_sync_from_inside_a_turn_is_refused_instead_of_waiting_for_itself(
+    kernel: Kernel, registry: PluginRegistry, model: ScriptedModelServer
+) -> None:
+    sdk = KernelSDK("builtin_probe", registry.parts)
+
+    async def ask_back(args: dict[str, Any]) -> str:
+        return await sdk.inject_input_sync("and what do you think?", "notebook")
+
+    sdk.register_tool(ToolDef("probe_ask", "Ask the agent back.", handler=ask_back))
+    model.queue_tool_call("probe_ask", {}).queue_text("gave up asking")
+    result = await kernel.say("use the probe")
+    assert result == "gave up asking"
+    tool = [m for m in model.requests[-1].json["messages"] if m["role"] == "tool"]
+    assert "would wait for itself" in tool[-1]["content"]
+    assert len(model.requests) == 2, "no input was queued behind the turn"
