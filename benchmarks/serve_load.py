@@ -17,20 +17,30 @@ Printed per run and as medians over runs:
   sent, or an input the scheduler started more than once (from the event stream).
 
 Target (../shared/TARGETS.md): 50 clients, 0 lost or duplicated, p99 acknowledgement ≤ 50 ms.
+
+`--diagnose` runs the service from this script with the input journal and the event loop
+measured (patched at run time; the package is unchanged) and prints, per run, where an
+acknowledgement's time goes: the journal's `record`, each journal commit as the loop awaits
+it and as SQLite runs it (the fsync), commits per input, the loop's lag, the loop thread's
+CPU beside the whole process's, and the loop thread's top functions.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
+import io
 import json
 import os
+import pstats
 import random
 import re
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -54,9 +64,13 @@ class Run:
 
 
 def start(args: list[str], pattern: str, **options: Any) -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "hologram", *args], stdout=subprocess.PIPE, text=True, **options
+    """`python -m hologram ARGS` (or this script, when ARGS start with --serve-instrumented)."""
+    command = (
+        [sys.executable, __file__]
+        if args[0].startswith("--")
+        else [sys.executable, "-m", "hologram"]
     )
+    process = subprocess.Popen([*command, *args], stdout=subprocess.PIPE, text=True, **options)
     assert process.stdout is not None
     deadline = time.monotonic() + 60
     for line in process.stdout:
@@ -161,7 +175,7 @@ async def watch_starts(base: str, run: Run, ready: asyncio.Event) -> None:
 
 
 async def one_run(
-    clients: int, requests: int, time_limit: float, mix: Mix, model_delay: float
+    clients: int, requests: int, time_limit: float, mix: Mix, model_delay: float, diagnose: bool
 ) -> dict[str, float]:
     # The model's stderr is quiet: it reports every request the service aborts on purpose
     # (a preemption or a stop cancels the in-flight model call).
@@ -179,6 +193,9 @@ async def one_run(
             (await setup.post(control, json=replies)).raise_for_status()
     data = tempfile.mkdtemp(prefix="hologram-serve-load-")
     env_args = ["serve", "--data", data, "--port", "0"]
+    stats_path = os.path.join(data, "diagnosis.json")
+    if diagnose:
+        env_args = ["--serve-instrumented", data, stats_path]
     os.environ["HOLOGRAM_LLM_BASE_URL"] = model_url
     os.environ["HOLOGRAM_LLM_API_KEY"] = "sk-bench"
     service, url = start(env_args, r"serving (http://127\.0\.0\.1:\d+)/")
@@ -240,6 +257,8 @@ async def one_run(
                 )
             else:
                 unfinished += 1
+    if diagnose:
+        print_diagnosis(stats_path, len(run.acks))
     twice = sum(n - 1 for n in run.starts.values() if n > 1)
     duplicated = run.duplicate_acks + max(0, journal_rows - len(run.acks)) + twice
     ordered = sorted(run.latencies_ms)
@@ -257,6 +276,139 @@ async def one_run(
     }
 
 
+# ---- --diagnose: where an acknowledgement's time goes ---------------------------------------
+
+
+def _quantiles(values: list[float]) -> str:
+    if not values:
+        return "none"
+    ordered = sorted(values)
+    p99 = ordered[max(0, int(len(ordered) * 0.99) - 1)]
+    return f"p50 {statistics.median(ordered):6.2f} ms, p99 {p99:6.2f} ms (n={len(ordered)})"
+
+
+def serve_instrumented(data: str, stats_path: str) -> None:
+    """The service, with the input journal and the event loop measured from outside: the
+    journal's `record` as the HTTP handler awaits it, each of the journal's commits both as
+    the loop awaits it and as the SQLite thread runs it (the fsync), and the loop's lag (how
+    late a 5 ms sleep wakes). Patched at run time here; nothing in the package changes."""
+    import aiosqlite
+
+    from hologram.agent.journal import InputJournal
+    from hologram.serve import serve
+
+    stats: dict[str, Any] = {"record": [], "commit_wait": [], "commit_run": [], "lag": []}
+    original_open, original_record = InputJournal.open.__func__, InputJournal.record
+
+    async def open_journal(cls: type[InputJournal], path: Any) -> InputJournal:
+        journal = await original_open(cls, path)
+        db: Any = journal._db
+
+        async def commit() -> None:
+            def timed() -> None:
+                began = time.perf_counter()
+                db._conn.commit()
+                stats["commit_run"].append((time.perf_counter() - began) * 1000)
+
+            began = time.perf_counter()
+            await db._execute(timed)
+            stats["commit_wait"].append((time.perf_counter() - began) * 1000)
+
+        db.commit = commit
+        return journal
+
+    async def record(self: InputJournal, *args: Any, **options: Any) -> Any:
+        began = time.perf_counter()
+        try:
+            return await original_record(self, *args, **options)
+        finally:
+            stats["record"].append((time.perf_counter() - began) * 1000)
+
+    InputJournal.open = classmethod(open_journal)  # type: ignore[assignment]
+    InputJournal.record = record  # type: ignore[method-assign]
+    assert aiosqlite  # the connection class whose private _execute/_conn are used above
+
+    async def main() -> int:
+        async def lag() -> None:
+            while True:
+                began = time.perf_counter()
+                await asyncio.sleep(0.005)
+                stats["lag"].append((time.perf_counter() - began) * 1000 - 5.0)
+
+        watcher = asyncio.create_task(lag())
+        cpu, wall = time.thread_time(), time.perf_counter()
+        # cProfile on 3.11 follows only the thread that enables it: this is the loop's share.
+        profile = cProfile.Profile()
+        profile.enable()
+        code = await serve(data, port=0, drain_timeout=10)
+        profile.disable()
+        out = io.StringIO()
+        pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(12)
+        stats["profile"] = out.getvalue()
+        stats["loop_cpu_s"] = time.thread_time() - cpu
+        stats["process_cpu_s"] = time.process_time()
+        stats["wall_s"] = time.perf_counter() - wall
+        watcher.cancel()
+        return code
+
+    samples: Counter[str] = Counter()
+    sampling = threading.Event()
+
+    def sample() -> None:
+        """Every 5 ms, each other thread's innermost hologram frame: what the threads beside
+        the loop are doing for the kernel (waiting on disk included)."""
+        me, loop_thread = threading.get_ident(), threading.main_thread().ident
+        while not sampling.wait(0.005):
+            for ident, frame in sys._current_frames().items():
+                if ident in (me, loop_thread):
+                    continue
+                where, walk = None, frame
+                while walk is not None and where is None:
+                    if "/hologram/" in walk.f_code.co_filename:
+                        where = walk
+                    walk = walk.f_back
+                if where is not None:  # threads idle in their pools have no hologram frame
+                    code = where.f_code
+                    samples[f"{os.path.basename(code.co_filename)}:{code.co_name}"] += 1
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    code = asyncio.run(main())
+    sampling.set()
+    sampler.join()
+    stats["thread_samples"] = samples.most_common(10)
+    with open(stats_path, "w", encoding="utf-8") as file:
+        json.dump(stats, file)
+    raise SystemExit(code)
+
+
+def print_diagnosis(path: str, acks: int) -> None:
+    with open(path, encoding="utf-8") as file:
+        stats = json.load(file)
+    commits = len(stats["commit_wait"])
+    print(f"  diagnosis ({acks} acknowledged):")
+    print(f"    journal.record (insert + commit, as awaited)   {_quantiles(stats['record'])}")
+    print(f"    journal commit, awaited on the loop             {_quantiles(stats['commit_wait'])}")
+    print(f"    journal commit, run in the SQLite thread (fsync) {_quantiles(stats['commit_run'])}")
+    print(
+        f"    journal commits per acknowledged input         {commits / max(acks, 1):6.2f} "
+        f"({sum(stats['commit_run']) / 1000:.2f} s of fsync in all)"
+    )
+    print(f"    event-loop lag (5 ms sleep, lateness)           {_quantiles(stats['lag'])}")
+    table = stats["profile"].split("ncalls", 1)[-1].splitlines()[1:]
+    print("    the loop thread's own time, top functions (cProfile, tottime):")
+    for line in (row for row in table if row.strip()):
+        print("      " + line.strip()[:150])
+    total = sum(n for _, n in stats["thread_samples"]) or 1
+    print("    the other threads at work, sampled every 5 ms (innermost hologram frame):")
+    for name, n in stats["thread_samples"]:
+        print(f"      {n / total:6.1%}  {name}")
+    print(
+        f"    CPU: loop thread {stats['loop_cpu_s']:.2f} s, whole process "
+        f"{stats['process_cpu_s']:.2f} s, over {stats['wall_s']:.2f} s of service wall time"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=50)
@@ -268,12 +420,22 @@ def main() -> None:
     parser.add_argument(
         "--model-delay", type=float, default=0.0, help="model think time per call, seconds"
     )
+    parser.add_argument(
+        "--diagnose",
+        action="store_true",
+        help="run the service instrumented: where an acknowledgement's time goes",
+    )
+    if len(sys.argv) == 4 and sys.argv[1] == "--serve-instrumented":
+        serve_instrumented(sys.argv[2], sys.argv[3])
+        return
     args = parser.parse_args()
     mix = Mix(args.stop_share, args.interrupt_share)
     results = []
     for n in range(args.runs):
         result = asyncio.run(
-            one_run(args.clients, args.requests, args.time_limit, mix, args.model_delay)
+            one_run(
+                args.clients, args.requests, args.time_limit, mix, args.model_delay, args.diagnose
+            )
         )
         results.append(result)
         print(
