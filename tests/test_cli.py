@@ -53,7 +53,7 @@ def test_depgraph_check_passes_on_the_shipped_plan_and_fails_on_a_stale_one(tmp_
 
 def test_serve_boots_prints_the_layers_and_exits_0_on_sigterm(data_dir: Path) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "hologram", "serve", "--data", str(data_dir)],
+        [sys.executable, "-m", "hologram", "serve", "--port", "0", "--data", str(data_dir)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -78,7 +78,7 @@ def test_serve_boots_prints_the_layers_and_exits_0_on_sigterm(data_dir: Path) ->
 
 def test_serve_on_a_data_dir_in_use_fails_with_the_holders_pid(data_dir: Path) -> None:
     first = subprocess.Popen(
-        [sys.executable, "-m", "hologram", "serve", "--data", str(data_dir)],
+        [sys.executable, "-m", "hologram", "serve", "--port", "0", "--data", str(data_dir)],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -87,7 +87,7 @@ def test_serve_on_a_data_dir_in_use_fails_with_the_holders_pid(data_dir: Path) -
         for line in first.stdout:
             if line.startswith("hologram ready"):
                 break
-        second = hologram("serve", "--data", str(data_dir))
+        second = hologram("serve", "--port", "0", "--data", str(data_dir))
         assert second.returncode == 1
         assert f"PID {first.pid}" in second.stderr
     finally:

@@ -52,21 +52,7 @@ def run_all(page: Any) -> None:
     page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
 
 
-CLOSED_BEFORE_SEEN = pytest.mark.xfail(
-    strict=True,
-    reason="notebooks/06 calls view.close() in the cell that displays its GraphWidget, so "
-    "the browser drops the view before drawing it; the kernel-side assertions pass. Drop "
-    "this mark once the notebook keeps the widget open.",
-)
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=CLOSED_BEFORE_SEEN) if n.startswith("06_") else n
-        for n in sorted(EXPECTED)
-    ],
-)
+@pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_a_notebook_runs_in_jupyterlab_and_its_widgets_render(
     name: str, jupyterlab: JupyterLab, browser_page: tuple[Any, list[str]], tmp_path: Path
 ) -> None:
