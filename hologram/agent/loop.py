@@ -22,6 +22,17 @@ from hologram.stages import ToolRunner
 CAP_NOTE = "No tool rounds are left: answer now with the result you have."
 
 
+def tool_call_fields(call: ToolCall, result: ToolResult) -> dict[str, Any]:
+    """What a tool_call event says of one call, whichever agent made it."""
+    return {
+        "id": call.id,
+        "name": call.name,
+        "arguments": call.arguments,
+        "result": result.content,
+        "is_error": result.is_error,
+    }
+
+
 @dataclass(eq=False)
 class LoopFrame:
     messages: list[ChatMessage]
@@ -86,11 +97,7 @@ class ToolLoop:
             EventType.TOOL_CALL,
             source=self.label,
             round=frame.rounds,
-            id=call.id,
-            name=call.name,
-            arguments=call.arguments,
-            result=result.content,
-            is_error=result.is_error,
+            **tool_call_fields(call, result),
         )
         return result
 

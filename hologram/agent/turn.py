@@ -17,6 +17,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hologram.agent.loop import tool_call_fields
 from hologram.agent.prompt import PromptInputs, build_system_prompt
 from hologram.llm import ChatMessage, CompletionRequest, CompletionResponse, Role
 from hologram.sdk import EventType, Stage, StageContext, ToolCall, ToolDef, ToolResult
@@ -360,13 +361,9 @@ class Turn:
         self.publish(
             EventType.TOOL_CALL,
             round=self.rounds,
-            id=call.id,
-            name=call.name,
-            arguments=call.arguments,
-            result=result.content,
-            is_error=result.is_error,
             denied=result.denied,
             ms=round(ms, 3),
+            **tool_call_fields(call, result),
         )
         return result
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,7 @@ from hologram import Kernel
 from hologram.agent import Agent
 from hologram.channels import CollectingChannel
 from hologram.llm import ScriptedModelServer
-from hologram.sdk import Event
+from hologram.sdk import Event, ToolDef
 
 DEADLINE = 10.0
 """Generous: only a deadlock (serial execution where concurrency is required) reaches it."""
@@ -61,6 +62,33 @@ def events(kernel: Kernel) -> Recorder:
     recorder = Recorder()
     kernel.events.subscribe(None, recorder.events.append)
     return recorder
+
+
+class SlowNote:
+    """A `notes_add` tool that records each run and holds it until released: a tool call
+    in flight for a preemption to land on."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.runs: list[str] = []
+        self.running, self.release = asyncio.Event(), asyncio.Event()
+        kernel.state.stagehost.register_tool(
+            ToolDef(
+                "notes_add",
+                "Add a note.",
+                {
+                    "type": "object",
+                    "properties": {"text": {"type": "string"}},
+                    "required": ["text"],
+                },
+                self._run,
+            )
+        )
+
+    async def _run(self, args: dict[str, Any]) -> str:
+        self.runs.append(args["text"])
+        self.running.set()
+        await self.release.wait()
+        return "noted"
 
 
 async def within_deadline(awaitable):  # type: ignore[no-untyped-def]

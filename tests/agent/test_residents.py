@@ -12,8 +12,8 @@ from hologram import Kernel
 from hologram.agent.resident import Residents
 from hologram.channels import CollectingChannel
 from hologram.llm import ScriptedModelServer, ScriptedReply
-from hologram.sdk import Priority, ToolCall, ToolDef, ToolError
-from tests.agent.conftest import within_deadline
+from hologram.sdk import Priority, ToolCall, ToolError
+from tests.agent.conftest import SlowNote, within_deadline
 
 SLOW = 30.0
 
@@ -73,23 +73,7 @@ async def test_the_main_agent_creates_a_resident_sends_it_a_task_and_hears_back_
 async def test_a_residents_task_is_preempted_by_a_higher_one_and_its_tool_runs_once(
     kernel: Kernel, model: ScriptedModelServer
 ) -> None:
-    runs: list[str] = []
-    running, release = asyncio.Event(), asyncio.Event()
-
-    async def slow_note(args: dict) -> str:
-        runs.append(args["text"])
-        running.set()
-        await release.wait()
-        return "noted"
-
-    kernel.state.stagehost.register_tool(
-        ToolDef(
-            "notes_add",
-            "Add a note.",
-            {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
-            slow_note,
-        )
-    )
+    note = SlowNote(kernel)
     residents = residents_of(kernel)
     residents.create("clerk", "Keep notes.")
     model.queue(ScriptedReply(tool_calls=[ToolCall("n1", "notes_add", {"text": "milk"})]))
@@ -97,13 +81,13 @@ async def test_a_residents_task_is_preempted_by_a_higher_one_and_its_tool_runs_o
     model.queue_text("noted the milk")
     model.queue_text("ok").queue_text("ok")  # the main agent reading the two reports
     residents.send("clerk", "note milk", "notebook", report=False)
-    await within_deadline(running.wait())
+    await within_deadline(note.running.wait())
     residents.send("clerk", "urgent!", "notebook", Priority.L3, report=False)
     await wait_until(lambda: residents.get("clerk").done == 1, "the L3 task ran first")
     assert residents.get("clerk").memory[1].content == "urgent handled"
-    release.set()
+    note.release.set()
     await wait_until(lambda: residents.get("clerk").done == 2, "the first task resumed")
-    assert runs == ["milk"], "the tool call ran once, across the preemption"
+    assert note.runs == ["milk"], "the tool call ran once, across the preemption"
     assert residents.get("clerk").memory[3].content == "noted the milk"
     last = model.requests[-1].json["messages"]
     assert any(m["role"] == "tool" and m["content"] == "noted" for m in last)

@@ -12,7 +12,7 @@ from hologram.agent import InputJournal, InputState, TaskStopped
 from hologram.channels import CollectingChannel
 from hologram.llm import ScriptedModelServer, ScriptedReply
 from hologram.sdk import Priority, ToolCall, ToolDef
-from tests.agent.conftest import within_deadline
+from tests.agent.conftest import SlowNote, within_deadline
 
 SLOW = 30.0  # seconds the model "thinks": far longer than any test waits
 
@@ -44,35 +44,19 @@ async def test_an_l3_interrupt_aborts_the_model_call_and_runs_before_the_turn_re
 async def test_a_resumed_turn_does_not_run_a_tool_call_again(
     kernel: Kernel, model: ScriptedModelServer
 ) -> None:
-    runs: list[str] = []
-    running, release = asyncio.Event(), asyncio.Event()
-
-    async def slow_note(args: dict) -> str:
-        runs.append(args["text"])
-        running.set()
-        await release.wait()
-        return "noted"
-
-    kernel.state.stagehost.register_tool(
-        ToolDef(
-            "notes_add",
-            "Add a note.",
-            {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
-            slow_note,
-        )
-    )
+    note = SlowNote(kernel)
     model.queue(ScriptedReply(tool_calls=[ToolCall("c1", "notes_add", {"text": "milk"})]))
     model.queue_text("interrupt handled")
     model.queue_text("noted the milk")
     work = await kernel.inject("note milk")
     await within_deadline(model.wait_for_requests(1))
-    await within_deadline(running.wait())  # the tool is running now
+    await within_deadline(note.running.wait())  # the tool is running now
     urgent = await kernel.inject("urgent!", level=Priority.L3)
     assert (await within_deadline(urgent)).reply == "interrupt handled"
-    release.set()
+    note.release.set()
     result = await within_deadline(work)
     assert result.reply == "noted the milk"
-    assert runs == ["milk"], "the tool call ran once, across the preemption"
+    assert note.runs == ["milk"], "the tool call ran once, across the preemption"
     last = model.requests[-1].json["messages"]
     assert any(m["role"] == "tool" and m["content"] == "noted" for m in last)
 
