@@ -301,8 +301,10 @@ class Inputs:
         payload = decision.as_payload()
         if decision.action is Action.ENQUEUE:
             payload["text"] = self._previews.get(decision.task, "")
-        elif decision.action is Action.FINISH:
+        elif decision.action is Action.FINISH or decision.detail.get("answered"):
+            # The input is over (an answered triage never starts): forget what was kept of it.
             self._previews.pop(decision.task, None)
+            self._triaged.discard(decision.task)
         self.events.emit(EventType.SCHEDULER, source="scheduler", **payload)
 
 

@@ -158,7 +158,12 @@ class Residents:
         return resident
 
     def send(
-        self, name: str, text: str, channel: str, level: Priority = Priority.QUEUED, report=True
+        self,
+        name: str,
+        text: str,
+        channel: str,
+        level: Priority = Priority.QUEUED,
+        report: bool = True,
     ) -> int:
         """Queue a task with the resident; returns its task id at once."""
         resident = self.get(name)
