@@ -99,6 +99,12 @@ def jupyterlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterLab]
     (config / "labconfig" / "page_config.json").write_text(
         json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
     )
+    # JupyterLab renders only the cells near the viewport by default (its windowing mode
+    # changed between releases): every cell in the page, so each prompt and widget is there
+    # to be counted.
+    tracker = base / "settings" / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True)
+    (tracker / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
     token = secrets.token_hex(16)
     port = free_port()
     env = {
@@ -106,6 +112,7 @@ def jupyterlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterLab]
         "JUPYTER_CONFIG_DIR": str(config),
         "JUPYTER_RUNTIME_DIR": str(runtime),
         "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
+        "JUPYTERLAB_SETTINGS_DIR": str(base / "settings"),
     }
     env.pop("HOLOGRAM_DATA", None)
     process = subprocess.Popen(

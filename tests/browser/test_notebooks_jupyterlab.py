@@ -65,7 +65,10 @@ def test_a_notebook_runs_in_jupyterlab_and_its_widgets_render(
     page.goto(jupyterlab.notebook_url(name))
     page.wait_for_selector(".jp-Notebook .jp-CodeCell", state="attached")
     page.locator(".jp-StatusBar-Widget", has_text="| Idle").first.wait_for()
-    cells = page.locator(".jp-Notebook .jp-CodeCell").count()
+    cells = sum(cell["cell_type"] == "code" for cell in notebook["cells"])
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('.jp-Notebook .jp-CodeCell').length === n", arg=cells
+    )
     run_all(page)
     every_prompt_numbered = """(n) => {
         const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')];

@@ -71,6 +71,12 @@ def test_a_turn_past_the_drain_timeout_stays_in_the_journal_and_runs_at_the_next
     with first.client() as http:
         ident = http.post("/input", json={"text": "a long job"}).json()["id"]
         wait_for(lambda: http.get("/status").json()["scheduler"]["running"] == ident, "the turn")
+    # The long reply is the model's only scripted one: it must go to this first run. On a
+    # busy machine the turn can be running before its request reaches the model, and the
+    # rerun would then draw the 60 s reply itself.
+    wait_for(
+        lambda: any("a long job" in text for text in model.asked()), "the model to get the request"
+    )
     code, out, _ = first.terminate()
     assert code == 0
     assert "unfinished input left in the journal" in out
