@@ -146,6 +146,8 @@ class GraphWidget(widgets.VBox):
         self.mentions: dict[str, int] = {}
         self.error = ""
         self.loading: asyncio.Task[None] | None = None
+        self._refreshing: set[asyncio.Task[None]] = set()
+        self._generation = 0
         self._detach: Callable[[], None] | None = None
         for box in (self.entity_box, self.depth_box, self.history_box):
             box.observe(lambda _change: self.schedule(), names="value")
@@ -166,6 +168,8 @@ class GraphWidget(widgets.VBox):
 
     def schedule(self) -> asyncio.Task[None]:
         self.loading = asyncio.get_running_loop().create_task(self.refresh())
+        self._refreshing.add(self.loading)
+        self.loading.add_done_callback(self._refreshing.discard)
         return self.loading
 
     @property
@@ -178,24 +182,33 @@ class GraphWidget(widgets.VBox):
         return set(last.names()) if last is not None else set()
 
     async def refresh(self) -> None:
+        self._generation += 1
+        generation = self._generation
         store = self.graph.store
         entity = self.entity_box.value.strip()
         history = self.history_box.value
-        self.error = ""
+        error, facts = "", []
         try:
             if entity:
                 result = await store.recall(
                     [entity], self.depth_box.value, history=history, limit=200
                 )
-                self.facts = result.facts
+                facts = result.facts
             else:
-                self.facts = await store.facts(history=history, limit=OVERVIEW_FACTS)
+                facts = await store.facts(history=history, limit=OVERVIEW_FACTS)
         except Exception as exc:  # an unknown entity is shown, not raised into the UI
-            self.error, self.facts = str(exc), []
-        names = {n for f in self.facts for n in (f.source, f.target)}
-        if entity and not self.facts:
+            error = str(exc)
+        names = {n for f in facts for n in (f.source, f.target)}
+        if entity and not facts:
             names |= {e.name for e in (await store.recall([entity], 0)).entities}
-        self.mentions = await store.mention_counts(names)
+        mentions = await store.mention_counts(names)
+        newest = self.loading
+        if generation != self._generation and newest not in (None, asyncio.current_task()):
+            # Settings or the graph changed meanwhile: the newer refresh draws, and whoever
+            # awaits this one gets the widget as that one leaves it.
+            await asyncio.shield(newest)  # type: ignore[arg-type]
+            return
+        self.error, self.facts, self.mentions = error, facts, mentions
         self._chart.value = render_svg(self.facts, self.mentions, self.highlighted, entity)
         current = sum(1 for f in self.facts if f.invalid_at is None)
         self._caption.value = (
@@ -223,4 +236,7 @@ class GraphWidget(widgets.VBox):
         if self._detach is not None:
             self._detach()
             self._detach = None
+        # A refresh still reading would outlive the kernel it reads from.
+        for refresh in list(self._refreshing):
+            refresh.cancel()
         super().close()
