@@ -2,7 +2,7 @@
 
     python benchmarks/locomo_retrieval.py [PATH]    (default: ../shared/data/locomo/locomo_dev5.json)
 
-Every turn stored as `Speaker said, "text"`, each question asked of the index; turn-level
+Every turn stored as `Speaker said, "text"` under its speaker, each question asked of the index; turn-level
 evidence recall@5/10/20 on categories 1–4, per category, on the conversations the weights
 were tuned on (conv-26, conv-30) and on the rest (held out), with the p95 time per question.
 The whole-kernel figures come from `python -m hologram eval` (see benchmarks/eval/).
@@ -31,10 +31,15 @@ CATEGORIES = ("multi_hop", "temporal", "open_domain", "single_hop")
 TARGET_RECALL10, TARGET_P95_MS = 75.0, 10.0
 
 VARIANTS = {
-    "bm25 (plain words)": EpisodicWeights(previous_turn=0.0, session=0.0, neighbour=0.0),
-    "+ previous turn": EpisodicWeights(session=0.0, neighbour=0.0),
-    "+ session": EpisodicWeights(neighbour=0.0),
+    "bm25 (plain words)": EpisodicWeights(
+        previous_turn=0.0, session=0.0, neighbour=0.0, other_speaker=1.0
+    ),
+    "+ previous turn": EpisodicWeights(session=0.0, neighbour=0.0, other_speaker=1.0),
+    "+ session": EpisodicWeights(neighbour=0.0, other_speaker=1.0),
+    "+ neighbour": EpisodicWeights(other_speaker=1.0),
     "episodic (default)": EpisodicWeights(),
+    "other speaker at 0.85": EpisodicWeights(other_speaker=0.85),
+    "other speaker at 0.5": EpisodicWeights(other_speaker=0.5),
     "previous turn at 1.0": EpisodicWeights(previous_turn=1.0),
     "no previous turn": EpisodicWeights(previous_turn=0.0),
     "+ next turn (0.3)": EpisodicWeights(next_turn=0.3),
@@ -56,7 +61,10 @@ def main(path: Path) -> None:
             for conversation in dataset.conversations:
                 if (conversation.id in TUNED_ON) != (split == "tuned"):
                     continue
-                docs = [(t.id, t.at, f'{t.speaker} said, "{t.text}"') for t in conversation.turns()]
+                docs = [
+                    (t.id, t.at, f'{t.speaker} said, "{t.text}"', t.speaker)
+                    for t in conversation.turns()
+                ]
                 index = EpisodicIndex(docs, segmenter.keywords, weights=weights)
                 for probe in conversation.probes:
                     if not probe.scored or probe.category not in CATEGORIES:

@@ -42,6 +42,8 @@ class ReplayLog:
     block names the document it came from."""
     turn_of_text: dict[str, str] = field(default_factory=dict)
     """Stored text → turn, for what keeps only the text (a fact's sentence)."""
+    source_of: dict[str, str] = field(default_factory=dict)
+    """Turn → the source it was stored under (who said it, to the memory)."""
 
     def on_archived(self, event: Event) -> None:
         """Subscribe to `coldcontext_archived` with this before the replay starts."""
@@ -134,7 +136,11 @@ async def replay(
         if turn.role == "agent":
             event = await memory.context.append(AGENT_SOURCE, response=text, channel=CHANNEL)
         else:
-            event = await memory.context.append(CHANNEL, input=text, channel=CHANNEL)
+            # Each person speaks as themselves, as in a group chat: the kernel's recall can
+            # then tell one person's turns from another's.
+            source = turn.speaker or CHANNEL
+            event = await memory.context.append(source, input=text, channel=CHANNEL)
+        log.source_of[turn.id] = event.source
         log.turn_at[event.timestamp] = turn.id
         log.turn_of_event[event.id] = turn.id
         log.turn_of_text.setdefault(event.text, turn.id)

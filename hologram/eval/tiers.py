@@ -141,8 +141,8 @@ class _Fixed:
 class EpisodicRetriever:
     """`EpisodicIndex` over the chosen tiers' documents, built once after the replay."""
 
-    def __init__(self, documents: list[tuple[str, float, str]], segmenter: Segmenter) -> None:
-        self._texts = {turn_id: text for turn_id, _, text in documents}
+    def __init__(self, documents: list[tuple[str, float, str, str]], segmenter: Segmenter) -> None:
+        self._texts = {turn_id: text for turn_id, _, text, _ in documents}
         self._index = EpisodicIndex(documents, segmenter.keywords)
 
     async def search(self, question: str, top: int) -> list[tuple[str, str]]:
@@ -169,29 +169,25 @@ async def make_retriever(
     await cold.wait_ready()
     tiers = {config.tier} if config.tier is not Tier.FUSED else set(Tier)
     if config.ranker is Ranker.EPISODIC:
-        documents: dict[str, tuple[str, float, str]] = {}
+        documents: dict[str, tuple[str, float, str, str]] = {}
+
+        def keep(turn_id: str, at: float, text: str) -> None:
+            documents[turn_id] = (turn_id, at, text, log.source_of.get(turn_id, ""))
+
         if Tier.CONTEXT in tiers:
             for e in memory.context.events:
                 if e.timestamp in log.turn_at:
-                    documents[log.turn_at[e.timestamp]] = (
-                        log.turn_at[e.timestamp],
-                        e.timestamp,
-                        e.text,
-                    )
+                    keep(log.turn_at[e.timestamp], e.timestamp, e.text)
         if Tier.COLD in tiers:
             for d in cold.documents():
                 if d.created_at in log.turn_at:
-                    documents[log.turn_at[d.created_at]] = (
-                        log.turn_at[d.created_at],
-                        d.created_at,
-                        d.text,
-                    )
+                    keep(log.turn_at[d.created_at], d.created_at, d.text)
         if Tier.GRAPH in tiers and graph is not None:
             at_of = {turn_id: at for at, turn_id in log.turn_at.items()}
             for block in await graph.store.blocks.list("text"):
                 turn_id = _block_turn(block, log)
                 if turn_id and turn_id not in documents:
-                    documents[turn_id] = (turn_id, at_of[turn_id], block.text or "")
+                    keep(turn_id, at_of[turn_id], block.text or "")
         return await asyncio.to_thread(EpisodicRetriever, list(documents.values()), segmenter)
     if config.tier is Tier.FUSED:
         # What the turn's "[Related Memory Docs]" is drawn from, ranked as the turn ranks it.

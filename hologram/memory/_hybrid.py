@@ -14,9 +14,10 @@ With the built-in hashed n-gram embedder the vectors are a blurred copy of the w
 a full vote reorders good word hits: on LoCoMo (categories 1-4, recall@10, cold context
 and graph) weight 1 cost 10 to 18 points per conversation against weight 0. A small vote
 still helps, most on the project's paraphrased probes: recall@10 of the kernel's whole
-recall with weight 0 / 0.1 was 73.1 / 73.3 on LoCoMo, 70.3 / 71.8 on companion_en and
-69.9 / 70.3 on companion_zh. Hence the default 0.1 (`core.memory.recall.vector_weight`);
-a semantic embedder (http, static) likely deserves more: measure it with the eval harness.
+recall with weight 0 / 0.1 was 73.1 / 73.3 on LoCoMo (before speakers counted: see
+`hologram.memory.episodic`), 70.3 / 71.8 on companion_en and 69.9 / 70.3 on companion_zh.
+Hence the default 0.1 (`core.memory.recall.vector_weight`); a semantic embedder (http,
+static) likely deserves more: measure it with the eval harness.
 
 One index serves the context window, the cold context and the graph's text blocks together
 (each document tagged with its `Place`): a turn moves from one to the next as it ages, but
@@ -106,9 +107,11 @@ class HybridIndex:
         words: Sequence[str],
         vector: npt.NDArray[np.float32] | None,
         place: Place,
+        speaker: str = "",
     ) -> None:
-        """Index `doc_id` (said at `at`, kept in `place`) by its stemmed `words` and, when
-        it has one in the current space, its `vector`; an id already present is replaced."""
+        """Index `doc_id` (said at `at` by `speaker`, kept in `place`) by its stemmed
+        `words` and, when it has one in the current space, its `vector`; an id already
+        present is replaced."""
         with self._lock:
             self._remove_locked(doc_id)
             row = len(self._id_at)
@@ -119,7 +122,7 @@ class HybridIndex:
             self._row_of[doc_id] = row
             self._place[row] = place
             self._vectors.set(row, vector)
-            self.words.add(doc_id, at, words, tag=place)
+            self.words.add(doc_id, at, words, tag=place, speaker=speaker)
 
     def set_vector(self, doc_id: str, vector: npt.NDArray[np.float32] | None) -> None:
         with self._lock:

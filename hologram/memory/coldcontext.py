@@ -226,7 +226,9 @@ class ColdContext:
         # Only a vector of the current space is compared; another's waits for re-embedding.
         usable = doc.vector is not None and doc.vector.matches(self.embedder)
         vector = doc.vector.vector if usable else None  # type: ignore[union-attr]
-        self.recall_index.add(doc.id, doc.created_at, stems(doc.tokens), vector, Place.COLD_CONTEXT)
+        self.recall_index.add(
+            doc.id, doc.created_at, stems(doc.tokens), vector, Place.COLD_CONTEXT, doc.source
+        )
 
     def _unindex(self, doc_id: str) -> ColdDoc | None:
         doc = self._docs.pop(doc_id, None)

@@ -243,7 +243,9 @@ class ContextWindow:
     def _index_event(self, event: ContextEvent, words: list[str]) -> None:
         if self.recall_index is not None:
             vector = event.vector.vector if self._usable(event) else None  # type: ignore[union-attr]
-            self.recall_index.add(event.id, event.timestamp, words, vector, Place.CONTEXT)
+            self.recall_index.add(
+                event.id, event.timestamp, words, vector, Place.CONTEXT, speaker=event.source
+            )
 
     def _announce_problems(self, problems: list[str]) -> None:
         self.problems.extend(problems)

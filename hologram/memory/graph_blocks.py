@@ -91,7 +91,8 @@ class BlockStore:
 
     async def _load(self) -> None:
         rows = await self.graph.fetchall(
-            "SELECT id, kind, text, words, created_at, vector, fingerprint FROM memory_blocks"
+            "SELECT id, kind, text, words, created_at, vector, fingerprint, speaker "
+            "FROM memory_blocks"
         )
         missing = [(r[0], r[2]) for r in rows if r[1] == "text" and r[3] is None]
         if missing:
@@ -116,7 +117,7 @@ class BlockStore:
                 return self.keywords(text or "")
 
         def index_all() -> None:
-            for block_id, _kind, text, words, created_at, vector, fp in rows:
+            for block_id, _kind, text, words, created_at, vector, fp, speaker in rows:
                 usable = vector is not None and fp == fingerprint
                 self.recall_index.add(
                     block_id,
@@ -124,6 +125,7 @@ class BlockStore:
                     stems(words_of(text, words)),
                     blob_vector(vector) if usable else None,
                     Place.GRAPH,
+                    speaker,
                 )
 
         await asyncio.to_thread(index_all)
@@ -182,10 +184,11 @@ class BlockStore:
         source: str = "",
         at: float | None = None,
         words: Sequence[str] | None = None,
+        speaker: str = "",
     ) -> BlockInfo:
         """Store a text block (once per distinct text). `at` is when what it records
         happened (an archived turn's own time; now when None); `words` its keywords, when
-        the caller has them already."""
+        the caller has them already; `speaker` who said it, when somebody did."""
         if not isinstance(text, str) or not text.strip():
             raise GraphError("a text block needs non-empty text")
         block_id = text_block_id(text)
@@ -198,7 +201,7 @@ class BlockStore:
         async with self.graph.transaction() as db:
             await db.execute(
                 "INSERT INTO memory_blocks (id, kind, text, size, vector, fingerprint, source, "
-                "created_at, words) VALUES (?, 'text', ?, ?, ?, ?, ?, ?, ?) "
+                "created_at, words, speaker) VALUES (?, 'text', ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(id) DO NOTHING",
                 (
                     block_id,
@@ -209,14 +212,17 @@ class BlockStore:
                     source,
                     self.graph.clock.now() if at is None else at,
                     json.dumps(list(words), ensure_ascii=False),
+                    speaker,
                 ),
             )
         info = await self.get(block_id)
         if self._loading is not None:
-            self._index(info, words, vector)
+            self._index(info, words, vector, speaker)
         return info
 
-    def _index(self, info: BlockInfo, words: Sequence[str], vector: bytes | None) -> None:
+    def _index(
+        self, info: BlockInfo, words: Sequence[str], vector: bytes | None, speaker: str = ""
+    ) -> None:
         """A block written after loading began joins the index now (one the loader also
         reads is only replaced by the same entry)."""
         self.recall_index.add(
@@ -225,6 +231,7 @@ class BlockStore:
             stems(words),
             None if vector is None else blob_vector(vector),
             Place.GRAPH,
+            speaker,
         )
 
     async def _known(self, block_id: str) -> BlockInfo | None:

@@ -114,6 +114,11 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE memory_blocks ADD COLUMN words TEXT;
     """,
+    # 5: who said what a text block records (an archived turn's source), so recall can
+    # favour one speaker's turns; '' for blocks of nobody's words.
+    """
+    ALTER TABLE memory_blocks ADD COLUMN speaker TEXT NOT NULL DEFAULT '';
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -178,6 +178,7 @@ class Heartbeat:
                 source=f"coldcontext:{doc.id}",
                 at=doc.created_at,
                 words=doc.tokens if doc.text else None,
+                speaker=doc.source,
             )
             if doc.source != "agent" and doc.input:
                 found = [replace(t, origin="archive") for t in extract(doc.input, "user")]

@@ -86,3 +86,46 @@ def test_arrival_order_and_removals_do_not_change_the_scores() -> None:
     assert shuffled.ids == in_order.ids
     for query in (["kite", "lake"], ["yellow"], ["dog", "rain", "mum"]):
         assert shuffled.scores_of(query) == pytest.approx(in_order.scores_of(query))
+
+
+def _two_speakers(weights: EpisodicWeights | None = None) -> EpisodicIndex:
+    # The same words, said by two people in sessions of their own: only who said them
+    # (and, in a tie, the older first) tells them apart.
+    docs = [
+        ("bob", 0.0, "We walked by the lake at dawn", "Bob"),
+        ("ann", 10 * HOUR, "We walked by the lake at dusk", "Ann"),
+        ("cat", 20 * HOUR, "The cat sat by the lake", "agent"),
+    ]
+    return EpisodicIndex(docs, Segmenter().keywords, weights=weights)
+
+
+def test_a_query_naming_one_speaker_ranks_that_speakers_turns_first() -> None:
+    index = _two_speakers()
+
+    def first(question: str) -> str:
+        return index.search(question, 3)[0][0]
+
+    assert first("what did Ann say about the lake walk") == "ann"
+    assert first("what did Bob say about the lake walk") == "bob"
+    # A speaker named by its source's words, whatever the source is.
+    assert first("what did the agent say about the lake") == "cat"
+
+
+def test_speakers_do_not_matter_when_none_or_several_are_named_or_the_weight_is_one() -> None:
+    index = _two_speakers()
+    assert [i for i, _ in index.search("the lake walk", 2)] == ["bob", "ann"]
+    assert [i for i, _ in index.search("Ann and Bob by the lake walk", 2)] == ["bob", "ann"]
+    plain = _two_speakers(EpisodicWeights(other_speaker=1.0))
+    assert [i for i, _ in plain.search("what did Ann say about the lake walk", 2)] == [
+        "bob",
+        "ann",
+    ]
+
+
+def test_the_named_speakers_turns_keep_their_score_and_the_others_are_scaled() -> None:
+    index = _two_speakers()
+    named = dict(index.search("Ann lake walk", 3))
+    unnamed = dict(index.search("lake walk", 3))
+    # "Ann" is a word of no document, so it adds nothing to any turn's own score.
+    assert named["ann"] == pytest.approx(unnamed["ann"])
+    assert named["bob"] == pytest.approx(0.7 * unnamed["bob"])

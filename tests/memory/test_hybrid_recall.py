@@ -152,6 +152,40 @@ async def test_a_turn_archived_into_the_graph_is_still_recalled_at_its_own_time(
         assert items[0].source == "graph.blocks"
 
 
+async def test_who_said_a_turn_is_kept_from_the_cold_context_into_the_graph_and_a_restart(
+    data_dir: Path,
+) -> None:
+    # The same words said by two people: a question naming one finds that one's turn
+    # first wherever the turn is kept, and after the kernel starts again.
+    clock = ManualClock(start=1_700_000_000.0)
+    bob = ContextEvent(timestamp=clock.now(), source="Bob", input="We walked by the lake at dawn")
+    ann = ContextEvent(
+        timestamp=clock.now() + 10 * HOUR, source="Ann", input="We walked by the lake at dusk"
+    )
+
+    async def ranked(kernel: Kernel, question: str) -> list[tuple[Place, str]]:
+        found = await kernel.state.memory.search(question, 2)
+        return [(f.place, f.text) for f in found]
+
+    async with Kernel(data_dir, clock=clock, environ={}) as kernel:
+        await kernel.state.coldcontext.archive([bob, ann])
+        cold = await ranked(kernel, "what did Ann say about the lake walk")
+        assert cold == [(Place.COLD_CONTEXT, ann.input), (Place.COLD_CONTEXT, bob.input)]
+        assert (await ranked(kernel, "the lake walk"))[0] == (Place.COLD_CONTEXT, bob.input)
+        await clock.advance(100 * HOUR)
+        await kernel.state.graph.heartbeat.tick_archive()
+        assert len(kernel.state.coldcontext) == 0
+        graph = await ranked(kernel, "what did Ann say about the lake walk")
+        assert graph == [(Place.GRAPH, ann.input), (Place.GRAPH, bob.input)]
+    async with Kernel(data_dir, clock=clock, environ={}) as kernel:
+        reopened = await ranked(kernel, "what did Ann say about the lake walk")
+        assert reopened == [(Place.GRAPH, ann.input), (Place.GRAPH, bob.input)]
+        assert (await ranked(kernel, "what did Bob say about the lake walk"))[0] == (
+            Place.GRAPH,
+            bob.input,
+        )
+
+
 async def test_window_events_share_the_index_and_move_with_pruning(
     tmp_path: Path, clock: ManualClock
 ) -> None:
