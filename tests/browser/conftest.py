@@ -1,9 +1,7 @@
-"""A real JupyterLab on loopback and Debian's Chromium driven by Playwright.
+"""A real JupyterLab on loopback, and a page of Debian's Chromium (`tests.chromium`).
 
-The browser is the system's `chromium` (never a downloaded one: `.ci/run` installs it from
-the Debian packages); without it the tests skip on a developer's machine and fail in CI, as
-the service's page test does. JupyterLab runs with its own config and runtime folders, no
-update check, no news and a read-only extension manager, so nothing reaches beyond loopback.
+JupyterLab runs with its own config and runtime folders, no update check, no news and a
+read-only extension manager, so nothing reaches beyond loopback.
 """
 
 from __future__ import annotations
@@ -12,7 +10,6 @@ import json
 import os
 import re
 import secrets
-import shutil
 import socket
 import subprocess
 import sys
@@ -23,33 +20,10 @@ from typing import Any
 
 import pytest
 
+from tests.chromium import chromium_page
 from tests.serve.harness import Output
 
-CHROMIUM = shutil.which("chromium")
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 START_DEADLINE_S = 90.0
-SKIP_REASON = (
-    "no chromium on this machine: apt-get install -y chromium fonts-wqy-zenhei "
-    "(.ci/run installs it, and in CI this test never skips)"
-)
-
-
-def needs_chromium() -> pytest.MarkDecorator:
-    return pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason=SKIP_REASON)
-
-
-def artifacts(tmp_path: Path, folder: str) -> Path:
-    """Where screenshots go: $HOLOGRAM_ARTIFACTS/<folder> in CI, else the test's tmp dir."""
-    path = Path(os.environ.get("HOLOGRAM_ARTIFACTS", tmp_path)) / folder
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def free_port() -> int:
@@ -149,24 +123,5 @@ def jupyterlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterLab]
 @pytest.fixture
 def browser_page() -> Iterator[tuple[Any, list[str]]]:
     """A Chromium page and the list its console errors and page errors collect into."""
-    from playwright.sync_api import sync_playwright
-
-    assert CHROMIUM is not None, "CI must install chromium before the tests (see .ci/run)"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(60_000)
-            problems: list[str] = []
-            page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
-            page.on(
-                "console",
-                lambda msg: (
-                    problems.append(f"console {msg.type}: {msg.text}")
-                    if msg.type == "error"
-                    else None
-                ),
-            )
-            yield page, problems
-        finally:
-            browser.close()
+    with chromium_page(1400, 1000, 60_000) as opened:
+        yield opened

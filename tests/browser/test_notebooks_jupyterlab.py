@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import JupyterLab, artifacts, needs_chromium
+from tests.browser.conftest import JupyterLab
+from tests.chromium import artifacts, needs_chromium
 
 pytestmark = needs_chromium()
 

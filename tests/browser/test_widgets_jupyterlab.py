@@ -14,7 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.browser.conftest import JupyterLab, artifacts, needs_chromium
+from tests.browser.conftest import JupyterLab
+from tests.chromium import artifacts, needs_chromium
 
 pytestmark = needs_chromium()
 

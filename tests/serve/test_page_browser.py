@@ -3,67 +3,33 @@ send a message and see the reply, watch the live events, change a setting."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.chromium import artifacts, chromium_page, needs_chromium
 from tests.serve.harness import Service
 
-CHROMIUM = shutil.which("chromium")
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None and not os.environ.get("CI"),
-    reason="no chromium on this machine: apt-get install -y chromium fonts-wqy-zenhei "
-    "(.ci/run installs it, and in CI this test never skips)",
-)
+pytestmark = needs_chromium()
 
 
 @pytest.fixture
 def page(service: Service) -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    assert CHROMIUM is not None, "CI must install chromium before the tests (see .ci/run)"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.set_default_timeout(30_000)
-            problems: list[str] = []
-            page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
-            page.on(
-                "console",
-                lambda msg: (
-                    problems.append(f"console {msg.type}: {msg.text}")
-                    if msg.type == "error"
-                    else None
-                ),
-            )
-            page.goto(service.url + "/")
-            page.wait_for_selector("#link.up")
-            yield page
-            # The settings test sends a bad value on purpose: its 400 is the one expected
-            # failed load; anything else the page logs as an error fails the test.
-            expected = "the server responded with a status of 400"
-            assert [m for m in problems if expected not in m] == []
-        finally:
-            browser.close()
+    with chromium_page(1280, 900, 30_000) as (page, problems):
+        page.goto(service.url + "/")
+        page.wait_for_selector("#link.up")
+        yield page
+        # The settings test sends a bad value on purpose: its 400 is the one expected
+        # failed load; anything else the page logs as an error fails the test.
+        expected = "the server responded with a status of 400"
+        assert [m for m in problems if expected not in m] == []
 
 
 def screenshot(page: object, tmp_path: Path, name: str) -> None:
-    folder = Path(os.environ.get("HOLOGRAM_ARTIFACTS", tmp_path)) / "serve_page"
-    folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)  # type: ignore[attr-defined]
+    path = artifacts(tmp_path, "serve_page") / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
 
 
 def test_a_message_sent_from_the_page_gets_its_reply_and_the_events_show_live(
