@@ -38,7 +38,7 @@ import httpx
 
 from hologram import Kernel
 from hologram.agent import TurnResult
-from hologram.sdk import ToolDef
+from hologram.sdk import ToolDef, TraceKind
 
 TARGET_MS = 2.0
 SERVER = (
@@ -87,7 +87,7 @@ async def run_turns(
         started = time.perf_counter()
         result: TurnResult = await agent.handle("How are you?", channel="test")
         wall = (time.perf_counter() - started) * 1000
-        model = result.ms("model")
+        model = result.ms(TraceKind.MODEL)
         walls.append(wall)
         own.append(wall - model)
         for step in result.trace:

@@ -10,10 +10,9 @@ from hologram.agent.prompt import Persona, PromptBudget, PromptInputs, build_sys
 from hologram.agent.scheduler import Action, Decision, Scheduler
 from hologram.agent.scheduler_loop import SchedulerLoop, TaskStopped, Ticket
 from hologram.agent.skills import SKILL_INFO, Skill, SkillIndex, parse_skill_file
-from hologram.agent.turn import CONSOLIDATION, TraceStep, Turn, TurnInput, TurnResult
+from hologram.agent.turn import TraceStep, Turn, TurnInput, TurnResult
 
 __all__ = [
-    "CONSOLIDATION",
     "SKILL_INFO",
     "SPAWN_CHILD",
     "Action",

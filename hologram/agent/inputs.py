@@ -20,9 +20,9 @@ from hologram.agent.resident import Residents
 from hologram.agent.scheduler import Action, Decision, Task
 from hologram.agent.scheduler_loop import SchedulerLoop, TaskStopped, Ticket
 from hologram.agent.triage import TriageAssistant, busy_note
-from hologram.agent.turn import CONSOLIDATION, Turn, TurnInput, TurnResult
+from hologram.agent.turn import Turn, TurnInput, TurnResult
 from hologram.events import EventBus
-from hologram.sdk import Clock, EventType, Priority, StageContext
+from hologram.sdk import CONSOLIDATION_CHANNEL, Clock, EndedBy, EventType, Priority, StageContext
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ class Inputs:
     async def consolidate(self, text: str) -> str:
         """Run an internal task through the self-input channel; returns the model's reply,
         which goes to memory only."""
-        ticket = await self.submit(text, CONSOLIDATION, source="self")
+        ticket = await self.submit(text, CONSOLIDATION_CHANNEL, source="self")
         result: TurnResult = await ticket
         return result.reply
 
@@ -175,7 +175,7 @@ class Inputs:
             for task in scheduler.waiting()
             if task.id not in self._triaged
             and not task.stopped
-            and task.payload.channel != CONSOLIDATION
+            and task.payload.channel != CONSOLIDATION_CHANNEL
             and now - task.submitted_at >= threshold
         ]
         for task in due:
@@ -200,7 +200,7 @@ class Inputs:
         delivered = await self._deliver(record.channel, answer)
         await self._remember(record, answer)
         await self.journal.mark(record.id, InputState.DONE, answer)
-        result = TurnResult(answer, record.channel, 0, "triage", delivered)
+        result = TurnResult(answer, record.channel, 0, EndedBy.TRIAGE, delivered)
         self.loop.withdraw(task.id, result)
 
     async def _deliver(self, channel: str, text: str) -> bool:
@@ -240,7 +240,7 @@ class Inputs:
         except Exception:
             await self.journal.mark(record.id, InputState.FAILED)
             raise
-        state = InputState.STOPPED if result.ended_by == "stopped" else InputState.DONE
+        state = InputState.STOPPED if result.outcome is EndedBy.STOPPED else InputState.DONE
         await self._outlast(self.journal.mark(record.id, state, result.reply))
         return result
 
@@ -276,7 +276,7 @@ class Inputs:
 
     async def _stopped(self, task: Task) -> None:
         turn: Turn | None = task.frame
-        if turn is not None and turn.ended_by != "stopped":
+        if turn is not None and turn.ended_by is not EndedBy.STOPPED:
             await turn.record_stop()
             turn.publish_finished()
         await self.journal.mark(task.payload.id, InputState.STOPPED)

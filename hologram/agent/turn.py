@@ -20,7 +20,18 @@ from typing import TYPE_CHECKING, Any
 from hologram.agent.loop import tool_call_fields
 from hologram.agent.prompt import PromptInputs, build_system_prompt
 from hologram.llm import ChatMessage, CompletionRequest, CompletionResponse, Role
-from hologram.sdk import EventType, Stage, StageContext, ToolCall, ToolDef, ToolResult
+from hologram.sdk import (
+    CONSOLIDATION_CHANNEL,
+    EndedBy,
+    EventType,
+    Stage,
+    StageContext,
+    ToolCall,
+    ToolDef,
+    ToolResult,
+    TraceKind,
+    ended_by_wire,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -28,10 +39,6 @@ if TYPE_CHECKING:
     from hologram.agent.agent import Agent
 
 log = logging.getLogger(__name__)
-
-CONSOLIDATION = "_consolidation_"
-"""The self-input channel: internal tasks (memory merges, reviews) whose reply only writes
-memory and is delivered nowhere."""
 
 STOPPED_NOTE = "(stopped)"
 
@@ -59,7 +66,7 @@ class TraceStep:
     """One step of a turn and how long the kernel spent in it."""
 
     name: str
-    kind: str  # "stage", "step", "model" or "tool"
+    kind: TraceKind
     ms: float
     detail: str = ""
 
@@ -69,12 +76,19 @@ class TurnResult:
     reply: str
     channel: str
     rounds: int
-    ended_by: str  # "answer", "all_denied", "max_tool_rounds" or "short_circuit:<stage>"
+    outcome: EndedBy
     delivered: bool
     tool_results: list[ToolResult] = field(default_factory=list)
     trace: list[TraceStep] = field(default_factory=list)
+    stage: Stage | None = None
+    """The stage that short-circuited the turn, when `outcome` is a short-circuit."""
 
-    def ms(self, kind: str | None = None) -> float:
+    @property
+    def ended_by(self) -> str:
+        """The outcome as events, the journal and the API carry it."""
+        return ended_by_wire(self.outcome, self.stage)
+
+    def ms(self, kind: TraceKind | None = None) -> float:
         return sum(s.ms for s in self.trace if kind is None or s.kind == kind)
 
 
@@ -107,7 +121,8 @@ class Turn:
         self.loop_messages: list[ChatMessage] = []
         self.trace: list[TraceStep] = []
         self.rounds = 0
-        self.ended_by = "answer"
+        self.ended_by = EndedBy.ANSWER
+        self.short_circuit_stage: Stage | None = None
         self.delivered = False
         self.stopped = False
         """Set for an input that a stop covered before it ran: it ends at pre_action."""
@@ -128,7 +143,7 @@ class Turn:
         try:
             return await self._run()
         except Exception as exc:
-            self.ended_by = "error"
+            self.ended_by = EndedBy.ERROR
             self.publish_finished(error=f"{type(exc).__name__}: {exc}")
             raise
 
@@ -183,7 +198,7 @@ class Turn:
                     return True
                 calls = list(self.ctx.tool_calls)
                 if not calls:
-                    self.ended_by = "answer"
+                    self.ended_by = EndedBy.ANSWER
                     break
                 self._open_round = self.open_round(calls, tools, response)
             results = await self.close_round(self._open_round)
@@ -191,7 +206,7 @@ class Turn:
             if self.ctx.response is not None:
                 return True
             if all(r.denied for r in results):
-                self.ended_by = "all_denied"
+                self.ended_by = EndedBy.ALL_DENIED
                 break
         self.ctx.final_text = self.ctx.llm_text
         return False
@@ -225,17 +240,17 @@ class Turn:
         """Run `stage`; True when a handler set the response (short-circuit)."""
         run = await self.agent.stagehost.run_stage(stage, ctx or self.ctx)
         detail = "" if ctx is None or ctx.tool_call is None else ctx.tool_call.name
-        self.trace.append(TraceStep(stage.value, "stage", run.seconds * 1000, detail))
+        self.trace.append(TraceStep(stage.value, TraceKind.STAGE, run.seconds * 1000, detail))
         if run.short_circuit and ctx is not None and ctx is not self.ctx:
             self.ctx.response = ctx.response
         return run.short_circuit
 
     async def step(self, name: str, action: Callable[[], Awaitable[None]]) -> None:
-        with self.timed(name, "step"):
+        with self.timed(name, TraceKind.STEP):
             await action()
 
     @contextmanager
-    def timed(self, name: str, kind: str, detail: str = "") -> Iterator[None]:
+    def timed(self, name: str, kind: TraceKind, detail: str = "") -> Iterator[None]:
         started = time.perf_counter()
         try:
             yield
@@ -265,13 +280,13 @@ class Turn:
     # ---- one round -------------------------------------------------------------------------
 
     def build_tool_defs(self) -> dict[str, ToolDef]:
-        with self.timed("build_tool_defs", "step"):
+        with self.timed("build_tool_defs", TraceKind.STEP):
             return self.agent.build_tool_defs()
 
     def build_messages(self, tools: dict[str, ToolDef]) -> list[ChatMessage]:
         for text in self.intercept():
             self.loop_messages.append(ChatMessage.system(f"[interrupt] {text}"))
-        with self.timed("build_system_prompt", "step"):
+        with self.timed("build_system_prompt", TraceKind.STEP):
             agent = self.agent
             prompt = build_system_prompt(
                 PromptInputs(
@@ -299,7 +314,7 @@ class Turn:
         if extra_system:
             messages.append(ChatMessage.system(extra_system))
         request = CompletionRequest(messages=messages, tools=list(tools.values()))
-        with self.timed("model", "model", f"round {self.rounds}"):
+        with self.timed("model", TraceKind.MODEL, f"round {self.rounds}"):
             response = await self.agent.model.chat(request)
         self.ctx.llm_text = response.content
         self.ctx.tool_calls = list(response.tool_calls)
@@ -353,7 +368,7 @@ class Turn:
         else:
             result = await self.agent.runner.execute(call, tools)
         ms = (time.perf_counter() - started) * 1000
-        self.trace.append(TraceStep("execute", "tool", ms, call.name))
+        self.trace.append(TraceStep("execute", TraceKind.TOOL, ms, call.name))
         ctx.tool_result = result
         await self.stage(Stage.AFTER_TOOLCALL, ctx)
         result = ctx.tool_result or result
@@ -370,7 +385,7 @@ class Turn:
     async def answer_at_cap(self) -> bool:
         """The round cap is reached with calls still coming: one last call without tools, so
         the turn ends with an answer. True on a short-circuit."""
-        self.ended_by = "max_tool_rounds"
+        self.ended_by = EndedBy.MAX_TOOL_ROUNDS
         log.info("turn reached max_tool_rounds (%d); asking for an answer", self.rounds)
         self.publish(EventType.SYSTEM, kind="max_tool_rounds", rounds=self.rounds)
         await self.call_model({}, extra_system=CAP_NOTE)
@@ -381,7 +396,7 @@ class Turn:
 
     async def emit_response(self) -> None:
         ctx = self.ctx
-        if ctx.skip_output or not ctx.final_text or ctx.channel == CONSOLIDATION:
+        if ctx.skip_output or not ctx.final_text or ctx.channel == CONSOLIDATION_CHANNEL:
             return
         channels = self.agent.channels
         if ctx.channel not in channels:
@@ -408,7 +423,8 @@ class Turn:
 
     async def short_circuit(self) -> TurnResult:
         stage = self.ctx.phase
-        self.ended_by = f"short_circuit:{stage.value}"
+        self.ended_by = EndedBy.SHORT_CIRCUIT
+        self.short_circuit_stage = stage
         self.ctx.final_text = self.ctx.response or ""
         self.publish(EventType.SYSTEM, kind="short_circuit", stage=stage.value)
         await self.step("output_send", self.emit_response)
@@ -424,7 +440,7 @@ class Turn:
     async def record_stop(self) -> None:
         """Leave no orphan: the input and whatever reply there was are kept in memory,
         marked as stopped, and nothing is sent."""
-        self.ended_by = "stopped"
+        self.ended_by = EndedBy.STOPPED
         partial = self.ctx.llm_text.strip()
         self.ctx.final_text = f"{STOPPED_NOTE} {partial}".strip()
         self.publish(EventType.SYSTEM, kind="stopped", channel=self.ctx.channel)
@@ -437,10 +453,11 @@ class Turn:
             reply=self.ctx.final_text,
             channel=self.ctx.channel,
             rounds=self.rounds,
-            ended_by=self.ended_by,
+            outcome=self.ended_by,
             delivered=self.delivered,
             tool_results=list(self.ctx.tool_results),
             trace=self.trace,
+            stage=self.short_circuit_stage,
         )
         self.publish(
             EventType.AGENT_OUTPUT,
@@ -454,16 +471,17 @@ class Turn:
         return result
 
     def publish_finished(self, **detail: Any) -> None:
-        ms = {kind: sum(s.ms for s in self.trace if s.kind == kind) for kind in ("model", "tool")}
+        model_ms = sum(s.ms for s in self.trace if s.kind is TraceKind.MODEL)
+        tool_ms = sum(s.ms for s in self.trace if s.kind is TraceKind.TOOL)
         total = sum(s.ms for s in self.trace)
         self.publish(
             EventType.TURN_FINISHED,
             channel=self.ctx.channel,
-            ended_by=self.ended_by,
+            ended_by=ended_by_wire(self.ended_by, self.short_circuit_stage),
             rounds=self.rounds,
-            kernel_ms=round(total - ms["model"] - ms["tool"], 3),
-            model_ms=round(ms["model"], 3),
-            tool_ms=round(ms["tool"], 3),
+            kernel_ms=round(total - model_ms - tool_ms, 3),
+            model_ms=round(model_ms, 3),
+            tool_ms=round(tool_ms, 3),
             **detail,
         )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hologram.config.keys import Setting
+from hologram.sdk import CONSOLIDATION_CHANNEL
 
 SECURITY_DEFAULTS: tuple[Setting, ...] = (
     Setting("core.security.enabled", True, "the firewall: off only to measure it"),
@@ -36,7 +37,7 @@ SECURITY_DEFAULTS: tuple[Setting, ...] = (
     Setting("core.security.network", True, "network switch for tools"),
     Setting(
         "core.security.internal_channels",
-        ["notebook", "test", "http", "cli", "_consolidation_"],
+        ["notebook", "test", "http", "cli", CONSOLIDATION_CHANNEL],
         "input channels whose inputs speak for the owner (internal principal)",
     ),
     Setting("core.security.review.sensitive_words", [], "words masked in inputs and results"),

@@ -75,7 +75,7 @@ from hologram.memory.graph_types import (
     UnknownEntity,
     normalise_name,
 )
-from hologram.memory.heartbeat import CONSOLIDATION_CHANNEL, Heartbeat, SubmitConsolidation
+from hologram.memory.heartbeat import Heartbeat, SubmitConsolidation
 from hologram.memory.indexer import MEMORY_INDEX_HEADER, Indexer
 from hologram.memory.module import ColdContextModule, MemoryModule, TextMemoryModule
 from hologram.memory.recall import RELATED_DOCS_HEADER, Memory, MemoryLayer, related_docs_section
@@ -87,7 +87,6 @@ __all__ = [
     "AGENT_SOURCE",
     "BUILTIN_EMBEDDERS",
     "COLD_STORAGE_SOURCE",
-    "CONSOLIDATION_CHANNEL",
     "EMBEDDER_SETTINGS",
     "ENTRY_POINT_GROUP",
     "MEMORY_INDEX_HEADER",

@@ -22,7 +22,7 @@ from hologram.memory.heartbeat import Heartbeat, HeartbeatSettings, SubmitConsol
 from hologram.memory.indexer import Estimate, Indexer, rough_tokens
 from hologram.memory.recall import Recollection
 from hologram.memory.social import Social, social_tools
-from hologram.sdk import EventType, Facility, MemItem, ToolDef
+from hologram.sdk import CONSOLIDATION_CHANNEL, EventType, Facility, MemItem, ToolDef
 
 log = logging.getLogger(__name__)
 
@@ -219,7 +219,7 @@ class GraphModule:
 
     async def _on_input(self, event: Any) -> None:
         payload = event.payload
-        if self.graph is None or payload.get("channel") == "_consolidation_":
+        if self.graph is None or payload.get("channel") == CONSOLIDATION_CHANNEL:
             return
         await self.graph.pipeline.record(
             str(payload.get("text", "")), str(payload.get("user_id") or "user")

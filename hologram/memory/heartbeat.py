@@ -30,12 +30,11 @@ from hologram.memory.distill import DistillPipeline, extract
 from hologram.memory.graph import GraphStore
 from hologram.memory.graph_types import GraphError
 from hologram.memory.indexer import Estimate, rough_tokens
-from hologram.sdk import Clock, EventType
+from hologram.sdk import CONSOLIDATION_CHANNEL, Clock, EventType
 
 log = logging.getLogger(__name__)
 
 SubmitConsolidation = Callable[[str], Awaitable[str]]
-CONSOLIDATION_CHANNEL = "_consolidation_"
 LOOPS = ("distill", "archive", "merge", "review", "rules")
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from hologram.plugins.builtin import BuiltinFactory
 from hologram.plugins.kernel_sdk import KernelSDK
 from hologram.plugins.manifest import Kind, Manifest
-from hologram.sdk import Plugin
+from hologram.sdk import Plugin, PluginOrigin
 
 
 class State(StrEnum):
@@ -29,7 +29,7 @@ class Entry:
 
     name: str
     kind: Kind
-    origin: str
+    origin: PluginOrigin
     folder: Path | None = None
     manifest: Manifest | None = None
     factory: BuiltinFactory | None = None

@@ -29,7 +29,7 @@ from hologram.plugins.process import PluginLoadError, SubprocessPlugin
 from hologram.plugins.skill import SKILL_FILE, SkillPlugin, skill_manifest
 from hologram.plugins.supervisor import DEFAULTS as SUPERVISOR_DEFAULTS
 from hologram.plugins.supervisor import Supervisor
-from hologram.sdk import EventType, Facility, Plugin
+from hologram.sdk import EventType, Facility, Plugin, PluginOrigin
 from hologram.stages import infer_owner
 
 log = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ class PluginRegistry:
         self.user_dir = user_dir
         self._has_facility = has_facility
         self._entries: dict[str, Entry] = {
-            name: Entry(name, Kind.BUILTIN, "builtin", factory=factory)
+            name: Entry(name, Kind.BUILTIN, PluginOrigin.BUILTIN, factory=factory)
             for name, factory in builtins.items()
         }
         self.refused: dict[str, str] = {}
@@ -90,7 +90,10 @@ class PluginRegistry:
         """Scan the shipped and user folders; returns the names found. A folder that cannot
         be taken is announced and recorded in `refused`, the others still load."""
         found = []
-        for origin, root in (("shipped", self.shipped_dir), ("user", self.user_dir)):
+        for origin, root in (
+            (PluginOrigin.SHIPPED, self.shipped_dir),
+            (PluginOrigin.USER, self.user_dir),
+        ):
             if root is None or not root.is_dir():
                 continue
             for folder in sorted(p for p in root.iterdir() if p.is_dir()):
@@ -102,7 +105,7 @@ class PluginRegistry:
                     self._refuse(str(folder), str(exc))
         return found
 
-    def _add(self, folder: Path, origin: str) -> Entry:
+    def _add(self, folder: Path, origin: PluginOrigin) -> Entry:
         if (folder / MANIFEST).is_file():
             manifest = read_manifest(folder)
         else:
@@ -183,7 +186,7 @@ class PluginRegistry:
             wanted = (
                 entry.kind is Kind.BUILTIN
                 or (
-                    entry.origin == "user"
+                    entry.origin is PluginOrigin.USER
                     and entry.manifest is not None
                     and entry.manifest.auto_start
                 )
@@ -334,7 +337,7 @@ class PluginRegistry:
                     f"plugin {name!r} is built in; an external copy would install and never run"
                 )
             current = self._entries.get(name)
-            if current is not None and current.origin != "user":
+            if current is not None and current.origin is not PluginOrigin.USER:
                 raise PackageError(f"plugin {name!r} already comes from {current.folder}")
             if current is not None and not replace:
                 raise PackageError(f"plugin {name!r} is already installed; pass replace=True")
@@ -344,7 +347,7 @@ class PluginRegistry:
         if current is not None:
             await self.disable(name)
         folder = await asyncio.to_thread(unpack, package, self.user_dir, replace=replace)
-        entry = self._add(folder, "user")
+        entry = self._add(folder, PluginOrigin.USER)
         entry.plugin = None
         if package.manifest.auto_start:
             await self.enable(name)
@@ -353,7 +356,7 @@ class PluginRegistry:
     async def uninstall(self, name: str) -> None:
         """Stop an installed plugin and delete its folder (its settings stay)."""
         entry = self.get(name)
-        if entry.origin != "user" or entry.folder is None:
+        if entry.origin is not PluginOrigin.USER or entry.folder is None:
             raise PermissionError(
                 f"plugin {name!r} is {entry.origin}, not installed: only plugins in "
                 f"{self.user_dir} can be uninstalled"

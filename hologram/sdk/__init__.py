@@ -7,6 +7,13 @@ from hologram.sdk.capabilities import OutputCap
 from hologram.sdk.clock import Clock
 from hologram.sdk.events import Event, EventType
 from hologram.sdk.facilities import Facility, parse_facility
+from hologram.sdk.outcomes import (
+    CONSOLIDATION_CHANNEL,
+    EndedBy,
+    PluginOrigin,
+    TraceKind,
+    ended_by_wire,
+)
 from hologram.sdk.plugin import (
     WITHHELD,
     Capability,
@@ -24,11 +31,13 @@ from hologram.sdk.stages import STAGE_WRITABLE, HandlerScope, MemItem, Stage, St
 from hologram.sdk.tools import ToolCall, ToolDef, ToolError, ToolHandler, ToolResult
 
 __all__ = [
+    "CONSOLIDATION_CHANNEL",
     "STAGE_WRITABLE",
     "WITHHELD",
     "Capability",
     "CapabilityError",
     "Clock",
+    "EndedBy",
     "Event",
     "EventHandler",
     "EventType",
@@ -38,6 +47,7 @@ __all__ = [
     "OutputCap",
     "OutputHandler",
     "Plugin",
+    "PluginOrigin",
     "PluginSDK",
     "Priority",
     "Settings",
@@ -49,6 +59,8 @@ __all__ = [
     "ToolError",
     "ToolHandler",
     "ToolResult",
+    "TraceKind",
     "WakeHandler",
+    "ended_by_wire",
     "parse_facility",
 ]

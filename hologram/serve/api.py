@@ -23,6 +23,7 @@ from hologram import __version__
 from hologram.agent import TaskStopped, TurnResult
 from hologram.config import ConfigError, is_secret, mask
 from hologram.facade import Kernel
+from hologram.sdk import EndedBy
 from hologram.serve.bodies import ApiError, input_body, read_json, setting_body
 from hologram.serve.intake import HTTP_CHANNEL, Intake
 from hologram.serve.openapi import openapi_document
@@ -97,7 +98,12 @@ def build_app(
                     id=ticket.id,
                 ) from None
             return JSONResponse(
-                {"id": ticket.id, "reply": "", "ended_by": "stopped", "detail": str(exc)}
+                {
+                    "id": ticket.id,
+                    "reply": "",
+                    "ended_by": EndedBy.STOPPED.value,
+                    "detail": str(exc),
+                }
             )
         except Exception as exc:
             raise ApiError(

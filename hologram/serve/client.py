@@ -16,6 +16,8 @@ from typing import Any
 
 import httpx
 
+from hologram.sdk import EndedBy
+
 REPLY_WAIT_S = 120.0
 STREAM_TYPES = ("agent_llm_chain", "agent_output")
 
@@ -71,7 +73,7 @@ class Chat:
             return
         if ident in self.answered:
             return  # already settled by the answer to /stop
-        if payload.get("ended_by") == "stopped":
+        if payload.get("ended_by") == EndedBy.STOPPED:
             _out(f"[#{ident}] (stopped)")
         else:
             _out(f"[#{ident}] hologram> {payload.get('text', '')}")

@@ -15,7 +15,6 @@ from hologram.events import EventBus
 from hologram.kernel import ManualClock
 from hologram.llm import ScriptedModelServer
 from hologram.memory import (
-    CONSOLIDATION_CHANNEL,
     ColdContext,
     ContextWindow,
     GraphStore,
@@ -26,7 +25,7 @@ from hologram.memory import (
 from hologram.memory.consolidation import merge_candidates
 from hologram.memory.distill import DistillPipeline
 from hologram.memory.heartbeat import HeartbeatSettings
-from hologram.sdk import Event, EventType
+from hologram.sdk import CONSOLIDATION_CHANNEL, Event, EventType
 from tests.memory.helpers import AxisEmbedder
 
 MIN = 60.0
