@@ -26,6 +26,7 @@ from hologram.sdk.plugin import (
     WakeHandler,
 )
 from hologram.sdk.priority import Priority
+from hologram.sdk.schema import Param, SchemaError, schema_of
 from hologram.sdk.settings import Settings
 from hologram.sdk.stages import STAGE_WRITABLE, HandlerScope, MemItem, Stage, StageContext
 from hologram.sdk.tools import ToolCall, ToolDef, ToolError, ToolHandler, ToolResult
@@ -46,10 +47,12 @@ __all__ = [
     "MemItem",
     "OutputCap",
     "OutputHandler",
+    "Param",
     "Plugin",
     "PluginOrigin",
     "PluginSDK",
     "Priority",
+    "SchemaError",
     "Settings",
     "Stage",
     "StageContext",
@@ -63,4 +66,5 @@ __all__ = [
     "WakeHandler",
     "ended_by_wire",
     "parse_facility",
+    "schema_of",
 ]

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from hologram.sdk.schema import FunctionSchema, function_schema
 
 ToolHandler = Callable[[dict[str, Any]], Awaitable[str] | str]
 """Takes the validated arguments; returns the text the model sees."""
@@ -31,6 +35,49 @@ class ToolDef:
     cleaner: Callable[[str], str] | None = None
     owner: str | None = None
     timeout: float | None = None
+    optional: frozenset[str] = frozenset()
+    """Parameters whose null means "not given": the runner drops a null sent for one of
+    them before validating (models often send null for an argument they leave out)."""
+
+    @classmethod
+    def from_function(
+        cls,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        no_memory: bool = False,
+        cleaner: Callable[[str], str] | None = None,
+        owner: str | None = None,
+        timeout: float | None = None,
+    ) -> ToolDef:
+        """A tool from a typed function: its name (unless given), its description (the
+        docstring before any `Args:` section) and its parameters schema (the signature,
+        with `Annotated[..., Param(...)]` bounds and the docstring's `Args:` texts).
+
+        The function is called with keyword arguments already validated against that
+        schema and converted to their annotated types (enums, dataclasses, tuples), so it
+        never sees a bad argument. A failure it finds itself (an entity that does not
+        exist) it raises as `ToolError`, which the model reads and may correct.
+        """
+        derived = function_schema(fn)
+        text = description if description is not None else derived.description
+        if not text:
+            raise ValueError(
+                f"tool {name or fn.__name__!r} has no description: give the function a "
+                "docstring (what the tool does, when to use it) or pass description="
+            )
+        return cls(
+            name=name or fn.__name__,
+            description=text,
+            parameters=derived.parameters,
+            handler=_calling(fn, derived),
+            no_memory=no_memory,
+            cleaner=cleaner,
+            owner=owner,
+            timeout=timeout,
+            optional=derived.optional,
+        )
 
     def __post_init__(self) -> None:
         if not TOOL_NAME.match(self.name):
@@ -41,6 +88,24 @@ class ToolDef:
             raise ValueError(
                 f"tool {self.name!r}: parameters must be a JSON schema of type 'object'"
             )
+
+
+def _calling(fn: Callable[..., Any], derived: FunctionSchema) -> ToolHandler:
+    """The handler that turns validated JSON arguments into a call of `fn`. It stays a plain
+    function for a plain `fn`, so the runner still moves a blocking one off the loop."""
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def call_async(args: dict[str, Any]) -> Any:
+            return await fn(**derived.arguments(args))
+
+        return call_async
+
+    @functools.wraps(fn)
+    def call(args: dict[str, Any]) -> Any:
+        return fn(**derived.arguments(args))
+
+    return call
 
 
 class ToolError(Exception):

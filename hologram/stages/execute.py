@@ -111,7 +111,10 @@ class ToolRunner:
                 f"arguments for {call.name} are not a JSON object: "
                 f"{call.arguments_error}. Call it again with a JSON object.",
             )
-        problem = self.check_arguments(tool, call.arguments)
+        arguments = {
+            k: v for k, v in call.arguments.items() if v is not None or k not in tool.optional
+        }
+        problem = self.check_arguments(tool, arguments)
         if problem is not None:
             return _error(call, problem)
         if tool.handler is None:
@@ -119,7 +122,7 @@ class ToolRunner:
         timeout = tool.timeout if tool.timeout is not None else self._default_timeout()
         try:
             async with asyncio.timeout(timeout):
-                output = await invoke(tool.handler, call.arguments)
+                output = await invoke(tool.handler, arguments)
         except TimeoutError:
             log.warning("tool %s timed out after %s s", call.name, timeout)
             return _error(call, f"tool {call.name} timed out after {timeout:g} s")
