@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 from hologram.agent.loop import LoopFrame, ToolLoop
 from hologram.agent.ports import ChatModel
 from hologram.channels import SEND_PREFIX
 from hologram.llm import ChatMessage
-from hologram.sdk import EventType, ToolDef
+from hologram.sdk import NOT_BLANK, EventType, Param, ToolDef
 from hologram.stages import ToolRunner
 
 SPAWN_CHILD = "spawn_child"
@@ -69,23 +69,13 @@ class ChildAgents:
         return text
 
     def tool(self) -> ToolDef:
-        async def spawn_child(args: dict[str, Any]) -> str:
-            return await self.spawn(args["task"])
+        async def spawn_child(
+            task: Annotated[str, Param("the whole task", pattern=NOT_BLANK)],
+        ) -> str:
+            """Hand a self-contained task to a child agent and get its result text back.
+            The child sees only the task you write (no conversation, no memory), so state
+            everything it needs; it can only send messages on output channels. Children
+            started in the same round work at the same time."""
+            return await self.spawn(task)
 
-        return ToolDef(
-            SPAWN_CHILD,
-            "Hand a self-contained task to a child agent and get its result text back. The "
-            "child sees only the task you write (no conversation, no memory), so state "
-            "everything it needs; it can only send messages on output channels. Children "
-            "started in the same round work at the same time.",
-            {
-                "type": "object",
-                "properties": {
-                    "task": {"type": "string", "minLength": 1, "description": "the whole task"}
-                },
-                "required": ["task"],
-                "additionalProperties": False,
-            },
-            handler=spawn_child,
-            owner="kernel",
-        )
+        return ToolDef.from_function(spawn_child, owner="kernel")

@@ -21,21 +21,22 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from hologram.agent.loop import LoopFrame, ToolLoop
 from hologram.agent.ports import ChatModel
 from hologram.agent.scheduler import Task
 from hologram.agent.scheduler_loop import SchedulerLoop, TaskStopped
 from hologram.llm import ChatMessage, CompletionRequest, Role
-from hologram.sdk import Clock, EventType, Priority, ToolDef, ToolError
+from hologram.sdk import Clock, EventType, Param, Priority, ToolDef, ToolError
 from hologram.stages import ToolRunner
 
 log = logging.getLogger(__name__)
 
 RESIDENT_AGENTS = "resident_agents"
 NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
-ACTIONS = ("list", "create", "send", "inspect", "compress", "reclaim", "destroy")
+Action = Literal["list", "create", "send", "inspect", "compress", "reclaim", "destroy"]
+Residual = Literal["keep", "drop"]
 
 BRIEF = (
     "You are '{name}', a resident assistant working for a companion agent. Your standing "
@@ -308,61 +309,42 @@ class Residents:
     def tool(self, current_channel: Callable[[], str]) -> ToolDef:
         """`resident_agents`; a task's report goes to `current_channel()` as of its sending."""
 
-        async def resident_agents(args: dict[str, Any]) -> Any:
-            action = args["action"]
+        async def resident_agents(
+            action: Action,
+            name: str | None = None,
+            brief: str | None = None,
+            text: str | None = None,
+            level: Annotated[int, Param(ge=0, le=3)] = 0,
+            report: bool = True,
+            residual: Residual = "keep",
+        ) -> Any:
+            """Manage resident assistants that work beside you and report back. list: who
+            is there. create (name, brief): start one with a standing brief. send (name,
+            text, level 0-3, report): queue a task with it; its result comes back to you as
+            a message when done. inspect (name): its queue and notes. compress (name): fold
+            its notes into a summary. reclaim (name, residual): end it and get its notes
+            back; destroy (name, residual): end it. residual 'keep' (default) returns its
+            unfinished tasks to you, 'drop' discards them."""
             if action == "list":
                 return self.status()
-            name = _required(args, "name", action)
+            name = _required(name, "name", action)
             if action == "create":
-                self.create(name, _required(args, "brief", action))
+                self.create(name, _required(brief, "brief", action))
                 return f"resident {name} created"
             if action == "send":
-                level = Priority(args.get("level", 0))
-                task_id = self.send(
-                    name,
-                    _required(args, "text", action),
-                    current_channel(),
-                    level,
-                    report=args.get("report", True),
-                )
+                task = _required(text, "text", action)
+                task_id = self.send(name, task, current_channel(), Priority(level), report=report)
                 return f"task {task_id} queued with resident {name}"
             if action == "inspect":
                 return self.inspect(name)
             if action == "compress":
                 return await self.compress(name) or f"resident {name} has nothing to compress"
-            keep_memory = action == "reclaim"
-            return await self.remove(name, args.get("residual", "keep"), keep_memory=keep_memory)
+            return await self.remove(name, residual, keep_memory=action == "reclaim")
 
-        return ToolDef(
-            RESIDENT_AGENTS,
-            "Manage resident assistants that work beside you and report back. list: who is "
-            "there. create (name, brief): start one with a standing brief. send (name, text, "
-            "level 0-3, report): queue a task with it; its result comes back to you as a "
-            "message when done. inspect (name): its queue and notes. compress (name): fold its "
-            "notes into a summary. reclaim (name, residual): end it and get its notes back; "
-            "destroy (name, residual): end it. residual 'keep' (default) returns its "
-            "unfinished tasks to you, 'drop' discards them.",
-            {
-                "type": "object",
-                "properties": {
-                    "action": {"type": "string", "enum": list(ACTIONS)},
-                    "name": {"type": "string"},
-                    "brief": {"type": "string"},
-                    "text": {"type": "string"},
-                    "level": {"type": "integer", "minimum": 0, "maximum": 3},
-                    "report": {"type": "boolean"},
-                    "residual": {"type": "string", "enum": ["keep", "drop"]},
-                },
-                "required": ["action"],
-                "additionalProperties": False,
-            },
-            handler=resident_agents,
-            owner="kernel",
-        )
+        return ToolDef.from_function(resident_agents, name=RESIDENT_AGENTS, owner="kernel")
 
 
-def _required(args: dict[str, Any], key: str, action: str) -> str:
-    value = args.get(key)
-    if not isinstance(value, str) or not value.strip():
+def _required(value: str | None, key: str, action: str) -> str:
+    if value is None or not value.strip():
         raise ToolError(f"resident_agents {action} needs '{key}'")
     return value

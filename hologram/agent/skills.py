@@ -11,7 +11,6 @@ import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from hologram.sdk import ToolDef, ToolError
 
@@ -99,22 +98,18 @@ class SkillIndex:
         return self._tool
 
     def _build_tool(self) -> ToolDef:
-        def skill_info(args: dict[str, Any]) -> str:
-            skill = self._skills.get(args["name"])
+        def skill_info(name: str) -> str:
+            """Read the full procedure of a skill listed in the skills index before
+            following it."""
+            skill = self._skills.get(name)
             if skill is None:
-                raise ToolError(f"no skill {args['name']!r}; skills: {', '.join(self._skills)}")
+                raise ToolError(f"no skill {name!r}; skills: {', '.join(self._skills)}")
             return skill.body
 
-        return ToolDef(
-            SKILL_INFO,
-            "Read the full procedure of a skill listed in the skills index before following it.",
-            {
-                "type": "object",
-                "properties": {"name": {"type": "string", "enum": sorted(self._skills)}},
-                "required": ["name"],
-                "additionalProperties": False,
-            },
-            handler=skill_info,
+        return ToolDef.from_function(
+            skill_info,
+            name=SKILL_INFO,
             owner="kernel",
             no_memory=True,
+            choices={"name": sorted(self._skills)},
         )

@@ -11,10 +11,11 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from typing import Annotated
 
 from hologram.agent.ports import ChatModel
 from hologram.llm import ChatMessage, CompletionRequest
-from hologram.sdk import ToolDef
+from hologram.sdk import Param, ToolDef
 
 log = logging.getLogger(__name__)
 
@@ -47,15 +48,10 @@ class Verdict:
     """The triage assistant's own answer, or None when the input needs the main agent."""
 
 
-def _defer_tool() -> ToolDef:
-    return ToolDef(
-        DEFER_TOOL,
-        "Leave this message for the main agent: it needs memory, tools or real work.",
-        {
-            "type": "object",
-            "properties": {"reason": {"type": "string", "description": "why, in a few words"}},
-        },
-    )
+def triage_defer(reason: Annotated[str, Param("why, in a few words")] = "") -> str:
+    """Leave this message for the main agent: it needs memory, tools or real work."""
+    # Offered to the model only: the call itself is the verdict, and is never run.
+    return reason
 
 
 class TriageAssistant:
@@ -65,7 +61,7 @@ class TriageAssistant:
     async def triage(self, text: str) -> Verdict:
         request = CompletionRequest(
             messages=[ChatMessage.system(TRIAGE_PROMPT), ChatMessage.user(text)],
-            tools=[_defer_tool()],
+            tools=[ToolDef.from_function(triage_defer)],
         )
         response = await self.model.chat(request)
         if any(call.name == DEFER_TOOL for call in response.tool_calls) or not response.content:

@@ -12,10 +12,10 @@ import json
 import logging
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from hologram.channels.split import split_message
-from hologram.sdk import OutputCap, OutputHandler, ToolDef, ToolError
+from hologram.sdk import OutputCap, OutputHandler, Param, ToolDef, ToolError
 from hologram.stages import invoke
 
 log = logging.getLogger(__name__)
@@ -143,30 +143,21 @@ class OutputChannels:
         return list(self._tools)
 
     def _channel_tools(self, channel: OutputChannel) -> tuple[ToolDef, ToolDef]:
-        async def send(args: dict[str, Any]) -> str:
-            return await self.send(
-                channel.name, args["payload"], args.get("meta"), args.get("type", "text")
-            )
+        async def send(
+            payload: Annotated[
+                str, Param("the content: text, or a path or URL for file, image, audio")
+            ],
+            meta: Annotated[
+                dict[str, Any] | str | None,
+                Param("routing metadata as a JSON object (see the _help tool)"),
+            ] = None,
+            type: str = "text",
+        ) -> str:
+            return await self.send(channel.name, payload, meta, type)
 
-        def help(args: dict[str, Any]) -> str:
+        def help() -> str:
             return self.help_text(channel)
 
-        parameters = {
-            "type": "object",
-            "properties": {
-                "payload": {
-                    "type": "string",
-                    "description": "the content: text, or a path or URL for file, image, audio",
-                },
-                "meta": {
-                    "type": ["object", "string"],
-                    "description": "routing metadata as a JSON object (see the _help tool)",
-                },
-                "type": {"type": "string", "enum": channel.types, "default": "text"},
-            },
-            "required": ["payload"],
-            "additionalProperties": False,
-        }
         description = (
             f"Send a message on the {channel.name!r} channel ({channel.description}). "
             f"Types: {', '.join(channel.types)}. Text longer than {channel.max_chars} "
@@ -174,11 +165,18 @@ class OutputChannels:
             f"{channel.send_tool}_help explains the meta fields."
         )
         return (
-            ToolDef(channel.send_tool, description, parameters, send, owner=channel.owner),
-            ToolDef(
-                f"{channel.send_tool}_help",
-                f"How to address the {channel.name!r} channel: its meta fields and types.",
-                handler=help,
+            ToolDef.from_function(
+                send,
+                name=channel.send_tool,
+                description=description,
+                owner=channel.owner,
+                choices={"type": channel.types},
+            ),
+            ToolDef.from_function(
+                help,
+                name=f"{channel.send_tool}_help",
+                description=f"How to address the {channel.name!r} channel: its meta fields "
+                "and types.",
                 owner=channel.owner,
                 no_memory=True,
             ),

@@ -1,106 +1,67 @@
 """The model's tools over the graph (spec: Memory Tools): recall, commit, merge, purge,
 edit, delete_entity and introspect.
 
-Arguments are checked before anything is touched; a wrong one, or an entity that does not
-exist, comes back to the model as a `ToolError` saying what to send instead.
+Each tool is a typed function: the runner checks its arguments against the derived schema
+before it runs, and a refusal of the graph's (an entity that does not exist) comes back to
+the model as a `ToolError` saying what to send instead.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Annotated, Any
 
 from hologram.memory.graph import GraphStore
 from hologram.memory.graph_types import GraphError, Triple
 from hologram.memory.indexer import Indexer, with_cjk_bigrams
-from hologram.sdk import EventType, ToolDef, ToolError
+from hologram.sdk import NOT_BLANK, EventType, Param, ToolDef, ToolError
 
-Handler = Callable[[dict[str, Any]], Awaitable[str]]
-
-TRIPLE_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "source": {"type": "string", "description": "the subject entity, e.g. Alice"},
-        "relation": {"type": "string", "description": "e.g. lives_in, likes, works_at"},
-        "target": {"type": "string", "description": "the object entity, e.g. Paris"},
-        "source_type": {"type": "string", "description": "person, place, thing …"},
-        "target_type": {"type": "string"},
-        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-        "sentence_text": {"type": "string", "description": "the sentence it came from"},
-        "media_digests": {"type": "array", "items": {"type": "string"}},
-        "exclusive": {
-            "type": "boolean",
-            "description": "true if the relation holds one value at a time (a new one "
-            "replaces the old)",
-        },
-    },
-    "required": ["source", "relation", "target"],
-}
+Entity = Annotated[str, Param("an entity name or alias", pattern=NOT_BLANK)]
 
 
-def _text(args: dict[str, Any], key: str, tool: str, what: str) -> str:
-    value = args.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise ToolError(f"{tool} needs {key!r}: {what}")
-    return value.strip()
+@dataclass(frozen=True)
+class NewFact:
+    """One fact to remember."""
 
+    source: Annotated[str, Param("the subject entity, e.g. Alice", pattern=NOT_BLANK)]
+    relation: Annotated[str, Param("e.g. lives_in, likes, works_at", pattern=NOT_BLANK)]
+    target: Annotated[str, Param("the object entity, e.g. Paris", pattern=NOT_BLANK)]
+    source_type: Annotated[str, Param("person, place, thing …")] = ""
+    target_type: str = ""
+    confidence: Annotated[float, Param(ge=0, le=1)] = 1.0
+    sentence_text: Annotated[str, Param("the sentence it came from")] = ""
+    media_digests: list[str] = field(default_factory=list)
+    exclusive: Annotated[
+        bool | None,
+        Param("true if the relation holds one value at a time (a new one replaces the old)"),
+    ] = None
 
-def _int(args: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
-    value = args.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ToolError(f"{key!r} must be an integer from {low} to {high}")
-    return value
-
-
-def _guarded(handler: Handler) -> Handler:
-    """Graph refusals (unknown entity, bad triple) reach the model as tool errors."""
-
-    async def run(args: dict[str, Any]) -> str:
-        try:
-            return await handler(args)
-        except GraphError as exc:
-            raise ToolError(str(exc)) from None
-
-    return run
-
-
-def parse_triples(args: dict[str, Any]) -> list[Triple]:
-    raw = args.get("triples")
-    if not isinstance(raw, list) or not raw:
-        raise ToolError(
-            "memory_commit needs 'triples': a non-empty list of "
-            '{"source": …, "relation": …, "target": …}'
+    def triple(self, sentence: str, digests: list[str]) -> Triple:
+        return Triple(
+            source=self.source.strip(),
+            relation=self.relation.strip(),
+            target=self.target.strip(),
+            source_type=self.source_type.strip(),
+            target_type=self.target_type.strip(),
+            confidence=self.confidence,
+            sentence_text=self.sentence_text.strip() or sentence.strip(),
+            media_digests=(*self.media_digests, *digests),
+            exclusive=self.exclusive,
+            origin="memory_commit",
         )
-    shared_sentence = args.get("sentence_text", "")
-    shared_digests = args.get("media_digests", [])
-    if not isinstance(shared_sentence, str):
-        raise ToolError("'sentence_text' must be a string")
-    if not isinstance(shared_digests, list) or not all(isinstance(d, str) for d in shared_digests):
-        raise ToolError("'media_digests' must be a list of block digests")
-    if (
-        shared_digests
-        and not shared_sentence
-        and not all(isinstance(t, dict) and t.get("sentence_text") for t in raw)
-    ):
+
+
+def new_triples(facts: list[NewFact], sentence_text: str, media_digests: list[str]) -> list[Triple]:
+    """The triples of one memory_commit; media hang off a sentence, so digests without one
+    are refused."""
+    if media_digests and not sentence_text and not all(f.sentence_text for f in facts):
         raise ToolError(
             "media_digests hang off a sentence: give 'sentence_text' (the sentence that "
             "refers to the media) as well"
         )
-    triples = []
-    for i, obj in enumerate(raw):
-        triple = Triple.from_json(obj, f"triples[{i}]")
-        triples.append(
-            Triple(
-                **{
-                    **{f: getattr(triple, f) for f in Triple.__dataclass_fields__},
-                    "sentence_text": triple.sentence_text or shared_sentence.strip(),
-                    "media_digests": triple.media_digests + tuple(shared_digests),
-                    "origin": "memory_commit",
-                }
-            )
-        )
-    return triples
+    return [fact.triple(sentence_text, media_digests) for fact in facts]
 
 
 def graph_tools(
@@ -111,22 +72,20 @@ def graph_tools(
 ) -> list[ToolDef]:
     """The seven ToolDefs, bound to one kernel's graph."""
 
-    async def recall(args: dict[str, Any]) -> str:
-        query = args.get("query")
-        keywords = args.get("keywords")
-        if keywords is None and isinstance(query, str) and query.strip():
+    async def memory_recall(
+        query: Annotated[str | None, Param("what to recall")] = None,
+        keywords: list[str] | None = None,
+        depth: Annotated[int, Param("relations to follow from each match", ge=0, le=4)] = 2,
+        history: bool = False,
+    ) -> str:
+        """Recall facts from long-term graph memory: the entities matching the query and
+        the facts around them. Facts no longer true are shown only with history: true."""
+        query = query.strip() if query else ""
+        if not keywords and query:
             keywords = await _keywords(indexer, query)
-        if (
-            not isinstance(keywords, list)
-            or not keywords
-            or not all(isinstance(k, str) for k in keywords)
-        ):
+        if not keywords:
             raise ToolError("memory_recall needs 'query' (text) or 'keywords' (a list of names)")
-        depth = _int(args, "depth", 2, 0, 4)
-        history = args.get("history", False)
-        if not isinstance(history, bool):
-            raise ToolError("'history' must be true or false")
-        seeds = await indexer.vector_seeds(query) if isinstance(query, str) and query else {}
+        seeds = await indexer.vector_seeds(query) if query else {}
         result = await graph.recall(keywords, depth, history=history, seeds=seeds)
         indexer.mark_recalled(e.id for e in result.entities)
         indexer.last_recall = result
@@ -140,8 +99,16 @@ def graph_tools(
             )
         return result.text()
 
-    async def commit(args: dict[str, Any]) -> str:
-        report = await graph.commit(parse_triples(args), origin="memory_commit")
+    async def memory_commit(
+        triples: Annotated[list[NewFact], Param(min_length=1)],
+        sentence_text: str = "",
+        media_digests: list[str] | None = None,
+    ) -> str:
+        """Remember facts as (source, relation, target) triples. A fact that replaces an
+        older one (a new address) closes the old one. To attach media, give the block
+        digests in media_digests with the sentence that mentions them."""
+        facts = new_triples(triples, sentence_text, media_digests or [])
+        report = await graph.commit(facts, origin="memory_commit")
         parts = [f"Stored {len(report.added)} new fact(s)"]
         if report.confirmed:
             parts.append(f"{len(report.confirmed)} already known")
@@ -149,167 +116,87 @@ def graph_tools(
             parts.append(f"closed {len(report.closed)} contradicted fact(s) (kept as history)")
         return "; ".join(parts) + "."
 
-    async def merge(args: dict[str, Any]) -> str:
-        keep = _text(args, "keep", "memory_merge", "the entity name to keep")
-        drop = _text(args, "merge", "memory_merge", "the entity merged into it")
-        report = await graph.merge(keep, drop)
+    async def memory_merge(keep: Entity, merge: Entity) -> str:
+        """Merge two entities that are the same (e.g. 张三 and 张先生): relations are
+        redirected to 'keep', mention counts summed, 'merge' stays as an alias."""
+        report = await graph.merge(keep.strip(), merge.strip())
         return (
             f"Merged {report.merged!r} into {report.kept!r}: {report.redirected} relation(s) "
             f"redirected, {report.closed} duplicate(s) closed, mentions now "
             f"{report.mention_count}; {report.merged!r} is kept as an alias."
         )
 
-    async def purge(args: dict[str, Any]) -> str:
-        name = _text(args, "entity", "memory_purge", "the entity to retire")
-        closed = await graph.purge(name)
-        return f"Retired {name!r}: {closed} fact(s) closed (history keeps them)."
+    async def memory_purge(entity: Entity) -> str:
+        """Retire an entity: its facts stop being current (history keeps them)."""
+        closed = await graph.purge(entity.strip())
+        return f"Retired {entity.strip()!r}: {closed} fact(s) closed (history keeps them)."
 
-    async def edit(args: dict[str, Any]) -> str:
-        if "fact_id" in args:
-            fact_id = args["fact_id"]
-            if isinstance(fact_id, bool) or not isinstance(fact_id, int):
-                raise ToolError("'fact_id' must be the integer shown as #id by memory_recall")
-            if args.get("close"):
-                reason = args.get("reason", "contradicted")
-                if not isinstance(reason, str):
-                    raise ToolError("'reason' must be a string")
+    async def memory_edit(
+        fact_id: Annotated[int | None, Param("the #id memory_recall shows")] = None,
+        relation: str | None = None,
+        target: str | None = None,
+        confidence: Annotated[float | None, Param(ge=0, le=1)] = None,
+        sentence_text: str | None = None,
+        close: bool = False,
+        reason: str = "contradicted",
+        entity: Annotated[str | None, Param("an entity name or alias", pattern=NOT_BLANK)] = None,
+        new_name: str | None = None,
+        type: str | None = None,
+    ) -> str:
+        """Correct memory. A fact (by its #id from memory_recall): change relation,
+        target, confidence or sentence_text, or close: true if it is no longer true.
+        An entity: new_name (the old name stays an alias) or type."""
+        if fact_id is not None:
+            if close:
                 await graph.close_fact(fact_id, reason or "contradicted")
                 return f"Fact #{fact_id} closed ({reason}); history keeps it."
             changes = {
-                k: args[k]
-                for k in ("relation", "target", "confidence", "sentence_text")
-                if k in args
+                key: value
+                for key, value in (
+                    ("relation", relation),
+                    ("target", target),
+                    ("confidence", confidence),
+                    ("sentence_text", sentence_text),
+                )
+                if value is not None
             }
             if not changes:
                 raise ToolError(
                     "memory_edit of a fact needs one of relation, target, confidence, "
                     "sentence_text, or close: true"
                 )
-            for key in ("relation", "target", "sentence_text"):
-                if key in changes and not isinstance(changes[key], str):
-                    raise ToolError(f"{key!r} must be a string")
-            confidence = changes.get("confidence")
-            if confidence is not None and (
-                isinstance(confidence, bool) or not isinstance(confidence, int | float)
-            ):
-                raise ToolError("'confidence' must be a number from 0 to 1")
             new_id = await graph.edit_relation(fact_id, **changes)
             return f"Fact #{fact_id} replaced by #{new_id} (the old one is kept as history)."
-        if "entity" in args:
-            name = _text(args, "entity", "memory_edit", "the entity to change")
-            new_name, kind = args.get("new_name"), args.get("type")
-            if new_name is None and kind is None:
+        if entity is not None:
+            if new_name is None and type is None:
                 raise ToolError("memory_edit of an entity needs 'new_name' or 'type'")
-            for key, value in (("new_name", new_name), ("type", kind)):
-                if value is not None and not isinstance(value, str):
-                    raise ToolError(f"{key!r} must be a string")
-            now = await graph.edit_entity(name, new_name=new_name, type=kind)
-            return f"Entity {name!r} updated (now {now!r})."
+            now = await graph.edit_entity(entity.strip(), new_name=new_name, type=type)
+            return f"Entity {entity.strip()!r} updated (now {now!r})."
         raise ToolError("memory_edit needs 'fact_id' (to change a fact) or 'entity'")
 
-    async def delete(args: dict[str, Any]) -> str:
-        name = _text(args, "entity", "memory_delete_entity", "the entity to erase")
-        count = await graph.delete_entity(name)
-        return f"Erased {name!r} and {count} fact(s) about it, history included."
+    async def memory_delete_entity(entity: Entity) -> str:
+        """Erase an entity and every fact about it, history included. Only when the user
+        asks for it to be forgotten; otherwise use memory_purge."""
+        count = await graph.delete_entity(entity.strip())
+        return f"Erased {entity.strip()!r} and {count} fact(s) about it, history included."
 
-    async def introspect_tool(args: dict[str, Any]) -> str:
+    async def memory_introspect() -> str:
+        """Statistics of memory: entities, facts current and closed, blocks, and the
+        heartbeat's model calls and tokens."""
         return await introspect()
 
-    entity = {"type": "string", "description": "an entity name or alias"}
-    return [
-        ToolDef(
-            "memory_recall",
-            "Recall facts from long-term graph memory: the entities matching the query and "
-            "the facts around them. Facts no longer true are shown only with history: true.",
-            {
-                "type": "object",
-                "properties": {
-                    "query": {"type": "string", "description": "what to recall"},
-                    "keywords": {"type": "array", "items": {"type": "string"}},
-                    "depth": {"type": "integer", "minimum": 0, "maximum": 4, "default": 2},
-                    "history": {"type": "boolean", "default": False},
-                },
-            },
-            _guarded(recall),
-            owner="memory",
-        ),
-        ToolDef(
-            "memory_commit",
-            "Remember facts as (source, relation, target) triples. A fact that replaces an "
-            "older one (a new address) closes the old one. To attach media, give the block "
-            "digests in media_digests with the sentence that mentions them.",
-            {
-                "type": "object",
-                "properties": {
-                    "triples": {"type": "array", "items": TRIPLE_SCHEMA, "minItems": 1},
-                    "sentence_text": {"type": "string"},
-                    "media_digests": {"type": "array", "items": {"type": "string"}},
-                },
-                "required": ["triples"],
-            },
-            _guarded(commit),
-            owner="memory",
-        ),
-        ToolDef(
-            "memory_merge",
-            "Merge two entities that are the same (e.g. 张三 and 张先生): relations are "
-            "redirected to 'keep', mention counts summed, 'merge' stays as an alias.",
-            {
-                "type": "object",
-                "properties": {"keep": entity, "merge": entity},
-                "required": ["keep", "merge"],
-            },
-            _guarded(merge),
-            owner="memory",
-        ),
-        ToolDef(
-            "memory_purge",
-            "Retire an entity: its facts stop being current (history keeps them).",
-            {"type": "object", "properties": {"entity": entity}, "required": ["entity"]},
-            _guarded(purge),
-            owner="memory",
-        ),
-        ToolDef(
-            "memory_edit",
-            "Correct memory. A fact (by its #id from memory_recall): change relation, "
-            "target, confidence or sentence_text, or close: true if it is no longer true. "
-            "An entity: new_name (the old name stays an alias) or type.",
-            {
-                "type": "object",
-                "properties": {
-                    "fact_id": {"type": "integer"},
-                    "relation": {"type": "string"},
-                    "target": {"type": "string"},
-                    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-                    "sentence_text": {"type": "string"},
-                    "close": {"type": "boolean"},
-                    "reason": {"type": "string"},
-                    "entity": entity,
-                    "new_name": {"type": "string"},
-                    "type": {"type": "string"},
-                },
-            },
-            _guarded(edit),
-            owner="memory",
-        ),
-        ToolDef(
-            "memory_delete_entity",
-            "Erase an entity and every fact about it, history included. Only when the user "
-            "asks for it to be forgotten; otherwise use memory_purge.",
-            {"type": "object", "properties": {"entity": entity}, "required": ["entity"]},
-            _guarded(delete),
-            owner="memory",
-        ),
-        ToolDef(
-            "memory_introspect",
-            "Statistics of memory: entities, facts current and closed, blocks, and the "
-            "heartbeat's model calls and tokens.",
-            {"type": "object", "properties": {}},
-            _guarded(introspect_tool),
-            no_memory=True,
-            owner="memory",
-        ),
+    tools = [
+        ToolDef.from_function(tool, owner="memory", refusals=(GraphError,))
+        for tool in (
+            memory_recall,
+            memory_commit,
+            memory_merge,
+            memory_purge,
+            memory_edit,
+            memory_delete_entity,
+        )
     ]
+    return [*tools, ToolDef.from_function(memory_introspect, no_memory=True, owner="memory")]
 
 
 async def _keywords(indexer: Indexer, query: str) -> list[str]:

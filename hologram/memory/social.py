@@ -4,11 +4,11 @@ key of its traits, a relationship a fact)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from hologram.memory.graph import GraphStore
 from hologram.memory.graph_types import GraphError, Triple
-from hologram.sdk import ToolDef, ToolError
+from hologram.sdk import NOT_BLANK, Param, ToolDef
 
 PERSON = "person"
 
@@ -46,15 +46,14 @@ class Social:
         return (report.added or report.confirmed)[0]
 
 
+Person = Annotated[str, Param("the person's name", pattern=NOT_BLANK)]
+TraitValue = str | int | float | bool | None
+
+
 def social_tools(social: Social) -> list[ToolDef]:
-    async def query(args: dict[str, Any]) -> str:
-        name = args.get("name")
-        if not isinstance(name, str) or not name.strip():
-            raise ToolError("person_query needs 'name': the person to look up")
-        try:
-            info = await social.person(name)
-        except GraphError as exc:
-            raise ToolError(str(exc)) from None
+    async def person_query(name: Person) -> str:
+        """What memory holds about a person: traits, aliases and relationships."""
+        info = await social.person(name)
         lines = [f"{info['name']} ({info['type'] or 'unknown type'}, {info['mentions']} mentions)"]
         if info["aliases"]:
             lines.append("also called: " + ", ".join(info["aliases"]))
@@ -62,69 +61,25 @@ def social_tools(social: Social) -> list[ToolDef]:
         lines += info["relations"]
         return "\n".join(lines)
 
-    async def set_trait(args: dict[str, Any]) -> str:
-        name, trait = args.get("name"), args.get("trait")
-        if not isinstance(name, str) or not name.strip():
-            raise ToolError("set_trait needs 'name': the person")
-        if not isinstance(trait, str) or not trait.strip():
-            raise ToolError("set_trait needs 'trait': what the value describes, e.g. 'humour'")
-        if "value" not in args:
-            raise ToolError("set_trait needs 'value' (null removes the trait)")
-        value = args["value"]
-        if value is not None and not isinstance(value, str | int | float | bool):
-            raise ToolError("'value' must be a string, number, boolean or null")
-        try:
-            held = await social.set_trait(name, trait, value)
-        except GraphError as exc:
-            raise ToolError(str(exc)) from None
+    async def set_trait(
+        name: Person,
+        trait: Annotated[str, Param("what the value describes, e.g. humour", pattern=NOT_BLANK)],
+        value: Annotated[TraitValue, Param("the trait's value; null removes the trait")],
+    ) -> str:
+        """Record a trait of a person (humour: dry). A null value removes it."""
+        held = await social.set_trait(name, trait, value)
         return f"{name}: {', '.join(f'{k}={v}' for k, v in held.items()) or 'no traits'}"
 
-    async def relate(args: dict[str, Any]) -> str:
-        fields = {}
-        for key in ("person", "relation", "other"):
-            value = args.get(key)
-            if not isinstance(value, str) or not value.strip():
-                raise ToolError(f"relate needs {key!r} as a non-empty string")
-            fields[key] = value
-        try:
-            fact_id = await social.relate(fields["person"], fields["relation"], fields["other"])
-        except GraphError as exc:
-            raise ToolError(str(exc)) from None
-        return f"Noted #{fact_id}: {fields['person']} —{fields['relation']}→ {fields['other']}."
+    async def relate(
+        person: Person,
+        relation: Annotated[str, Param("e.g. friend_of, sister_of", pattern=NOT_BLANK)],
+        other: Person,
+    ) -> str:
+        """Record how two people relate (Alice friend_of Bob)."""
+        fact_id = await social.relate(person, relation, other)
+        return f"Noted #{fact_id}: {person} —{relation}→ {other}."
 
-    name = {"type": "string", "description": "the person's name"}
     return [
-        ToolDef(
-            "person_query",
-            "What memory holds about a person: traits, aliases and relationships.",
-            {"type": "object", "properties": {"name": name}, "required": ["name"]},
-            query,
-            owner="memory",
-        ),
-        ToolDef(
-            "set_trait",
-            "Record a trait of a person (humour: dry). A null value removes it.",
-            {
-                "type": "object",
-                "properties": {
-                    "name": name,
-                    "trait": {"type": "string"},
-                    "value": {"type": ["string", "number", "boolean", "null"]},
-                },
-                "required": ["name", "trait", "value"],
-            },
-            set_trait,
-            owner="memory",
-        ),
-        ToolDef(
-            "relate",
-            "Record how two people relate (Alice friend_of Bob).",
-            {
-                "type": "object",
-                "properties": {"person": name, "relation": {"type": "string"}, "other": name},
-                "required": ["person", "relation", "other"],
-            },
-            relate,
-            owner="memory",
-        ),
+        ToolDef.from_function(tool, owner="memory", refusals=(GraphError,))
+        for tool in (person_query, set_trait, relate)
     ]

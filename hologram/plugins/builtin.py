@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hologram.sdk import Plugin, PluginSDK, ToolDef
 
@@ -29,17 +29,11 @@ class PluginManager:
         self._registry = registry
 
     async def start(self, sdk: PluginSDK) -> None:
-        def plugin_list(args: dict[str, Any]) -> str:
+        def pluginmgr_list() -> str:
+            """List the plugins of this kernel: kind, state, tools, restarts."""
             return json.dumps(self._registry.status(), ensure_ascii=False)
 
-        sdk.register_tool(
-            ToolDef(
-                "pluginmgr_list",
-                "List the plugins of this kernel: kind, state, tools, restarts.",
-                handler=plugin_list,
-                no_memory=True,
-            )
-        )
+        sdk.register_tool(ToolDef.from_function(pluginmgr_list, no_memory=True))
 
     async def stop(self) -> None:
         return None

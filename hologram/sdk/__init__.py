@@ -26,13 +26,14 @@ from hologram.sdk.plugin import (
     WakeHandler,
 )
 from hologram.sdk.priority import Priority
-from hologram.sdk.schema import Param, SchemaError, schema_of
+from hologram.sdk.schema import NOT_BLANK, Param, SchemaError, schema_of
 from hologram.sdk.settings import Settings
 from hologram.sdk.stages import STAGE_WRITABLE, HandlerScope, MemItem, Stage, StageContext
 from hologram.sdk.tools import ToolCall, ToolDef, ToolError, ToolHandler, ToolResult
 
 __all__ = [
     "CONSOLIDATION_CHANNEL",
+    "NOT_BLANK",
     "STAGE_WRITABLE",
     "WITHHELD",
     "Capability",

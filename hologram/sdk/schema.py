@@ -27,6 +27,9 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 JSON = dict[str, Any]
 
+NOT_BLANK = r"\S"
+"""The pattern of a string that must hold more than whitespace: `Param(pattern=NOT_BLANK)`."""
+
 
 @dataclass(frozen=True, slots=True)
 class Param:
@@ -112,6 +115,8 @@ class Schemas:
         if tp is Any or tp is object:
             return {}
         if _is_union(origin):
+            if all(a in _SIMPLE for a in args):
+                return {"type": [_SIMPLE[a]["type"] for a in args]}
             inner, optional = split_optional(tp)
             if optional:
                 schema = self.of(inner)
@@ -331,9 +336,10 @@ def function_schema(fn: Callable[..., Any]) -> FunctionSchema:
             raise SchemaError(f"{name}: parameter {param.name!r}: {exc}") from None
         bare = get_args(hint)[0] if get_origin(hint) is Annotated else hint
         inner, admits_none = split_optional(bare)
-        if admits_none:
+        if admits_none and param.default is not param.empty:
             # The model is told the type it should send; a null it sends anyway is read as
-            # "not given" (the runner drops it) rather than refused.
+            # "not given" (the runner drops it) rather than refused. A required parameter
+            # that admits None keeps null as a value of its own.
             optional.add(param.name)
             schema = _without_null(schema, schemas.of(inner))
         if param.name in documented and "description" not in schema:
@@ -343,9 +349,12 @@ def function_schema(fn: Callable[..., Any]) -> FunctionSchema:
         elif _is_json(param.default) and param.default is not None:
             schema["default"] = to_json(param.default)
         properties[param.name] = schema
+    # An argument the function does not take is refused rather than dropped: a misspelt
+    # optional name would otherwise be ignored without the model ever learning of it.
+    parameters = {**_object(properties, required, None), "additionalProperties": False}
     return FunctionSchema(
         description=description,
-        parameters=_object(properties, required, None),
+        parameters=parameters,
         hints={k: v for k, v in hints.items() if k != "return"},
         optional=frozenset(optional),
     )

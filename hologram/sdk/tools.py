@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +50,8 @@ class ToolDef:
         cleaner: Callable[[str], str] | None = None,
         owner: str | None = None,
         timeout: float | None = None,
+        refusals: tuple[type[Exception], ...] = (),
+        choices: Mapping[str, Sequence[Any]] | None = None,
     ) -> ToolDef:
         """A tool from a typed function: its name (unless given), its description (the
         docstring before any `Args:` section) and its parameters schema (the signature,
@@ -58,9 +60,17 @@ class ToolDef:
         The function is called with keyword arguments already validated against that
         schema and converted to their annotated types (enums, dataclasses, tuples), so it
         never sees a bad argument. A failure it finds itself (an entity that does not
-        exist) it raises as `ToolError`, which the model reads and may correct.
+        exist) it raises as `ToolError`, which the model reads and may correct; so are the
+        exception types in `refusals` (a store's own "no such entry" errors). `choices`
+        gives parameters values known only when the tool is built (the live channel types,
+        the skills there are) as the enum of their schema.
         """
         derived = function_schema(fn)
+        parameters = derived.parameters
+        for param, values in (choices or {}).items():
+            if param not in parameters["properties"]:
+                raise ValueError(f"choices for {param!r}, which {fn.__name__} does not take")
+            parameters["properties"][param]["enum"] = list(values)
         text = description if description is not None else derived.description
         if not text:
             raise ValueError(
@@ -70,8 +80,8 @@ class ToolDef:
         return cls(
             name=name or fn.__name__,
             description=text,
-            parameters=derived.parameters,
-            handler=_calling(fn, derived),
+            parameters=parameters,
+            handler=_calling(fn, derived, (ToolError, *refusals)),
             no_memory=no_memory,
             cleaner=cleaner,
             owner=owner,
@@ -90,22 +100,34 @@ class ToolDef:
             )
 
 
-def _calling(fn: Callable[..., Any], derived: FunctionSchema) -> ToolHandler:
+def _calling(
+    fn: Callable[..., Any], derived: FunctionSchema, refusals: tuple[type[Exception], ...]
+) -> ToolHandler:
     """The handler that turns validated JSON arguments into a call of `fn`. It stays a plain
     function for a plain `fn`, so the runner still moves a blocking one off the loop."""
     if inspect.iscoroutinefunction(fn):
 
         @functools.wraps(fn)
         async def call_async(args: dict[str, Any]) -> Any:
-            return await fn(**derived.arguments(args))
+            try:
+                return await fn(**derived.arguments(args))
+            except refusals as exc:
+                raise _readable(exc) from None
 
         return call_async
 
     @functools.wraps(fn)
     def call(args: dict[str, Any]) -> Any:
-        return fn(**derived.arguments(args))
+        try:
+            return fn(**derived.arguments(args))
+        except refusals as exc:
+            raise _readable(exc) from None
 
     return call
+
+
+def _readable(exc: Exception) -> ToolError:
+    return exc if isinstance(exc, ToolError) else ToolError(str(exc))
 
 
 class ToolError(Exception):

@@ -12,12 +12,12 @@ import asyncio
 import inspect
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError
 
-from hologram.sdk import ToolCall, ToolDef, ToolError, ToolResult
+from hologram.sdk import NOT_BLANK, ToolCall, ToolDef, ToolError, ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -88,10 +88,7 @@ class ToolRunner:
         )
         if not errors:
             return None
-        lines = []
-        for error in errors[:_MAX_ERRORS]:
-            where = "/".join(str(p) for p in error.absolute_path) or "(the arguments object)"
-            lines.append(f"- {where}: {error.message}")
+        lines = [f"- {_where(e.absolute_path)}: {_message(e)}" for e in errors[:_MAX_ERRORS]]
         schema = json.dumps(tool.parameters, ensure_ascii=False)
         return (
             f"invalid arguments for {tool.name}:\n"
@@ -134,6 +131,23 @@ class ToolRunner:
             return _error(call, f"tool {call.name} failed: {type(exc).__name__}: {brief}")
         content = as_text(output)
         return ToolResult(call.id, call.name, content, memory_text=memory_text(tool, content))
+
+
+def _where(path: Iterable[str | int]) -> str:
+    """A place in the arguments as a model would write it: `triples[0].target`."""
+    text = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+    return text or "(the arguments object)"
+
+
+def _message(error: ValidationError) -> str:
+    """jsonschema's own words, but where a plainer sentence says the same to a model."""
+    if error.validator == "pattern" and error.validator_value == NOT_BLANK:
+        return f"{error.instance!r} is blank: give a value"
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = [k for k in error.validator_value if k not in error.instance]
+        if missing:
+            return "needs " + ", ".join(repr(k) for k in missing)
+    return error.message
 
 
 def _error(call: ToolCall, message: str) -> ToolResult:

@@ -88,6 +88,7 @@ def test_the_schema_is_derived_from_the_signature_and_the_docstring() -> None:
             "note": {"description": "anything to add to the forecast.", "type": "string"},
         },
         "required": ["places"],
+        "additionalProperties": False,
     }
     assert tool.optional == frozenset({"note"})
 
@@ -123,8 +124,9 @@ async def test_arguments_arrive_converted_to_their_annotated_types(host: StageHo
         ({"places": [], "days": 2}, "places: [] should be non-empty"),
         ({"places": [{"city": "Oslo"}], "days": 9}, "days: 9 is greater than the maximum of 7"),
         ({"places": [{"city": "Oslo"}], "unit": "kelvin"}, "unit: 'kelvin' is not one of"),
-        ({"places": [{"country": "NO"}]}, "places/0: 'city' is a required property"),
-        ({"days": 2}, "'places' is a required property"),
+        ({"places": [{"country": "NO"}]}, "places[0]: needs 'city'"),
+        ({"days": 2}, "needs 'places'"),
+        ({"places": [{"city": "Oslo"}], "dayz": 2}, "('dayz' was unexpected)"),
     ],
 )
 async def test_a_bad_argument_never_reaches_the_function(

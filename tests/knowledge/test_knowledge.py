@@ -10,6 +10,7 @@ import pytest
 from hologram import Kernel
 from hologram.knowledge import KnowledgeBase, KnowledgeError, knowledge_tools
 from hologram.sdk import ToolError
+from tests.calling import call_tool
 
 
 @pytest.fixture
@@ -82,17 +83,19 @@ async def test_bad_names_and_duplicates_are_refused(kb: KnowledgeBase) -> None:
 
 
 async def test_knowledge_tools_and_their_errors(kb: KnowledgeBase) -> None:
-    tools = {t.name: t.handler for t in knowledge_tools(kb)}
-    assert "Saved" in await tools["knowledge_create"]({"name": "pets/cat", "content": "猫喜欢鱼"})
-    assert "pets/cat" in await tools["knowledge_search"]({"query": "猫"})
-    listing = await tools["knowledge_list"]({})
+    tools = {t.name: t for t in knowledge_tools(kb)}
+    assert "Saved" in await call_tool(
+        tools, "knowledge_create", name="pets/cat", content="猫喜欢鱼"
+    )
+    assert "pets/cat" in await call_tool(tools, "knowledge_search", query="猫")
+    listing = await call_tool(tools, "knowledge_list")
     assert "pets: 1" in listing and "pets/cat" in listing
     with pytest.raises(ToolError, match="needs 'query'"):
-        await tools["knowledge_search"]({})
-    with pytest.raises(ToolError, match="'top' must be"):
-        await tools["knowledge_search"]({"query": "x", "top": 0})
+        await call_tool(tools, "knowledge_search")
+    with pytest.raises(ToolError, match="top: 0 is less than the minimum of 1"):
+        await call_tool(tools, "knowledge_search", query="x", top=0)
     with pytest.raises(ToolError, match="knowledge name"):
-        await tools["knowledge_create"]({"name": "", "content": "x"})
+        await call_tool(tools, "knowledge_create", name="", content="x")
 
 
 async def test_the_knowledge_index_is_independent_of_memory(data_dir: Path) -> None:

@@ -21,6 +21,7 @@ from hologram.memory import (
     related_docs_section,
 )
 from hologram.sdk import Event, EventType, ToolError
+from tests.calling import call_tool
 from tests.memory.helpers import AxisEmbedder
 
 HOUR = 3600.0
@@ -76,17 +77,17 @@ async def test_the_query_tool_consumes_and_the_commit_tool_stores(
 ) -> None:
     query, commit = coldcontext_tools(window, cold)
     assert (query.name, commit.name) == ("coldcontext_query", "coldcontext_commit")
-    stored = await commit.handler({"content": "the wifi password is on the fridge"})
+    stored = await call_tool(commit, content="the wifi password is on the fridge")
     assert "Stored" in stored and len(cold) == 1
-    answer = await query.handler({"query": "wifi password", "top": 2})
+    answer = await call_tool(query, query="wifi password", top=2)
     assert "Recalled 1" in answer and "fridge" in answer and len(cold) == 0
     assert [e.input for e in window.events] == ["the wifi password is on the fridge"]
     assert any(e.type == EventType.COLD_CONTEXT_CONSUMED for e in published)
-    assert await query.handler({"query": "wifi password"}) == "No stored memory matches that."
-    with pytest.raises(ToolError, match="'top' must be an integer"):
-        await query.handler({"query": "x", "top": 99})
-    with pytest.raises(ToolError, match="needs 'content'"):
-        await commit.handler({"content": "  "})
+    assert await call_tool(query, query="wifi password") == "No stored memory matches that."
+    with pytest.raises(ToolError, match="top: 99 is greater than the maximum of 10"):
+        await call_tool(query, query="x", top=99)
+    with pytest.raises(ToolError, match="content: '  ' is blank"):
+        await call_tool(commit, content="  ")
 
 
 async def test_find_cold_lists_documents_untouched_for_the_age_and_rarely_accessed(
