@@ -32,14 +32,28 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"hologram {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    from hologram.eval.cli import add_eval_parser
 
-    def data_option(p: argparse.ArgumentParser) -> None:
-        p.add_argument(
-            "--data",
-            metavar="DIR",
-            help="data directory (default: $HOLOGRAM_DATA, else ~/.hologram)",
-        )
+    for add in (
+        _add_serve,
+        _add_chat,
+        _add_graph,
+        _add_depgraph,
+        _add_scripted_model,
+        _add_config,
+        add_eval_parser,
+    ):
+        add(commands)
+    return parser
 
+
+def data_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data", metavar="DIR", help="data directory (default: $HOLOGRAM_DATA, else ~/.hologram)"
+    )
+
+
+def _add_serve(commands: Any) -> None:
     serve = commands.add_parser(
         "serve",
         help="boot the kernel and run it until SIGINT or SIGTERM",
@@ -64,6 +78,8 @@ def _parser() -> argparse.ArgumentParser:
         help="on SIGINT/SIGTERM, seconds the work in hand may take to finish (default: 10)",
     )
 
+
+def _add_chat(commands: Any) -> None:
     chat = commands.add_parser(
         "chat",
         help="talk to a running service from the terminal",
@@ -78,6 +94,8 @@ def _parser() -> argparse.ArgumentParser:
         "--token", help="bearer token (default: $HOLOGRAM_TOKEN), for a non-loopback service"
     )
 
+
+def _add_graph(commands: Any) -> None:
     graph = commands.add_parser(
         "graph",
         help="print the kernel's module layers",
@@ -85,6 +103,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     graph.add_argument("--json", action="store_true", help="machine-readable output")
 
+
+def _add_depgraph(commands: Any) -> None:
     depgraph = commands.add_parser(
         "depgraph",
         help="write or check the shipped layer plan",
@@ -96,6 +116,8 @@ def _parser() -> argparse.ArgumentParser:
     mode.add_argument("--check", action="store_true", help="exit 1 if the plan is stale")
     depgraph.add_argument("--path", type=Path, help=argparse.SUPPRESS)
 
+
+def _add_scripted_model(commands: Any) -> None:
     scripted = commands.add_parser(
         "scripted-model",
         help="run the scripted local model server (OpenAI-compatible, on 127.0.0.1)",
@@ -105,6 +127,8 @@ def _parser() -> argparse.ArgumentParser:
     scripted.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     scripted.add_argument("--scripted", action="store_true", help="answer only queued replies")
 
+
+def _add_config(commands: Any) -> None:
     config = commands.add_parser(
         "config",
         help="read and change settings",
@@ -128,11 +152,6 @@ def _parser() -> argparse.ArgumentParser:
     delete.add_argument("key")
     for action in (get, set_, listing, delete):
         data_option(action)
-
-    from hologram.eval.cli import add_eval_parser
-
-    add_eval_parser(commands)
-    return parser
 
 
 def _depgraph_path(explicit: Path | None) -> Path:

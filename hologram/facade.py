@@ -28,6 +28,7 @@ from hologram.kernel import (
     Assembly,
     DataDirLock,
     KernelLog,
+    KernelTasks,
     Module,
     Observer,
     Plan,
@@ -45,6 +46,9 @@ from hologram.state import KernelState
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+KERNEL_OWNER = "kernel"
+"""The owner of the tasks the facade starts for its callers (boot, shutdown, a magic's)."""
 
 
 def shipped_depgraph() -> Path:
@@ -83,11 +87,14 @@ class Kernel:
         self._depgraph = depgraph or (shipped_depgraph() if self._real_modules else None)
         self._environ = environ
         self._init_timeout = init_timeout
+        self._context = contextvars.copy_context()
+        self._context.run(current_kernel.set, self.id)
         self.state = KernelState(
             data_dir=self.data_dir,
             clock=clock or SystemClock(),
             lock=DataDirLock(self.data_dir),
             log=KernelLog(self.data_dir, self.id, log_level),
+            tasks=KernelTasks(),
         )
         self.phase = Phase.NEW
         self.plan: Plan | None = None
@@ -96,8 +103,6 @@ class Kernel:
         self._assembly: Assembly | None = None
         self._observers: list[Observer] = []
         self._ready = asyncio.Event()
-        self._context = contextvars.copy_context()
-        self._context.run(current_kernel.set, self.id)
 
     # ---- observing boot -------------------------------------------------------------------
 
@@ -112,9 +117,16 @@ class Kernel:
 
     # ---- life cycle ------------------------------------------------------------------------
 
-    def spawn(self, coro: Coroutine[Any, Any, T], name: str | None = None) -> asyncio.Task[T]:
-        """Run `coro` as a task of this kernel (its log lines go to this kernel's log)."""
-        return asyncio.get_running_loop().create_task(coro, name=name, context=self._context)
+    def spawn(
+        self, coro: Coroutine[Any, Any, T], name: str | None = None, *, awaited: bool = True
+    ) -> asyncio.Task[T]:
+        """Run `coro` as a task of this kernel's group (its log lines go to this kernel's
+        log). The caller awaits it, unless `awaited` is False: then a failure is logged and
+        published as a background task's. It runs in a copy of the kernel's own context,
+        whoever calls: a notebook cell's task carries no kernel."""
+        return self.state.tasks.spawn(
+            coro, owner=KERNEL_OWNER, name=name, awaited=awaited, context=self._context.copy()
+        )
 
     def make_plan(self) -> Plan:
         if self._depgraph is not None:
@@ -138,11 +150,13 @@ class Kernel:
                 group0=group0(self._environ),
                 observer=self._notify,
                 init_timeout=self._init_timeout,
+                tasks=self.state.tasks,
             )
             await self._assembly.boot()
         except BaseException as exc:
             self.phase = Phase.FAILED
             self.error = exc
+            await self._leave_group()
             raise
         self.boot_seconds = time.perf_counter() - started
         self.phase = Phase.READY
@@ -169,11 +183,20 @@ class Kernel:
             self.state.events.emit(EventType.KERNEL_STOPPING)
         try:
             closed = await self.spawn(self._assembly.shutdown(), name=f"hologram-stop-{self.id}")
+            await self._leave_group()
         finally:
             self.phase = Phase.STOPPED
             self._ready.clear()
         log.debug("kernel %s closed %s", self.id, closed)
         return closed
+
+    async def _leave_group(self) -> None:
+        """The last of shutdown: every task of the group that no module's close took with
+        it. The facade's own (a notebook's handle awaiting this very shutdown) are spared:
+        they end as their work does."""
+        left = await self.state.tasks.close(sparing={KERNEL_OWNER})
+        if left:
+            log.debug("kernel %s: %d leftover task(s) cancelled", self.id, left)
 
     async def __aenter__(self) -> Self:
         return await self.start()

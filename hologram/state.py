@@ -16,7 +16,7 @@ from hologram.agent import Agent, Inputs
 from hologram.channels import OutputChannels
 from hologram.config import ConfigRegistry
 from hologram.events import EventBus
-from hologram.kernel import DataDirLock, KernelLog
+from hologram.kernel import DataDirLock, KernelLog, KernelTasks
 from hologram.knowledge import KnowledgeBase
 from hologram.llm import ProviderManager
 from hologram.memory import ColdContext, GraphMemory, Memory, TextLog
@@ -32,6 +32,7 @@ class KernelState:
     clock: Clock
     lock: DataDirLock
     log: KernelLog
+    tasks: KernelTasks
     config_snapshot: dict[str, Any] = field(default_factory=dict)
 
     config: ConfigRegistry | None = None

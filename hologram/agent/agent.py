@@ -15,6 +15,7 @@ from hologram.agent.skills import SkillIndex
 from hologram.agent.turn import Turn, TurnInput, TurnResult
 from hologram.channels import OutputChannels
 from hologram.events import EventBus
+from hologram.kernel.tasks import KernelTasks, TaskScope
 from hologram.sdk import ToolDef
 from hologram.stages import StageHost
 
@@ -35,8 +36,11 @@ class Agent:
         personal_prompt: Callable[[], str] = lambda: "",
         prompt_budget: Callable[[], PromptBudget] = PromptBudget,
         memory: TurnMemory | None = None,
+        tasks: TaskScope | None = None,
     ) -> None:
         self.stagehost = stagehost
+        self.tasks = tasks or KernelTasks().scope("agent")
+        """Where a turn's tool calls and its ending run (the kernel's group)."""
         self.channels = channels
         self.model = model
         self.events = events
@@ -48,7 +52,7 @@ class Agent:
         self.skills = SkillIndex()
         self.skills.load_dir(data_dir / "skill")
         self.children = ChildAgents(
-            model, self.runner, channels.tools, child_max_tool_rounds, events.emit
+            model, self.runner, channels.tools, child_max_tool_rounds, events.emit, self.tasks
         )
         self._spawn_tool = self.children.tool()
         # The scheduler (a later module) decides which input runs when; until then turns of

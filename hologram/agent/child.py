@@ -16,6 +16,7 @@ from typing import Annotated, Any
 from hologram.agent.loop import LoopFrame, ToolLoop
 from hologram.agent.ports import ChatModel
 from hologram.channels import SEND_PREFIX
+from hologram.kernel.tasks import TaskScope
 from hologram.llm import ChatMessage
 from hologram.sdk import NOT_BLANK, EventType, Param, ToolDef
 from hologram.stages import ToolRunner
@@ -40,8 +41,10 @@ class ChildAgents:
         tools: Callable[[], list[ToolDef]],
         max_rounds: Callable[[], int],
         emit: Callable[..., Any],
+        tasks: TaskScope,
     ) -> None:
         self._model = model
+        self._tasks = tasks
         self._runner = runner
         self._tools = tools
         self._max_rounds = max_rounds
@@ -60,7 +63,13 @@ class ChildAgents:
         try:
             self._emit(EventType.SYSTEM, source=label, kind="child_started", task=task)
             loop = ToolLoop(
-                label, self._model, self._runner, self.allowed_tools, self._max_rounds, self._emit
+                label,
+                self._model,
+                self._runner,
+                self.allowed_tools,
+                self._max_rounds,
+                self._emit,
+                self._tasks,
             )
             text = await loop.run(LoopFrame(messages))
         finally:

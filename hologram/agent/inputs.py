@@ -22,6 +22,7 @@ from hologram.agent.scheduler_loop import SchedulerLoop, TaskStopped, Ticket
 from hologram.agent.triage import TriageAssistant, busy_note
 from hologram.agent.turn import Turn, TurnInput, TurnResult
 from hologram.events import EventBus
+from hologram.kernel.tasks import KernelTasks, TaskScope
 from hologram.sdk import CONSOLIDATION_CHANNEL, Clock, EndedBy, EventType, Priority, StageContext
 
 log = logging.getLogger(__name__)
@@ -46,12 +47,16 @@ class Inputs:
         cooldown: float = 2.0,
         offload_after: Callable[[], float | None] = lambda: None,
         mask: Callable[[str], str] = str,
+        tasks: TaskScope | None = None,
     ) -> None:
         self.agent = agent
+        self.tasks = tasks or KernelTasks().scope("scheduler")
         self.journal = journal
         self.events = events
         self.clock = clock
-        self.loop = SchedulerLoop(self._run, clock, cooldown=cooldown, on_decision=self._trace)
+        self.loop = SchedulerLoop(
+            self._run, clock, cooldown=cooldown, on_decision=self._trace, tasks=self.tasks
+        )
         self.triage = TriageAssistant(agent.model)
         self._offload_after = offload_after
         self._mask = mask
@@ -64,9 +69,7 @@ class Inputs:
 
     def start(self) -> None:
         self.loop.start()
-        self._watcher = asyncio.get_running_loop().create_task(
-            self._watch_backlog(), name="backlog-triage"
-        )
+        self._watcher = self.tasks.spawn(self._watch_backlog(), name="backlog-triage")
 
     # ---- in ----------------------------------------------------------------------------------
 
@@ -244,12 +247,15 @@ class Inputs:
         await self._outlast(self.journal.mark(record.id, state, result.reply))
         return result
 
-    @staticmethod
-    async def _outlast(work: Awaitable[T]) -> T:
+    async def _outlast(self, work: Awaitable[T]) -> T:
         """Finish `work` through any number of cancellations. A stop or preemption that
         lands once a turn is ending is too late: its reply is going out, so the input is
         done and its ticket and journal row must say so."""
-        future = asyncio.ensure_future(work)
+        future = (
+            work
+            if isinstance(work, asyncio.Future)
+            else self.tasks.spawn(_awaiting(work), name="input-ending", awaited=True)
+        )
         while True:
             try:
                 return await asyncio.shield(future)
@@ -270,7 +276,7 @@ class Inputs:
             return
         if not isinstance(outcome.exception(), TaskStopped):
             return
-        recording = asyncio.ensure_future(self._stopped(task))
+        recording = self.tasks.spawn(self._stopped(task), name=f"input-{task.id}-stopped")
         self._stop_records.add(recording)
         recording.add_done_callback(self._stop_records.discard)
 
@@ -306,6 +312,10 @@ class Inputs:
             self._previews.pop(decision.task, None)
             self._triaged.discard(decision.task)
         self.events.emit(EventType.SCHEDULER, source="scheduler", **payload)
+
+
+async def _awaiting(work: Awaitable[T]) -> T:
+    return await work
 
 
 __all__ = ["Inputs", "TaskStopped", "Ticket"]

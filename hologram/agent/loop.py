@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hologram.agent.ports import ChatModel
+from hologram.kernel.tasks import TaskScope
 from hologram.llm import ChatMessage, CompletionRequest, CompletionResponse
 from hologram.sdk import EventType, ToolCall, ToolDef, ToolResult
 from hologram.stages import ToolRunner
@@ -52,8 +53,10 @@ class ToolLoop:
         tools: Callable[[], dict[str, ToolDef]],
         max_rounds: Callable[[], int],
         emit: Callable[..., Any],
+        tasks: TaskScope,
     ) -> None:
         self.label = label
+        self._tasks = tasks
         self._model = model
         self._runner = runner
         self._tools = tools
@@ -85,7 +88,9 @@ class ToolLoop:
         tools = self._tools()
         for index, call in enumerate(response.tool_calls):
             if index not in frame.calls:
-                frame.calls[index] = asyncio.ensure_future(self._call(frame, call, tools))
+                frame.calls[index] = self._tasks.spawn(
+                    self._call(frame, call, tools), name=f"{self.label}-tool", awaited=True
+                )
         # Shielded: a preemption cancels this run, not the tools it started.
         await asyncio.shield(asyncio.gather(*frame.calls.values()))
 

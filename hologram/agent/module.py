@@ -59,6 +59,7 @@ class AgentModule:
             personal_prompt=lambda: config.get_str("core.agent.personal_prompt"),
             prompt_budget=lambda: budget_of(llm),
             memory=memory,
+            tasks=state.tasks.scope(self.name),
         )
 
 
@@ -90,6 +91,7 @@ def residents_of(agent: Agent, inputs: Inputs, clock: Any, config: Any) -> Resid
         max_rounds=lambda: config.get_int("core.agent.resident_max_tool_rounds"),
         max_residents=lambda: config.get_int("core.agent.max_residents"),
         memory_messages=lambda: config.get_int("core.agent.resident_memory_messages"),
+        tasks=inputs.tasks,
         cooldown=config.get_float("core.scheduler.preempt_cooldown_s"),
     )
 
@@ -122,6 +124,7 @@ class SchedulerModule:
             cooldown=state.config.get_float("core.scheduler.preempt_cooldown_s"),
             offload_after=lambda: offload_after(state.config),
             mask=str if state.security is None else state.security.mask,
+            tasks=state.tasks.scope(self.name),
         )
         self.inputs.start()
         await self.inputs.recover()

@@ -27,6 +27,7 @@ from hologram.agent.loop import LoopFrame, ToolLoop
 from hologram.agent.ports import ChatModel
 from hologram.agent.scheduler import Task
 from hologram.agent.scheduler_loop import SchedulerLoop, TaskStopped
+from hologram.kernel.tasks import TaskScope
 from hologram.llm import ChatMessage, CompletionRequest, Role
 from hologram.sdk import Clock, EventType, Param, Priority, ToolDef, ToolError
 from hologram.stages import ToolRunner
@@ -98,9 +99,11 @@ class Residents:
         max_rounds: Callable[[], int],
         max_residents: Callable[[], int],
         memory_messages: Callable[[], int],
+        tasks: TaskScope,
         cooldown: float = 2.0,
     ) -> None:
         self._model = model
+        self._tasks = tasks
         self._runner = runner
         self._tools = tools
         self._clock = clock
@@ -112,7 +115,7 @@ class Residents:
         self._cooldown = cooldown
         self._residents: dict[str, Resident] = {}
         self._task_ids = itertools.count(1)
-        self._reports: set[asyncio.Future[Any]] = set()
+        self._reports: set[asyncio.Task[Any]] = set()
 
     def names(self) -> list[str]:
         return sorted(self._residents)
@@ -146,10 +149,19 @@ class Residents:
             raise ToolError("a resident needs a brief: what it is there for")
         label = f"resident:{name}"
         tool_loop = ToolLoop(
-            label, self._model, self._runner, self.resident_tools, self._max_rounds, self._emit
+            label,
+            self._model,
+            self._runner,
+            self.resident_tools,
+            self._max_rounds,
+            self._emit,
+            self._tasks,
         )
         loop = SchedulerLoop(
-            lambda task, n=name: self._work(n, task), self._clock, cooldown=self._cooldown
+            lambda task, n=name: self._work(n, task),
+            self._clock,
+            cooldown=self._cooldown,
+            tasks=self._tasks,
         )
         resident = Resident(name, brief.strip(), loop, tool_loop)
         self._residents[name] = resident
@@ -295,14 +307,13 @@ class Residents:
             failed=error is not None,
         )
         if job.report:
-            reporting = asyncio.ensure_future(self._report(text, job.channel, source, Priority.L3))
+            # Kept until done: close waits for the reports in flight before the main
+            # agent's queue goes away. A report that fails is the group's to announce.
+            reporting = self._tasks.spawn(
+                self._report(text, job.channel, source, Priority.L3), name=f"{source}-report"
+            )
             self._reports.add(reporting)
-            reporting.add_done_callback(self._reported)
-
-    def _reported(self, reporting: asyncio.Future[Any]) -> None:
-        self._reports.discard(reporting)
-        if not reporting.cancelled() and reporting.exception() is not None:
-            log.error("a resident's report did not reach the agent", exc_info=reporting.exception())
+            reporting.add_done_callback(self._reports.discard)
 
     # ---- the tool ------------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hologram.agent.scheduler import Action, Decision, Scheduler, Task
+from hologram.kernel.tasks import KernelTasks, TaskScope, first_completed
 from hologram.sdk import Clock, Priority
 
 log = logging.getLogger(__name__)
@@ -73,8 +74,10 @@ class SchedulerLoop:
         *,
         cooldown: float = 2.0,
         on_decision: Callable[[Decision], None] | None = None,
+        tasks: TaskScope | None = None,
     ) -> None:
         self.scheduler = Scheduler(cooldown=cooldown)
+        self._tasks = tasks or KernelTasks().scope("scheduler")
         self._runner = runner
         self._clock = clock
         self._on_decision = on_decision
@@ -148,15 +151,11 @@ class SchedulerLoop:
         self._carry_out([decision])
 
     def start(self) -> asyncio.Task[None]:
+        # A background task of the group: should it ever die, the group logs and publishes
+        # it (no input would run after that).
         if self._main is None:
-            self._main = asyncio.get_running_loop().create_task(self._run(), name="scheduler")
-            self._main.add_done_callback(self._died)
+            self._main = self._tasks.spawn(self._run(), name="scheduler-loop")
         return self._main
-
-    @staticmethod
-    def _died(main: asyncio.Task[None]) -> None:
-        if not main.cancelled() and main.exception() is not None:
-            log.critical("the scheduler loop died; no input will run", exc_info=main.exception())
 
     async def close(self) -> None:
         """Stop the loop; inputs not finished are stopped, and their tickets say so."""
@@ -191,13 +190,7 @@ class SchedulerLoop:
                 await self._sleep_or_wake(deadline - self._clock.monotonic())
 
     async def _sleep_or_wake(self, seconds: float) -> None:
-        sleeper = asyncio.ensure_future(self._clock.sleep(max(0.0, seconds)))
-        waker = asyncio.ensure_future(self._wake.wait())
-        try:
-            await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            sleeper.cancel()
-            waker.cancel()
+        await first_completed(self._clock.sleep(max(0.0, seconds)), self._wake.wait())
 
     def _pump(self) -> None:
         while self._inbox:
@@ -240,8 +233,9 @@ class SchedulerLoop:
             return
         record.ending = ""
         previous = record.job
-        record.job = asyncio.get_running_loop().create_task(
-            self._run_after(previous, record.task), name=f"input-{record.task.id}"
+        # Awaited: `_job_done` takes its outcome to the input's ticket.
+        record.job = self._tasks.spawn(
+            self._run_after(previous, record.task), name=f"input-{record.task.id}", awaited=True
         )
         record.job.add_done_callback(lambda job, r=record: self._job_done(r, job))
 

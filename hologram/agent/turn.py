@@ -231,7 +231,7 @@ class Turn:
         """Run the end of the turn to completion even if this task is cancelled meanwhile:
         a reply half sent must not be sent again by a resumed turn."""
         if self._tail is None:
-            self._tail = asyncio.ensure_future(ending())
+            self._tail = self.agent.tasks.spawn(ending(), name="turn-ending", awaited=True)
         return await asyncio.shield(self._tail)
 
     # ---- stages and timing -----------------------------------------------------------------
@@ -340,7 +340,10 @@ class Turn:
         self.loop_messages.append(
             ChatMessage.assistant(self.ctx.llm_text, calls, response.reasoning_content)
         )
-        return _OpenRound([asyncio.ensure_future(self.run_tool_call(c, tools)) for c in calls])
+        spawn = self.agent.tasks.spawn
+        return _OpenRound(
+            [spawn(self.run_tool_call(c, tools), name="tool-call", awaited=True) for c in calls]
+        )
 
     async def close_round(self, open_round: _OpenRound) -> list[ToolResult]:
         results = await asyncio.shield(asyncio.gather(*open_round.jobs))

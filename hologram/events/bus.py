@@ -16,6 +16,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from hologram.kernel.tasks import KernelTasks, TaskScope
 from hologram.sdk import Event, EventType
 
 log = logging.getLogger(__name__)
@@ -43,16 +44,22 @@ class _Subscriber:
 
 
 class EventBus:
-    def __init__(self, queue_size: int = 1000, now: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        queue_size: int = 1000,
+        now: Callable[[], float] = time.time,
+        tasks: TaskScope | None = None,
+    ) -> None:
         """`now` stamps the events `emit` makes: the kernel's clock, so events replayed on
-        an injected clock carry the replay's time."""
+        an injected clock carry the replay's time. `tasks` runs the async subscribers (the
+        kernel's group; a bus of its own when none is given)."""
         self.queue_size = queue_size
         self._now = now
+        self._tasks = tasks or KernelTasks().scope("events")
         self._subscribers: list[_Subscriber] = []
         self._ids = itertools.count(1)
         self._seq = itertools.count(1)
         self.published = 0
-        self._detached: set[asyncio.Future[object]] = set()
         self._filters: list[Callable[[Event], None]] = []
 
     def add_filter(self, change: Callable[[Event], None]) -> Callable[[], None]:
@@ -81,7 +88,7 @@ class EventBus:
         )
         if is_async:
             subscriber.queue = asyncio.Queue(self.queue_size)
-            subscriber.worker = asyncio.get_running_loop().create_task(
+            subscriber.worker = self._tasks.spawn(
                 self._drain(subscriber), name=f"event-subscriber-{subscriber.id}"
             )
         self._subscribers.append(subscriber)
@@ -119,10 +126,8 @@ class EventBus:
             result = subscriber.handler(event)
             if inspect.isawaitable(result):
                 # A plain function that returned an awaitable (a lambda around a coroutine):
-                # run it detached, keeping a reference so it is not collected half-way.
-                task = asyncio.ensure_future(result)
-                self._detached.add(task)
-                task.add_done_callback(self._detached.discard)
+                # it runs as a task of the group, which reports it if it fails.
+                self._tasks.spawn(_settle(result), name=f"event-handler-{subscriber.id}")
         except Exception as exc:
             self._report_error(subscriber, event, exc)
 
@@ -195,3 +200,7 @@ class EventBus:
             worker.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
         self._subscribers.clear()
+
+
+async def _settle(awaitable: Awaitable[object]) -> None:
+    await awaitable

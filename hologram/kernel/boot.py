@@ -18,7 +18,8 @@ from typing import Any, Protocol
 
 from hologram.kernel.errors import AssemblyError, BootError, FacilityAccessError
 from hologram.kernel.module import Module, field_name, optional_of
-from hologram.kernel.plan import Plan
+from hologram.kernel.planner import Plan
+from hologram.kernel.tasks import KernelTasks
 
 log = logging.getLogger(__name__)
 
@@ -104,8 +105,10 @@ class Assembly:
         group0: Sequence[BootStep] = (),
         observer: Observer | None = None,
         init_timeout: float | None = 60.0,
+        tasks: KernelTasks | None = None,
     ) -> None:
         self.plan = plan
+        self.tasks = tasks
         self.state = state
         self.group0 = list(group0)
         self.init_timeout = init_timeout
@@ -220,7 +223,8 @@ class Assembly:
         """Close everything opened, newest first; return the names in the order closed.
 
         A close that fails is logged and the rest still close: one broken module must not
-        keep the stores after it from flushing."""
+        keep the stores after it from flushing. Right after a module's close, the tasks it
+        left running in the kernel's group are cancelled."""
         closed: list[str] = []
         while self._opened:
             name, close = self._opened.pop()
@@ -229,6 +233,10 @@ class Assembly:
                     await close()
                 except Exception:
                     log.exception("closing %s failed", name)
+            if self.tasks is not None:
+                left = await self.tasks.close(name)
+                if left:
+                    log.debug("%d task(s) of %s cancelled at shutdown", left, name)
             closed.append(name)
             self._notify(Progress(name, -1, Status.CLOSED))
         return closed

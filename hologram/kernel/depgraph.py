@@ -15,7 +15,7 @@ from typing import Any
 
 from hologram.kernel.errors import DepgraphError
 from hologram.kernel.module import Module, optional_of
-from hologram.kernel.plan import Plan, plan, plan_from_layers
+from hologram.kernel.planner import Plan, plan, plan_from_layers
 
 FORMAT = 1
 REGENERATE = "python -m hologram depgraph --write"

@@ -19,7 +19,11 @@ class KnowledgeModule:
         self.kb: KnowledgeBase | None = None
 
     async def init(self, state: Any) -> None:
-        self.kb = KnowledgeBase(state.data_dir / "knowledge", emit=state.events.emit)
+        self.kb = KnowledgeBase(
+            state.data_dir / "knowledge",
+            emit=state.events.emit,
+            tasks=state.tasks.scope(self.name),
+        )
         self.kb.start()  # scanning the folders is not on the boot path
         for tool in knowledge_tools(self.kb):
             state.stagehost.register_tool(tool)

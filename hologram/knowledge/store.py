@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hologram.kernel.tasks import Once, TaskScope
 from hologram.knowledge.index import BigramTfidf
 from hologram.sdk import EventType
 
@@ -73,31 +74,32 @@ def check_name(name: Any) -> str:
 
 
 class KnowledgeBase:
-    def __init__(self, root: Path, *, emit: Callable[..., Any] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        emit: Callable[..., Any] | None = None,
+        tasks: TaskScope | None = None,
+    ) -> None:
         self.root = root
         self._emit = emit
         self.index = BigramTfidf()
         self._entries: dict[str, Entry] = {}
         self._lock = asyncio.Lock()
-        self._loading: asyncio.Task[None] | None = None
+        self._loading = Once(tasks, self._load, "knowledge-load")
         self.problems: list[str] = []
 
     # ---- life cycle -----------------------------------------------------------------------
 
     def start(self) -> asyncio.Task[None]:
         """Scan the directory and build the index, in the background."""
-        if self._loading is None:
-            self._loading = asyncio.get_running_loop().create_task(
-                self._load(), name="knowledge-load"
-            )
-        return self._loading
+        return self._loading.start()
 
     async def wait_ready(self) -> None:
-        await self.start()
+        await self._loading.wait()
 
     async def close(self) -> None:
-        if self._loading is not None and not self._loading.done():
-            self._loading.cancel()
+        await self._loading.cancel()
 
     async def _load(self) -> None:
         async with self._lock:

@@ -39,6 +39,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from hologram.kernel.tasks import KernelTasks, first_completed
 from hologram.llm.budget import estimate_tokens
 from hologram.llm.offline_model import OfflineResponder
 from hologram.sdk import ToolCall
@@ -116,6 +117,7 @@ class InProcessServer:
         self.host = host
         self.port = port
         self.options = {"timeout_graceful_shutdown": 2, **options}
+        self._tasks = KernelTasks().scope(f"http-{host}")
         self._server: _QuietServer | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -153,8 +155,8 @@ class InProcessServer:
             **self.options,
         )
         self._server = _QuietServer(config)
-        self._task = asyncio.get_running_loop().create_task(
-            self._server.serve(sockets=[sock]), name=f"http-{self.host}:{self.port}"
+        self._task = self._tasks.spawn(
+            self._server.serve(sockets=[sock]), name=f"http-{self.host}:{self.port}", awaited=True
         )
         # uvicorn has no "started" future; its flag flips within a few loop turns.
         while not self._server.started:
@@ -346,15 +348,8 @@ class ScriptedModelServer:
             while (await request.receive())["type"] != "http.disconnect":
                 pass
 
-        waits = {
-            asyncio.ensure_future(asyncio.sleep(seconds)),
-            asyncio.ensure_future(self._closing.wait()),
-        }
-        watcher = asyncio.ensure_future(client_left())
-        done, pending = await asyncio.wait({*waits, watcher}, return_when=asyncio.FIRST_COMPLETED)
-        for task in pending:
-            task.cancel()
-        if watcher in done:
+        first = await first_completed(asyncio.sleep(seconds), self._closing.wait(), client_left())
+        if first == 2:
             self._record_disconnect()
             return False
         return True

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hologram.kernel.tasks import Once, TaskScope
 from hologram.memory._hybrid import RRF_K, HybridIndex, Place
 from hologram.memory._journal import _fsync_dir, write_atomic
 from hologram.memory.context_event import ContextEvent
@@ -113,6 +114,7 @@ class ColdContext:
         min_similarity: float = 0.12,
         vector_weight: float = 0.1,
         recall_index: HybridIndex | None = None,
+        tasks: TaskScope | None = None,
     ) -> None:
         self.directory = directory
         self.docs_dir = directory / "docs"
@@ -130,20 +132,16 @@ class ColdContext:
         self.recall_index = recall_index
         """Shared with the graph's text blocks when the kernel assembles memory."""
         self._lock = asyncio.Lock()
-        self._loading: asyncio.Task[None] | None = None
+        self._loading = Once(tasks, self._load, "coldcontext-load")
 
     # ---- life cycle -------------------------------------------------------------------------
 
     def start(self) -> asyncio.Task[None]:
         """Begin loading the documents in the background; returns the loading task."""
-        if self._loading is None:
-            self._loading = asyncio.get_running_loop().create_task(
-                self._load(), name="coldcontext-load"
-            )
-        return self._loading
+        return self._loading.start()
 
     async def wait_ready(self) -> None:
-        await self.start()
+        await self._loading.wait()
 
     async def _load(self) -> None:
         async with self._lock:
@@ -216,8 +214,7 @@ class ColdContext:
         return len(stale)
 
     async def close(self) -> None:
-        if self._loading is not None and not self._loading.done():
-            self._loading.cancel()
+        await self._loading.cancel()
 
     # ---- storage ----------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from hologram.kernel.tasks import Once, TaskScope
 from hologram.memory._hybrid import HybridIndex, Place
 from hologram.memory._index import VectorIndex
 from hologram.memory._journal import Journal
@@ -136,6 +137,7 @@ class ContextWindow:
         compact_every: int = 500,
         recall_index: HybridIndex | None = None,
         keywords: Callable[[str], list[str]] | None = None,
+        tasks: TaskScope | None = None,
     ) -> None:
         if top_k < 0 or protected_recent < 0:
             raise ValueError("top_k and protected_recent must not be negative")
@@ -166,7 +168,7 @@ class ContextWindow:
         # session mates, and an experiment can rank every stored turn at once.
         self.recall_index = recall_index
         self._keywords = keywords
-        self._indexing: asyncio.Task[None] | None = None
+        self._indexing = Once(tasks, self._index_loaded, "context-index")
 
     # ---- reading ----------------------------------------------------------------------------
 
@@ -220,11 +222,7 @@ class ContextWindow:
         """Put the events loaded by `open` into the recall index, off the event loop; the
         kernel calls it once it is ready, because segmenting may wait for jieba's first
         load and must stay off the boot path. Events appended since are indexed already."""
-        if self._indexing is None:
-            self._indexing = asyncio.get_running_loop().create_task(
-                self._index_loaded(), name="context-index"
-            )
-        return self._indexing
+        return self._indexing.start()
 
     async def _index_loaded(self) -> None:
         if self.recall_index is None:
@@ -267,8 +265,7 @@ class ContextWindow:
             raise ValueError(f"unknown operation {op['op']!r}")
 
     async def close(self) -> None:
-        if self._indexing is not None and not self._indexing.done():
-            self._indexing.cancel()
+        await self._indexing.cancel()
         async with self._lock:
             await asyncio.to_thread(self._journal.compact, self._records())
             self._journal.close()

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hologram.kernel.tasks import TaskScope
 from hologram.memory._hybrid import HybridIndex
 from hologram.memory.embedding import Embedder
 from hologram.memory.graph_base import Emit, GraphBase, placeholders, vector_blob
@@ -61,10 +62,11 @@ class GraphStore(GraphRecall, GraphEditing, GraphBase):
         single_valued: Iterable[str] = SINGLE_VALUED,
         recall_index: HybridIndex | None = None,
         keywords: Callable[[str], list[str]] | None = None,
+        tasks: TaskScope | None = None,
     ) -> None:
         super().__init__(path, embedder, clock, emit=emit)
         self.single_valued = frozenset(normalise_relation(r) for r in single_valued)
-        self.blocks = BlockStore(self, recall_index=recall_index, keywords=keywords)
+        self.blocks = BlockStore(self, recall_index=recall_index, keywords=keywords, tasks=tasks)
         self._entity_listeners: list[Callable[[list[int], list[Any]], None]] = []
 
     @classmethod

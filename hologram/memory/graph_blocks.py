@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from hologram.kernel.tasks import Once, TaskScope
 from hologram.memory._hybrid import HybridIndex, Place
 from hologram.memory._text import Segmenter
 from hologram.memory.embedding import ModalityUnsupported
@@ -63,6 +64,7 @@ class BlockStore:
         *,
         recall_index: HybridIndex | None = None,
         keywords: Callable[[str], list[str]] | None = None,
+        tasks: TaskScope | None = None,
     ) -> None:
         self.graph = graph
         self.recall_index = (
@@ -70,24 +72,19 @@ class BlockStore:
         )
         """Shared with the cold context when the kernel assembles memory."""
         self.keywords = keywords or Segmenter().keywords
-        self._loading: asyncio.Task[None] | None = None
+        self._loading = Once(tasks, self._load, "graph-blocks-load")
 
     # ---- the recall index --------------------------------------------------------------
 
     def start(self) -> asyncio.Task[None]:
         """Begin loading every block into the recall index in the background."""
-        if self._loading is None:
-            self._loading = asyncio.get_running_loop().create_task(
-                self._load(), name="graph-blocks-load"
-            )
-        return self._loading
+        return self._loading.start()
 
     async def wait_ready(self) -> None:
-        await self.start()
+        await self._loading.wait()
 
     async def close(self) -> None:
-        if self._loading is not None and not self._loading.done():
-            self._loading.cancel()
+        await self._loading.cancel()
 
     async def _load(self) -> None:
         rows = await self.graph.fetchall(
@@ -173,7 +170,7 @@ class BlockStore:
                 ),
             )
         info = await self.get(block_id)
-        if self._loading is not None:
+        if self._loading.started:
             self._index(info, [], vector)
         return info
 
@@ -216,7 +213,7 @@ class BlockStore:
                 ),
             )
         info = await self.get(block_id)
-        if self._loading is not None:
+        if self._loading.started:
             self._index(info, words, vector, speaker)
         return info
 

@@ -168,6 +168,7 @@ class GraphModule:
             # and neighbours when archival moves it from one to the other.
             recall_index=state.coldcontext.recall_index,
             keywords=segmenter.keywords,
+            tasks=state.tasks.scope(self.name),
         )
         await store.open()
         indexer = Indexer(
@@ -208,6 +209,7 @@ class GraphModule:
             submit=self._submit,
             estimate=estimate,
             emit=emit,
+            tasks=state.tasks.scope(self.name),
         )
         self.graph = GraphMemory(store, indexer, Social(store), pipeline, heartbeat, estimate)
         memory.add_layer(self.graph)

@@ -64,15 +64,23 @@ def new_triples(facts: list[NewFact], sentence_text: str, media_digests: list[st
     return [fact.triple(sentence_text, media_digests) for fact in facts]
 
 
-def graph_tools(
-    graph: GraphStore,
-    indexer: Indexer,
-    introspect: Callable[[], Awaitable[str]],
-    emit: Callable[..., Any] | None = None,
-) -> list[ToolDef]:
-    """The seven ToolDefs, bound to one kernel's graph."""
+class GraphTools:
+    """The seven tools, bound to one kernel's graph."""
+
+    def __init__(
+        self,
+        graph: GraphStore,
+        indexer: Indexer,
+        introspect: Callable[[], Awaitable[str]],
+        emit: Callable[..., Any] | None = None,
+    ) -> None:
+        self.graph = graph
+        self.indexer = indexer
+        self.introspect = introspect
+        self.emit = emit
 
     async def memory_recall(
+        self,
         query: Annotated[str | None, Param("what to recall")] = None,
         keywords: list[str] | None = None,
         depth: Annotated[int, Param("relations to follow from each match", ge=0, le=4)] = 2,
@@ -82,15 +90,15 @@ def graph_tools(
         the facts around them. Facts no longer true are shown only with history: true."""
         query = query.strip() if query else ""
         if not keywords and query:
-            keywords = await _keywords(indexer, query)
+            keywords = await _keywords(self.indexer, query)
         if not keywords:
             raise ToolError("memory_recall needs 'query' (text) or 'keywords' (a list of names)")
-        seeds = await indexer.vector_seeds(query) if query else {}
-        result = await graph.recall(keywords, depth, history=history, seeds=seeds)
-        indexer.mark_recalled(e.id for e in result.entities)
-        indexer.last_recall = result
-        if emit is not None:
-            emit(
+        seeds = await self.indexer.vector_seeds(query) if query else {}
+        result = await self.graph.recall(keywords, depth, history=history, seeds=seeds)
+        self.indexer.mark_recalled(e.id for e in result.entities)
+        self.indexer.last_recall = result
+        if self.emit is not None:
+            self.emit(
                 EventType.GRAPH_RECALLED,
                 source="memory",
                 via="memory_recall",
@@ -100,6 +108,7 @@ def graph_tools(
         return result.text()
 
     async def memory_commit(
+        self,
         triples: Annotated[list[NewFact], Param(min_length=1)],
         sentence_text: str = "",
         media_digests: list[str] | None = None,
@@ -108,7 +117,7 @@ def graph_tools(
         older one (a new address) closes the old one. To attach media, give the block
         digests in media_digests with the sentence that mentions them."""
         facts = new_triples(triples, sentence_text, media_digests or [])
-        report = await graph.commit(facts, origin="memory_commit")
+        report = await self.graph.commit(facts, origin="memory_commit")
         parts = [f"Stored {len(report.added)} new fact(s)"]
         if report.confirmed:
             parts.append(f"{len(report.confirmed)} already known")
@@ -116,22 +125,23 @@ def graph_tools(
             parts.append(f"closed {len(report.closed)} contradicted fact(s) (kept as history)")
         return "; ".join(parts) + "."
 
-    async def memory_merge(keep: Entity, merge: Entity) -> str:
+    async def memory_merge(self, keep: Entity, merge: Entity) -> str:
         """Merge two entities that are the same (e.g. 张三 and 张先生): relations are
         redirected to 'keep', mention counts summed, 'merge' stays as an alias."""
-        report = await graph.merge(keep.strip(), merge.strip())
+        report = await self.graph.merge(keep.strip(), merge.strip())
         return (
             f"Merged {report.merged!r} into {report.kept!r}: {report.redirected} relation(s) "
             f"redirected, {report.closed} duplicate(s) closed, mentions now "
             f"{report.mention_count}; {report.merged!r} is kept as an alias."
         )
 
-    async def memory_purge(entity: Entity) -> str:
+    async def memory_purge(self, entity: Entity) -> str:
         """Retire an entity: its facts stop being current (history keeps them)."""
-        closed = await graph.purge(entity.strip())
+        closed = await self.graph.purge(entity.strip())
         return f"Retired {entity.strip()!r}: {closed} fact(s) closed (history keeps them)."
 
     async def memory_edit(
+        self,
         fact_id: Annotated[int | None, Param("the #id memory_recall shows")] = None,
         relation: str | None = None,
         target: str | None = None,
@@ -148,7 +158,7 @@ def graph_tools(
         An entity: new_name (the old name stays an alias) or type."""
         if fact_id is not None:
             if close:
-                await graph.close_fact(fact_id, reason or "contradicted")
+                await self.graph.close_fact(fact_id, reason or "contradicted")
                 return f"Fact #{fact_id} closed ({reason}); history keeps it."
             changes = {
                 key: value
@@ -165,38 +175,50 @@ def graph_tools(
                     "memory_edit of a fact needs one of relation, target, confidence, "
                     "sentence_text, or close: true"
                 )
-            new_id = await graph.edit_relation(fact_id, **changes)
+            new_id = await self.graph.edit_relation(fact_id, **changes)
             return f"Fact #{fact_id} replaced by #{new_id} (the old one is kept as history)."
         if entity is not None:
             if new_name is None and type is None:
                 raise ToolError("memory_edit of an entity needs 'new_name' or 'type'")
-            now = await graph.edit_entity(entity.strip(), new_name=new_name, type=type)
+            now = await self.graph.edit_entity(entity.strip(), new_name=new_name, type=type)
             return f"Entity {entity.strip()!r} updated (now {now!r})."
         raise ToolError("memory_edit needs 'fact_id' (to change a fact) or 'entity'")
 
-    async def memory_delete_entity(entity: Entity) -> str:
+    async def memory_delete_entity(self, entity: Entity) -> str:
         """Erase an entity and every fact about it, history included. Only when the user
         asks for it to be forgotten; otherwise use memory_purge."""
-        count = await graph.delete_entity(entity.strip())
+        count = await self.graph.delete_entity(entity.strip())
         return f"Erased {entity.strip()!r} and {count} fact(s) about it, history included."
 
-    async def memory_introspect() -> str:
+    async def memory_introspect(self) -> str:
         """Statistics of memory: entities, facts current and closed, blocks, and the
         heartbeat's model calls and tokens."""
-        return await introspect()
+        return await self.introspect()
 
-    tools = [
-        ToolDef.from_function(tool, owner="memory", refusals=(GraphError,))
-        for tool in (
-            memory_recall,
-            memory_commit,
-            memory_merge,
-            memory_purge,
-            memory_edit,
-            memory_delete_entity,
-        )
-    ]
-    return [*tools, ToolDef.from_function(memory_introspect, no_memory=True, owner="memory")]
+    def tools(self) -> list[ToolDef]:
+        refusals = (GraphError,)
+        editing = [
+            self.memory_recall,
+            self.memory_commit,
+            self.memory_merge,
+            self.memory_purge,
+            self.memory_edit,
+            self.memory_delete_entity,
+        ]
+        return [
+            *(ToolDef.from_function(t, owner="memory", refusals=refusals) for t in editing),
+            ToolDef.from_function(self.memory_introspect, no_memory=True, owner="memory"),
+        ]
+
+
+def graph_tools(
+    graph: GraphStore,
+    indexer: Indexer,
+    introspect: Callable[[], Awaitable[str]],
+    emit: Callable[..., Any] | None = None,
+) -> list[ToolDef]:
+    """The seven ToolDefs, bound to one kernel's graph."""
+    return GraphTools(graph, indexer, introspect, emit).tools()
 
 
 async def _keywords(indexer: Indexer, query: str) -> list[str]:

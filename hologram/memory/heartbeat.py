@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from hologram.kernel.tasks import KernelTasks, TaskScope
 from hologram.memory.coldcontext import ColdContext
 from hologram.memory.consolidation import (
     asked_keys,
@@ -73,8 +74,10 @@ class Heartbeat:
         submit: SubmitConsolidation | None = None,
         estimate: Estimate = rough_tokens,
         emit: Callable[..., Any] | None = None,
+        tasks: TaskScope | None = None,
     ) -> None:
         self.graph = graph
+        self._scope = tasks or KernelTasks().scope("heartbeat")
         self.clock = clock
         self.settings = settings
         self.context = context
@@ -102,9 +105,9 @@ class Heartbeat:
 
     def start(self) -> list[asyncio.Task[None]]:
         if not self._tasks:
-            loop = asyncio.get_running_loop()
             self._tasks = [
-                loop.create_task(self._run(name), name=f"memory-heartbeat-{name}") for name in LOOPS
+                self._scope.spawn(self._run(name), name=f"memory-heartbeat-{name}")
+                for name in LOOPS
             ]
         return self._tasks
 

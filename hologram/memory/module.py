@@ -61,6 +61,7 @@ class ColdContextModule:
             emit=state.events.emit,
             min_similarity=config.get_float("core.memory.coldcontext.min_similarity"),
             vector_weight=config.get_float("core.memory.recall.vector_weight"),
+            tasks=state.tasks.scope(self.name),
         )
         self.store.start()
         log.info("memory embedder %s (%s)", embedder.name, embedder.fingerprint)
@@ -106,6 +107,7 @@ class MemoryModule:
             compact_every=config.get_int("core.memory.context.compact_every"),
             recall_index=cold.recall_index,
             keywords=cold.keywords,
+            tasks=state.tasks.scope(self.name),
         )
         await self.window.open()
         window = self.window

@@ -19,6 +19,7 @@ import ipywidgets as widgets
 import networkx as nx
 import pandas as pd
 
+from hologram.kernel.tasks import KernelTasks, TaskScope
 from hologram.memory import Fact, GraphMemory
 from hologram.sdk import EventType
 
@@ -131,9 +132,15 @@ class GraphWidget(widgets.VBox):
     `loading` task a magic starts) fills it; the controls redraw it."""
 
     def __init__(
-        self, graph: GraphMemory, entity: str = "", depth: int = 2, history: bool = False
+        self,
+        graph: GraphMemory,
+        entity: str = "",
+        depth: int = 2,
+        history: bool = False,
+        tasks: TaskScope | None = None,
     ) -> None:
         self.graph = graph
+        self._tasks = tasks or KernelTasks().scope("graph-widget")
         self.entity_box = widgets.Text(value=entity, placeholder="entity (empty: overview)")
         self.depth_box = widgets.IntSlider(value=depth, min=0, max=4, description="depth")
         self.history_box = widgets.Checkbox(value=history, description="history")
@@ -159,7 +166,7 @@ class GraphWidget(widgets.VBox):
         graph = kernel.state.graph
         if graph is None:
             raise RuntimeError("this kernel has no graph memory: nothing to show")
-        view = cls(graph, entity, depth, history)
+        view = cls(graph, entity, depth, history, kernel.state.tasks.scope("notebook"))
         view._detach = kernel.events.subscribe(
             EventType.GRAPH_COMMITTED, lambda _e: view.schedule()
         )
@@ -167,7 +174,7 @@ class GraphWidget(widgets.VBox):
         return view
 
     def schedule(self) -> asyncio.Task[None]:
-        self.loading = asyncio.get_running_loop().create_task(self.refresh())
+        self.loading = self._tasks.spawn(self.refresh(), name="graph-widget-refresh")
         self._refreshing.add(self.loading)
         self.loading.add_done_callback(self._refreshing.discard)
         return self.loading

@@ -128,7 +128,7 @@ class HologramMagics(Magics):
     # ---- commands -------------------------------------------------------------------------
 
     def _say(self, text: str, channel: str, level: Priority) -> Pending[str]:
-        loop = self._running_loop()
+        self._running_loop()
         kernel = self.require_kernel()
         if not text.strip():
             raise UsageError("nothing to say: `%hologram say TEXT`, or text in a %%hologram cell")
@@ -138,7 +138,7 @@ class HologramMagics(Magics):
             display({"text/plain": reply, "text/markdown": reply}, raw=True)
             return reply
 
-        return Pending(f"say on {channel}", loop.create_task(say()))
+        return Pending(f"say on {channel}", kernel.spawn(say(), name=f"say-{channel}"))
 
     def _running_loop(self) -> asyncio.AbstractEventLoop:
         try:
@@ -155,7 +155,7 @@ class HologramMagics(Magics):
         return self.kernel
 
     def _start(self, args: Any) -> Pending[Kernel]:
-        loop = self._running_loop()
+        self._running_loop()
         if self.kernel is not None and self.kernel.phase not in (Phase.STOPPED, Phase.FAILED):
             raise UsageError(
                 f"a kernel is already {self.kernel.phase} on {self.kernel.data_dir}; "
@@ -163,7 +163,8 @@ class HologramMagics(Magics):
             )
         self.kernel = Kernel(args.data)
         return Pending(
-            f"kernel start on {self.kernel.data_dir}", loop.create_task(self.kernel.start())
+            f"kernel start on {self.kernel.data_dir}",
+            self.kernel.spawn(self.kernel.start(), name="kernel-start"),
         )
 
     def _status(self, args: Any) -> dict[str, Any]:
@@ -220,7 +221,7 @@ class HologramMagics(Magics):
         (name,) = names
         if name not in registry.names():
             raise UsageError(f"no plugin {name!r}; plugins: {', '.join(registry.names())}")
-        loop = self._running_loop()
+        self._running_loop()
 
         async def change() -> dict[str, Any]:
             await actions[action](name)
@@ -228,7 +229,8 @@ class HologramMagics(Magics):
             print(_plugin_table([row]))
             return row
 
-        return Pending(f"plugin {action} {name}", loop.create_task(change()))
+        kernel = self.require_kernel()
+        return Pending(f"plugin {action} {name}", kernel.spawn(change(), name=f"plugin-{action}"))
 
     def _stop(self, args: Any) -> list[int]:
         covered = self.require_kernel().stop_turn()
@@ -247,9 +249,10 @@ class HologramMagics(Magics):
         return GraphWidget.for_kernel(kernel, entity, args.depth, args.history)
 
     def _shutdown(self, args: Any) -> Pending[list[str]]:
-        loop = self._running_loop()
+        self._running_loop()
         kernel = self.require_kernel()
-        return Pending(f"kernel shutdown on {kernel.data_dir}", loop.create_task(kernel.shutdown()))
+        shutdown = kernel.spawn(kernel.shutdown(), name="kernel-shutdown")
+        return Pending(f"kernel shutdown on {kernel.data_dir}", shutdown)
 
 
 def _plugin_table(rows: list[dict[str, Any]]) -> str:

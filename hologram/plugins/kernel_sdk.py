@@ -19,6 +19,7 @@ from hologram.agent.turn import current_input
 from hologram.channels import OutputChannels
 from hologram.config import ConfigRegistry
 from hologram.events import EventBus
+from hologram.kernel.tasks import TaskScope
 from hologram.knowledge import KnowledgeBase
 from hologram.memory import ColdContext, GraphMemory
 from hologram.plugins.surfaces import KnowledgeAPI, MemoryAPI, SocialAPI
@@ -79,6 +80,7 @@ class KernelParts:
     events: EventBus
     config: ConfigRegistry
     clock: Clock
+    tasks: TaskScope
     scheduler: Inputs | None = None
     skills: SkillIndex | None = None
     coldcontext: ColdContext | None = None
@@ -252,7 +254,7 @@ class KernelSDK:
             except Exception:
                 log.exception("plugin %s: wake-up %r failed", self._name, key)
 
-        task = asyncio.get_running_loop().create_task(wake(), name=f"wake-{self._name}-{key}")
+        task = self._parts.tasks.spawn(wake(), name=f"wake-{self._name}-{key}")
         self._wakes.add(task)
         task.add_done_callback(self._wakes.discard)
 

@@ -47,6 +47,7 @@ class PluginsModule:
             events=state.events,
             config=state.config,
             clock=state.clock,
+            tasks=state.tasks.scope(self.name),
             scheduler=state.scheduler,
             skills=state.agent.skills,
             coldcontext=getattr(state, "coldcontext", None),

@@ -26,6 +26,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from hologram.kernel.tasks import KernelTasks, TaskScope
 from hologram.plugins.bridge import Bridge
 from hologram.plugins.kernel_sdk import KernelSDK
 from hologram.plugins.manifest import Manifest
@@ -100,8 +101,10 @@ class SubprocessPlugin:
         data_dir: Path | None = None,
         max_frame: int = DEFAULT_MAX_FRAME,
         start_timeout: float = 10.0,
+        tasks: TaskScope | None = None,
     ) -> None:
         self.manifest = manifest
+        self._scope = tasks or KernelTasks().scope("plugins")
         self.folder = folder
         self.data_dir = data_dir or folder / "data"
         self._on_exit = on_exit
@@ -148,13 +151,14 @@ class SubprocessPlugin:
             name=f"plugin {self.name}",
             max_frame=self._max_frame,
             on_bad_frame=lambda why: self._on_bad_frame(self.name, why),
+            tasks=self._scope,
         )
         bridge.peer = peer
-        loop = asyncio.get_running_loop()
+        spawn = self._scope.spawn
         self._tasks = [
-            loop.create_task(self._read(peer, process), name=f"plugin-{self.name}-reader"),
-            loop.create_task(self._stderr(process), name=f"plugin-{self.name}-stderr"),
-            loop.create_task(self._watch(peer, process), name=f"plugin-{self.name}-watcher"),
+            spawn(self._read(peer, process), name=f"plugin-{self.name}-reader"),
+            spawn(self._stderr(process), name=f"plugin-{self.name}-stderr"),
+            spawn(self._watch(peer, process), name=f"plugin-{self.name}-watcher"),
         ]
         try:
             async with asyncio.timeout(self._start_timeout):

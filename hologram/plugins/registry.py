@@ -245,6 +245,7 @@ class PluginRegistry:
                 data_dir=self.user_dir.parent / "plugin-data" / entry.name,
                 max_frame=self.config.get_int(MAX_FRAME_KEY),
                 start_timeout=self.config.get_float(START_TIMEOUT_KEY),
+                tasks=self.parts.tasks,
             )
         try:
             if manifest.kind is Kind.LUA:

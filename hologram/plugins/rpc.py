@@ -22,6 +22,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from hologram.kernel.tasks import KernelTasks, TaskScope
+
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 1
@@ -65,8 +67,10 @@ class Peer:
         name: str = "peer",
         max_frame: int = DEFAULT_MAX_FRAME,
         on_bad_frame: BadFrame | None = None,
+        tasks: TaskScope | None = None,
     ) -> None:
         self.name = name
+        self._scope = tasks or KernelTasks().scope(name)
         self._reader = reader
         self._writer = writer
         self._dispatch = dispatch
@@ -163,7 +167,7 @@ class Peer:
                 call_id, INVALID_REQUEST, "'method' must be a string, 'params' an object"
             )
             return
-        task = asyncio.get_running_loop().create_task(self._run(call_id, method, params))
+        task = self._scope.spawn(self._run(call_id, method, params), name=f"{self.name}-{method}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

@@ -36,6 +36,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from hologram.kernel.tasks import first_completed
 from hologram.plugins.rpc import (
     DEFAULT_MAX_FRAME,
     HANDLER_ERROR,
@@ -354,9 +355,6 @@ class PluginApp:
         )
         writer = asyncio.StreamWriter(transport, protocol, None, loop)
         self.peer = Peer(reader, writer, self.dispatch, name=f"plugin {self.name or '?'}")
-        serving = loop.create_task(self.peer.serve())
-        done = loop.create_task(self._done.wait())
-        # Stdin at end: the kernel closed it or died. Either way this process is finished.
-        await asyncio.wait({serving, done}, return_when=asyncio.FIRST_COMPLETED)
-        serving.cancel()
+        # Stdin at end (the kernel closed it or died) or a stop: this process is finished.
+        await first_completed(self.peer.serve(), self._done.wait())
         transport.close()

@@ -58,7 +58,7 @@ class Supervisor:
         entry = self._lookup(plugin.name)
         if entry is None or entry.plugin is not plugin:
             return
-        entry.recovery = asyncio.get_running_loop().create_task(
+        entry.recovery = self.parts.tasks.spawn(
             self._recover(entry, returncode), name=f"plugin-{entry.name}-recovery"
         )
 

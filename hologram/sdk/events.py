@@ -73,6 +73,8 @@ class EventType(StrEnum):
     """A bad frame or a refused call from a subprocess plugin."""
     PLUGIN_SKILL_FLAGGED = "plugin_skill_flagged"
     """A skill whose text looks dangerous (credential exfiltration, pipe-to-shell)."""
+    TASK_FAILED = "task_failed"
+    """A background task of the kernel raised: which task, whose (the source), and why."""
     SECURITY_REFUSED = "security_refused"
     """The firewall refused a tool call; the payload says which tool, for whom and why."""
     SECURITY_FINDING = "security_finding"

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from hologram.kernel.tasks import KernelTasks
 from hologram.sdk import EndedBy
 
 REPLY_WAIT_S = 120.0
@@ -148,7 +149,8 @@ async def chat(url: str, token: str | None = None) -> int:
             print(f"hologram chat: cannot reach {base}: {exc}", file=sys.stderr)
             return 1
         session = Chat(http)
-        listener = asyncio.create_task(session.listen())
+        tasks = KernelTasks().scope("chat")
+        listener = tasks.spawn(session.listen(), name="chat-events")
         await session.listening.wait()
         _out(f"connected to {url}; /stop, /interrupt L3 TEXT, /status, /quit")
         try:
@@ -167,4 +169,5 @@ async def chat(url: str, token: str | None = None) -> int:
                     return 1
         finally:
             listener.cancel()
+            await tasks.close()
     return 0

@@ -12,7 +12,7 @@ from hologram._group0 import GIVEN
 from hologram.facade import shipped_depgraph
 from hologram.kernel import BootError, DepgraphError, load_plan, stale_reason, write_depgraph
 from hologram.kernel.depgraph import render
-from hologram.kernel.plan import plan_from_layers
+from hologram.kernel.planner import plan_from_layers
 from hologram.modules import kernel_modules
 from tests.kernel.helpers import Mod
 
