@@ -7,7 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from hologram.config import CORE_DEFAULTS, ConfigError, ConfigRegistry, is_secret
+from hologram.config import (
+    CORE_DEFAULTS,
+    CORE_SECTIONS,
+    AgentSettings,
+    ConfigError,
+    ConfigRegistry,
+    SecuritySettings,
+    declared,
+    is_secret,
+)
+from hologram.config.sections import DEFAULT_SINGLE_VALUED
+from hologram.memory.graph import SINGLE_VALUED
 
 
 async def open_registry(data_dir: Path, **environ: str) -> ConfigRegistry:
@@ -123,7 +134,12 @@ async def test_list_and_delete(data_dir: Path) -> None:
     registry = await open_registry(data_dir)
     await registry.set("core.memory.context.top_k", 12)
     listed = registry.list("core.memory.context.")
-    assert listed == {"core.memory.context.protected_recent": 10, "core.memory.context.top_k": 12}
+    # Every core key is registered at boot now, the memory module's own among them.
+    assert listed == {
+        "core.memory.context.compact_every": 500,
+        "core.memory.context.protected_recent": 10,
+        "core.memory.context.top_k": 12,
+    }
     assert await registry.delete("core.memory.context.top_k") is True
     assert await registry.delete("core.memory.context.top_k") is False
     assert registry.get("core.memory.context.top_k") == 40
@@ -165,3 +181,48 @@ async def test_values_that_are_not_json_are_refused(data_dir: Path) -> None:
     with pytest.raises(ConfigError, match="cannot be stored as JSON"):
         await registry.set("core.custom.thing", {1, 2})
     await registry.close()
+
+
+# ---- typed sections ------------------------------------------------------------------------
+
+
+async def test_a_section_reads_typed_values_and_follows_changes(data_dir: Path) -> None:
+    registry = await open_registry(data_dir)
+    agent = registry.live(AgentSettings)
+    assert agent.current.max_tool_rounds == 10 and agent.current.personal_prompt == ""
+    await registry.set("core.agent.max_tool_rounds", 4)
+    assert agent.current.max_tool_rounds == 4, "a Live section reads again when its key changes"
+    await registry.set("core.security.read_roots", ["/srv/notes"])
+    security = registry.read(SecuritySettings)
+    assert security.read_roots == ("/srv/notes",), "lists come back as tuples: sections are frozen"
+    assert security.tools_hard_private == ("files_write", "spawn_*", "resident_*")
+    await registry.close()
+
+
+async def test_a_hand_edited_value_of_the_wrong_type_is_refused_naming_its_key(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "config.db"
+    first = await ConfigRegistry.open(path, environ={})
+    await first.close()
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "INSERT INTO config(key, value, updated_at) VALUES (?, ?, 0)",
+            ("core.agent.max_tool_rounds", '"ten"'),
+        )
+    registry = await ConfigRegistry.open(path, environ={})
+    registry.register(CORE_DEFAULTS)
+    with pytest.raises(ConfigError, match=r"core\.agent\.max_tool_rounds is 'ten', not int"):
+        registry.read(AgentSettings)
+    await registry.close()
+
+
+def test_every_section_key_is_registered_once_with_its_old_spelling() -> None:
+    keys = [s.key for section in CORE_SECTIONS for s in declared(section)]
+    assert len(keys) == len(set(keys)), "two sections declare the same key"
+    assert {"core.memory.context.top_k", "core.agent.tool_timeout_s", "core.llm.backoff_s"} <= set(
+        keys
+    )
+    assert {s.key for s in CORE_DEFAULTS} >= set(keys)
+    # The setting's default is the graph's own list: one must not drift from the other.
+    assert ",".join(sorted(SINGLE_VALUED)) == DEFAULT_SINGLE_VALUED

@@ -11,6 +11,7 @@ from hologram.agent.journal import InputJournal
 from hologram.agent.prompt import PromptBudget
 from hologram.agent.resident import Residents
 from hologram.agent.turn import current_input
+from hologram.config import AgentSettings, ConfigRegistry, SchedulerSettings
 from hologram.llm import ProviderManager, estimate_tokens
 from hologram.sdk import Facility, Priority, ToolDef
 
@@ -43,7 +44,7 @@ class AgentModule:
     provides = (Facility.AGENT,)
 
     async def init(self, state: Any) -> None:
-        config = state.config
+        settings = state.config.live(AgentSettings)
         llm = state.llm
         memory = state.memory
         if memory is not None:
@@ -54,23 +55,16 @@ class AgentModule:
             model=llm,
             events=state.events,
             data_dir=state.data_dir,
-            max_tool_rounds=lambda: config.get_int("core.agent.max_tool_rounds"),
-            child_max_tool_rounds=lambda: config.get_int("core.agent.child_max_tool_rounds"),
-            personal_prompt=lambda: config.get_str("core.agent.personal_prompt"),
+            max_tool_rounds=lambda: settings.current.max_tool_rounds,
+            child_max_tool_rounds=lambda: settings.current.child_max_tool_rounds,
+            personal_prompt=lambda: settings.current.personal_prompt,
             prompt_budget=lambda: budget_of(llm),
             memory=memory,
             tasks=state.tasks.scope(self.name),
         )
 
 
-def offload_after(config: Any) -> float | None:
-    """Seconds an input may wait behind a busy agent before triage, or None when off."""
-    if not config.get_bool("core.scheduler.offload_enabled"):
-        return None
-    return config.get_float("core.scheduler.offload_threshold_s")
-
-
-def residents_of(agent: Agent, inputs: Inputs, clock: Any, config: Any) -> Residents:
+def residents_of(agent: Agent, inputs: Inputs, clock: Any, config: ConfigRegistry) -> Residents:
     """The main agent's residents: they use its model, tool runner, plugin tools and output
     channels (not its memory), and report into its scheduler."""
 
@@ -81,6 +75,7 @@ def residents_of(agent: Agent, inputs: Inputs, clock: Any, config: Any) -> Resid
     async def report(text: str, channel: str, source: str, level: Priority) -> None:
         await inputs.submit(text, channel, level=level, source=source)
 
+    settings = config.live(AgentSettings)
     return Residents(
         model=agent.model,
         runner=agent.runner,
@@ -88,11 +83,11 @@ def residents_of(agent: Agent, inputs: Inputs, clock: Any, config: Any) -> Resid
         clock=clock,
         emit=agent.events.emit,
         report=report,
-        max_rounds=lambda: config.get_int("core.agent.resident_max_tool_rounds"),
-        max_residents=lambda: config.get_int("core.agent.max_residents"),
-        memory_messages=lambda: config.get_int("core.agent.resident_memory_messages"),
+        max_rounds=lambda: settings.current.resident_max_tool_rounds,
+        max_residents=lambda: settings.current.max_residents,
+        memory_messages=lambda: settings.current.resident_memory_messages,
         tasks=inputs.tasks,
-        cooldown=config.get_float("core.scheduler.preempt_cooldown_s"),
+        cooldown=config.read(SchedulerSettings).preempt_cooldown_s,
     )
 
 
@@ -116,13 +111,14 @@ class SchedulerModule:
 
     async def init(self, state: Any) -> None:
         journal = await InputJournal.open(state.data_dir / "inputs.db")
+        settings = state.config.live(SchedulerSettings)
         self.inputs = Inputs(
             state.agent,
             journal,
             state.clock,
             state.events,
-            cooldown=state.config.get_float("core.scheduler.preempt_cooldown_s"),
-            offload_after=lambda: offload_after(state.config),
+            cooldown=settings.current.preempt_cooldown_s,
+            offload_after=lambda: settings.current.offload_after(),
             mask=str if state.security is None else state.security.mask,
             tasks=state.tasks.scope(self.name),
         )

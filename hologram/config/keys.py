@@ -41,6 +41,11 @@ def namespace(key: str) -> str | None:
     )
 
 
+def is_core_key(key: str) -> bool:
+    """A key of the kernel's own (`core.*`), as opposed to a plugin's."""
+    return key.startswith("core.")
+
+
 def is_secret(key: str) -> bool:
     return key.rsplit(".", 1)[-1].endswith(SECRET_SUFFIXES)
 

@@ -29,6 +29,7 @@ from hologram.config.keys import (
     is_secret,
     namespace,
 )
+from hologram.config.typed import Live, S, read
 
 log = logging.getLogger(__name__)
 
@@ -183,6 +184,16 @@ class ConfigRegistry:
     def register(self, settings: Iterable[Setting]) -> None:
         for setting in settings:
             self.register_default(setting.key, setting.default, setting.doc)
+
+    # ---- typed sections -------------------------------------------------------------------
+
+    def read(self, section: type[S], **parts: str) -> S:
+        """The current values of a settings section (see `hologram.config.typed`)."""
+        return read(self, section, **parts)
+
+    def live(self, section: type[S], **parts: str) -> Live[S]:
+        """A settings section kept current as its keys change."""
+        return Live(self, section, **parts)
 
     # ---- reads ----------------------------------------------------------------------------
 

@@ -21,6 +21,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from hologram.config.keys import is_core_key
+
 DEFAULT_TEXT = "{speaker}: {text}"
 
 
@@ -69,7 +71,7 @@ class EvalConfig:
                 "{date} and {day}"
             ) from None
         for key in self.settings:
-            if not key.startswith("core."):
+            if not is_core_key(key):
                 raise ValueError(f"setting {key!r}: only core.* kernel settings can be set")
 
     @classmethod

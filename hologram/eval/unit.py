@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hologram.config import CORE_DEFAULTS, ConfigRegistry
+from hologram.config import CORE_DEFAULTS, ConfigRegistry, MemorySettings
 from hologram.eval.config import EvalConfig
 from hologram.eval.dataset import Conversation, load_dataset
 from hologram.eval.metrics import probe_scores
@@ -122,7 +122,7 @@ async def run_unit(
             segmenter = Segmenter()
             retriever = await make_retriever(kernel.state, config, log, segmenter)
             await asyncio.to_thread(segmenter.keywords, "warm up")  # jieba's load is not a query
-            query_top = kernel.config.get_int("core.memory.coldcontext.query_top")
+            query_top = kernel.config.read(MemorySettings).query_top
             rows = []
             for probe in conversation.probes:
                 began = time.perf_counter()

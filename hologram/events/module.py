@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from hologram.config import EventSettings
 from hologram.config.keys import mask
 from hologram.events.bus import EventBus
 from hologram.sdk import EventType, Facility
@@ -23,7 +24,7 @@ class EventsModule:
     async def init(self, state: Any) -> None:
         config = state.config
         bus = EventBus(
-            config.get_int("core.events.subscriber_queue"),
+            config.read(EventSettings).subscriber_queue,
             now=state.clock.now,
             tasks=state.tasks.scope(self.name),
         )

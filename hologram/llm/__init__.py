@@ -39,12 +39,10 @@ from hologram.llm.scripted_server import (
     ScriptedModelServer,
     ScriptedReply,
 )
-from hologram.llm.sources import LLM_DEFAULTS
 from hologram.llm.streaming import StreamChunk, ToolCallDelta
 
 __all__ = [
     "KNOWN_CONTEXT_WINDOWS",
-    "LLM_DEFAULTS",
     "OFFLINE_MODEL_NAME",
     "OFFLINE_RULES",
     "AdapterError",

@@ -16,6 +16,8 @@ import math
 import unicodedata
 from dataclasses import dataclass
 
+from hologram.config import SourceSettings, key_of
+
 log = logging.getLogger(__name__)
 
 MAX_TARGET_TOKENS = 600_000
@@ -70,10 +72,10 @@ def context_window(model: str, declared: int = 0, *, warn: bool = True) -> tuple
 
 def warn_fallback_window(model: str) -> None:
     log.warning(
-        "model %r has no known context window; assuming %d tokens. Declare it with "
-        "core.llm.sources.<name>.context_window",
+        "model %r has no known context window; assuming %d tokens. Declare it with %s",
         model,
         CONSERVATIVE_WINDOW,
+        key_of(SourceSettings, "context_window", name="<name>"),
     )
 
 

@@ -21,11 +21,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hologram.config import ConfigRegistry
+from hologram.config import ConfigRegistry, LLMSettings, SourceSettings, key_of
 from hologram.events import EventBus
 from hologram.llm.adapter import AdapterLibrary
 from hologram.llm.budget import (
-    MAX_TARGET_TOKENS,
     TokenBudget,
     compute_budget,
     warn_fallback_window,
@@ -111,8 +110,12 @@ class ProviderManager:
     # ---- sources ----------------------------------------------------------------------------
 
     @property
+    def settings(self) -> LLMSettings:
+        return self.config.read(LLMSettings)
+
+    @property
     def active_source(self) -> str:
-        return str(self.config.get("core.llm.active_source", OFFLINE_SOURCE))
+        return self.settings.active_source
 
     @property
     def offline_server(self) -> ScriptedModelServer | None:
@@ -120,12 +123,12 @@ class ProviderManager:
         return self._offline
 
     async def set_active(self, name: str) -> None:
-        """Make `name` the source tried first (stored in `core.llm.active_source`)."""
+        """Make `name` the source tried first (stored as the active source)."""
         await self.refresh()
         if name not in self._states:
             raise ValueError(f"no LLM source {name!r}; sources: {', '.join(self._states)}")
         previous = self.active_source
-        await self.config.set("core.llm.active_source", name)
+        await self.config.set(key_of(LLMSettings, "active_source"), name)
         log.info("LLM source switched from %s to %s", previous, name)
         self._emit(EventType.PROVIDER_SWITCHED, llm_source=name, previous=previous)
 
@@ -166,7 +169,8 @@ class ProviderManager:
     async def refresh(self) -> None:
         """Bring the sources in line with the config: new, changed and removed ones."""
         names = source_names(self.config)
-        if len(names) > 1 and not self.config.get(f"core.llm.sources.{OFFLINE_SOURCE}.base_url"):
+        seed = self.config.read(SourceSettings, name=OFFLINE_SOURCE)
+        if len(names) > 1 and not seed.base_url:
             # The offline model stands in only when no LLM is configured at all: once real
             # sources exist, an unset seed source is simply not one of them.
             names.remove(OFFLINE_SOURCE)
@@ -214,7 +218,7 @@ class ProviderManager:
         state.provider = LuaAdaptedProvider(
             source,
             adapter,
-            lua_http_timeout=self.config.get_float("core.llm.lua_http_timeout_s"),
+            lua_http_timeout=self.settings.lua_http_timeout_s,
         )
         return state
 
@@ -274,8 +278,8 @@ class ProviderManager:
         if error.kind.until_config_changes:
             self._block(state, error.kind, error.reason)
             return
-        first = self.config.get_float("core.llm.backoff_s")
-        longest = self.config.get_float("core.llm.backoff_max_s")
+        settings = self.settings
+        first, longest = settings.backoff_s, settings.backoff_max_s
         pause = min(first * 2 ** (state.failures - 1), longest)
         state.kind, state.reason = error.kind, error.reason
         state.retry_at = self.clock.monotonic() + pause
@@ -432,12 +436,9 @@ class ProviderManager:
         raise AllProvidersFailed([(n, self._why(n)) for n in self.ordered_sources()])
 
     def budget(self, fixed_tokens: int = 0) -> TokenBudget:
-        cap = (
-            self.config.get_int("core.llm.max_target_tokens")
-            if self.config.get("core.llm.max_target_tokens") is not None
-            else MAX_TARGET_TOKENS
+        return compute_budget(
+            self.max_context_tokens, fixed_tokens, self.settings.max_target_tokens
         )
-        return compute_budget(self.max_context_tokens, fixed_tokens, cap)
 
     def _emit(self, event_type: EventType, /, **payload: Any) -> None:
         if self.events is not None:

@@ -6,7 +6,6 @@ from typing import Any
 
 from hologram.llm.adapter import AdapterLibrary
 from hologram.llm.manager import ProviderManager
-from hologram.llm.sources import LLM_DEFAULTS
 from hologram.sdk import Facility
 
 
@@ -22,7 +21,6 @@ class LLMModule:
         self.manager: ProviderManager | None = None
 
     async def init(self, state: Any) -> None:
-        state.config.register(LLM_DEFAULTS)
         self.manager = ProviderManager(
             state.config,
             state.events,

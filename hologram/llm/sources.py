@@ -11,21 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hologram.config import ConfigRegistry, Setting
+from hologram.config import SEED_SOURCE, ConfigError, ConfigRegistry, LLMSettings, SourceSettings
 from hologram.llm.provider import SourceConfig
 
-PREFIX = "core.llm.sources."
+PREFIX = SourceSettings.all_prefix
 FIELDS = ("adapter", "base_url", "api_key", "model", "context_window", "timeout_s")
-OFFLINE_SOURCE = "default"
+OFFLINE_SOURCE = SEED_SOURCE
 """The seed source: with no base_url it is served by the offline scripted model."""
-
-LLM_DEFAULTS: tuple[Setting, ...] = (
-    Setting("core.llm.source_order", ["default"], "source names in the order they are tried"),
-    Setting("core.llm.timeout_s", 120.0, "seconds a model call may take (per source: timeout_s)"),
-    Setting("core.llm.backoff_s", 5.0, "first pause after a 429, 5xx, timeout or bad response"),
-    Setting("core.llm.backoff_max_s", 300.0, "longest pause; each failure in a row doubles it"),
-    Setting("core.llm.lua_http_timeout_s", 10.0, "timeout of an adapter's http_get/http_post"),
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +36,9 @@ def source_names(config: ConfigRegistry) -> list[str]:
         name = key[len(PREFIX) :].split(".", 1)[0]
         if name not in found:
             found.append(name)
-    order = config.get("core.llm.source_order", ["default"])
-    if not isinstance(order, list):
+    try:
+        order = list(config.read(LLMSettings).source_order)
+    except ConfigError:
         order = []
     listed = [n for n in order if isinstance(n, str) and n in found]
     return listed + sorted(n for n in found if n not in listed)
@@ -81,7 +74,7 @@ def read_source(config: ConfigRegistry, name: str) -> SourceConfig | SourceProbl
         window = 0
     timeout = raw["timeout_s"]
     if timeout is None:
-        timeout = config.get("core.llm.timeout_s", 120.0)
+        timeout = config.read(LLMSettings).timeout_s
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         problems.append(f"{PREFIX}{name}.timeout_s must be a positive number, got {timeout!r}")
         timeout = 120.0

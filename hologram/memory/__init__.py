@@ -41,7 +41,6 @@ from hologram.memory.context_event import (
 )
 from hologram.memory.embedders import (
     BUILTIN_EMBEDDERS,
-    EMBEDDER_SETTINGS,
     HashedNgramEmbedder,
     HttpEmbedder,
     StaticEmbedder,
@@ -87,7 +86,6 @@ __all__ = [
     "AGENT_SOURCE",
     "BUILTIN_EMBEDDERS",
     "COLD_STORAGE_SOURCE",
-    "EMBEDDER_SETTINGS",
     "ENTRY_POINT_GROUP",
     "MEMORY_INDEX_HEADER",
     "NEVER_ARCHIVED",

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import numpy as np
 
+from hologram.config import EmbedderSettings, key_of
 from hologram.memory.embedding import (
     EmbedderError,
     EmbedderUnavailable,
@@ -18,8 +19,6 @@ from hologram.memory.embedding import (
     fingerprint_of,
     normalise,
 )
-
-PREFIX = "core.memory.embedders.http."
 
 
 class HttpEmbedder:
@@ -39,7 +38,9 @@ class HttpEmbedder:
         if not base_url or not model or dim <= 0:
             raise EmbedderUnavailable(
                 "http embedder needs a base URL, a model and its dimension: set "
-                f"{PREFIX}base_url, {PREFIX}model and {PREFIX}dim"
+                + ", ".join(key_of(EmbedderSettings, f) for f in ("http_base_url", "http_model"))
+                + " and "
+                + key_of(EmbedderSettings, "http_dim")
             )
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -80,7 +81,7 @@ class HttpEmbedder:
         if len(rows) and matrix.shape[1] != self.dim:
             raise EmbedderError(
                 f"http embedder: model {self.model!r} returned {matrix.shape[1]} dimensions, "
-                f"{PREFIX}dim says {self.dim}; correct the setting"
+                f"{key_of(EmbedderSettings, 'http_dim')} says {self.dim}; correct the setting"
             )
         return normalise(matrix.reshape(len(rows), self.dim))
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from hologram.config import EmbedderSettings, key_of
 from hologram.memory._text import STOPWORDS, Segmenter
 from hologram.memory.embedding import (
     EmbedderUnavailable,
@@ -27,7 +28,7 @@ from hologram.memory.embedding import (
     normalise,
 )
 
-PATH_KEY = "core.memory.embedders.static.path"
+PATH_KEY = key_of(EmbedderSettings, "static_path")
 
 
 def _header(path: Path) -> tuple[int, bool]:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from hologram.config.keys import Setting
+from hologram.config import EmbedderSettings
 from hologram.memory._hashed import (
     HashedNgramEmbedder,
     TfidfBigramEmbedder,
@@ -26,9 +26,7 @@ from hologram.sdk import EventType
 
 log = logging.getLogger(__name__)
 
-EMBEDDER_KEY = "core.memory.embedder"
-FALLBACK_KEY = "core.memory.embedder_fallback"
-OPTIONS_PREFIX = "core.memory.embedders."
+OPTIONS_PREFIX = EmbedderSettings.options_prefix
 
 BUILTIN_EMBEDDERS: Mapping[str, EmbedderFactory] = MappingProxyType(
     {
@@ -37,27 +35,6 @@ BUILTIN_EMBEDDERS: Mapping[str, EmbedderFactory] = MappingProxyType(
         "static": static_factory,
         "http": http_factory,
     }
-)
-
-EMBEDDER_SETTINGS: tuple[Setting, ...] = (
-    Setting(
-        FALLBACK_KEY,
-        "",
-        "embedder used, loudly, when the configured one cannot load; "
-        "empty: refuse to start instead",
-    ),
-    Setting("core.memory.embedders.default.dim", 384, "dimension of the hashed n-gram space"),
-    Setting("core.memory.embedders.tfidf.dim", 2048, "dimension of the hashed TF-IDF space"),
-    Setting("core.memory.embedders.static.path", "", "word2vec/fastText text file"),
-    Setting(
-        "core.memory.embedders.http.base_url",
-        "",
-        "OpenAI-compatible API root, e.g. http://127.0.0.1:11434/v1",
-    ),
-    Setting("core.memory.embedders.http.model", "", "embedding model name"),
-    Setting("core.memory.embedders.http.dim", 0, "dimension the model returns"),
-    Setting("core.memory.embedders.http.api_key", "", "bearer token, if the server wants one"),
-    Setting("core.memory.embedders.http.timeout_s", 30.0, "seconds per request"),
 )
 
 
@@ -72,14 +49,15 @@ def choose_embedder(
     registry: EmbedderRegistry,
     emit: Callable[..., Any] | None = None,
 ) -> Embedder:
-    """The embedder `core.memory.embedder` names. If it cannot load and a fallback is
+    """The embedder the settings name. If it cannot load and a fallback is
     configured, the fallback, announced by a warning and a `memory_degraded` event; with no
     fallback configured the error propagates: nothing is substituted silently."""
-    name = config.get_str(EMBEDDER_KEY)
+    settings = config.read(EmbedderSettings)
+    name = settings.embedder
     try:
         return registry.create(name, embedder_options(config, name))
     except EmbedderUnavailable as exc:
-        fallback = config.get_str(FALLBACK_KEY)
+        fallback = settings.embedder_fallback
         if not fallback or fallback == name:
             raise
         embedder = registry.create(fallback, embedder_options(config, fallback))
@@ -99,7 +77,6 @@ def choose_embedder(
 
 __all__ = [
     "BUILTIN_EMBEDDERS",
-    "EMBEDDER_SETTINGS",
     "HashedNgramEmbedder",
     "HttpEmbedder",
     "StaticEmbedder",

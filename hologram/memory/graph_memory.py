@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from hologram.config.keys import Setting
+from hologram.config import GraphSettings
 from hologram.memory._hybrid import HybridHit, Place
 from hologram.memory._text import Segmenter
 from hologram.memory.distill import DistillPipeline
-from hologram.memory.graph import SINGLE_VALUED, GraphStore
+from hologram.memory.graph import GraphStore
 from hologram.memory.graph_tools import graph_tools
 from hologram.memory.heartbeat import Heartbeat, HeartbeatSettings, SubmitConsolidation
 from hologram.memory.indexer import Estimate, Indexer, rough_tokens
@@ -25,24 +25,6 @@ from hologram.memory.social import Social, social_tools
 from hologram.sdk import CONSOLIDATION_CHANNEL, EventType, Facility, MemItem, ToolDef
 
 log = logging.getLogger(__name__)
-
-GRAPH_SETTINGS: tuple[Setting, ...] = (
-    Setting(
-        "core.memory.graph.single_valued",
-        ",".join(sorted(SINGLE_VALUED)),
-        "relation types holding one value at a time (a new one closes the old)",
-    ),
-    Setting("core.memory.indexer.depth", 2, "hops of the graph walk for the prompt"),
-    Setting("core.memory.indexer.min_similarity", 0.5, "entity-vector cosine for a seed"),
-    Setting("core.memory.heartbeat.rules_interval_min", 10, "rule distillation of user input"),
-    Setting("core.memory.distill.retention_days", 7, "days distilled raw records are kept"),
-    Setting("core.memory.heartbeat.max_tasks_per_tick", 3, "model tasks per merge/review tick"),
-    Setting(
-        "core.memory.heartbeat.source",
-        "",
-        "LLM source for consolidation turns (a cheaper one); empty: the agent's own",
-    ),
-)
 
 
 @dataclass
@@ -147,8 +129,8 @@ class GraphModule:
         self._unsubscribe: list[Callable[[], None]] = []
 
     async def init(self, state: Any) -> None:
-        config = state.config
-        config.register(GRAPH_SETTINGS)
+        live = state.config.live(GraphSettings)
+        settings = live.current
         memory = state.memory
         emit = state.events.emit
 
@@ -156,7 +138,7 @@ class GraphModule:
             # The provider layer's estimator once the agent module has set it on memory.
             return (memory.estimate or rough_tokens)(text)
 
-        single = [r for r in config.get_str("core.memory.graph.single_valued").split(",") if r]
+        single = [r for r in settings.single_valued.split(",") if r]
         segmenter = Segmenter()
         store = GraphStore(
             state.data_dir / "graph.db",
@@ -174,34 +156,24 @@ class GraphModule:
         indexer = Indexer(
             store,
             segmenter.keywords,
-            depth=config.get_int("core.memory.indexer.depth"),
-            min_similarity=config.get_float("core.memory.indexer.min_similarity"),
+            depth=settings.indexer_depth,
+            min_similarity=settings.indexer_min_similarity,
             emit=emit,
         )
         pipeline = DistillPipeline(
             store,
             state.clock,
-            retention_s=lambda: config.get_float("core.memory.distill.retention_days") * 86400,
+            retention_s=lambda: live.current.distill_retention_days * 86400.0,
         )
-
-        def interval(loop: str) -> float:
-            return config.get_float(f"core.memory.heartbeat.{loop}_interval_min")
-
         heartbeat = Heartbeat(
             store,
             state.clock,
             HeartbeatSettings(
-                interval_min=interval,
-                jaccard_threshold=lambda: config.get_float("core.memory.merge.jaccard_threshold"),
-                archive_age_s=lambda: (
-                    config.get_float("core.memory.coldcontext.archive_age_h") * 3600
-                ),
-                archive_max_access=lambda: config.get_int(
-                    "core.memory.coldcontext.archive_max_access"
-                ),
-                max_tasks_per_tick=lambda: config.get_int(
-                    "core.memory.heartbeat.max_tasks_per_tick"
-                ),
+                interval_min=lambda loop: live.current.interval_min(loop),
+                jaccard_threshold=lambda: live.current.jaccard_threshold,
+                archive_age_s=lambda: live.current.archive_age_h * 3600,
+                archive_max_access=lambda: live.current.archive_max_access,
+                max_tasks_per_tick=lambda: live.current.max_tasks_per_tick,
             ),
             context=memory.context,
             cold=state.coldcontext,

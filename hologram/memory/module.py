@@ -6,29 +6,17 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from hologram.config.keys import Setting
+from hologram.config import MemorySettings
 from hologram.memory._text import Segmenter
 from hologram.memory.coldcontext import ColdContext
 from hologram.memory.context import ContextWindow
-from hologram.memory.embedders import BUILTIN_EMBEDDERS, EMBEDDER_SETTINGS, choose_embedder
+from hologram.memory.embedders import BUILTIN_EMBEDDERS, choose_embedder
 from hologram.memory.embedding import Embedder, EmbedderRegistry
 from hologram.memory.recall import Memory
 from hologram.memory.textlog import TextLog
 from hologram.sdk import EventType, Facility
 
 log = logging.getLogger(__name__)
-
-MEMORY_SETTINGS: tuple[Setting, ...] = (
-    *EMBEDDER_SETTINGS,
-    Setting("core.memory.context.compact_every", 500, "log entries before a new snapshot"),
-    Setting("core.memory.coldcontext.min_similarity", 0.12, "cosine below which vector recall "
-            "ignores a document"),
-)  # fmt: skip
-
-TEXT_SETTINGS: tuple[Setting, ...] = (
-    Setting("core.memory.text.max_bytes", 10_000_000, "size of one text-log file"),
-    Setting("core.memory.text.retention_days", 30, "days text-log files are kept"),
-)
 
 
 class ColdContextModule:
@@ -46,7 +34,7 @@ class ColdContextModule:
 
     async def init(self, state: Any) -> None:
         config = state.config
-        config.register(MEMORY_SETTINGS)
+        settings = config.read(MemorySettings)
         embedder = choose_embedder(config, EmbedderRegistry(BUILTIN_EMBEDDERS), state.events.emit)
         segmenter = Segmenter()
         # jieba's half-second load starts once the kernel is ready, off the event loop.
@@ -59,8 +47,8 @@ class ColdContextModule:
             segmenter.keywords,
             state.clock,
             emit=state.events.emit,
-            min_similarity=config.get_float("core.memory.coldcontext.min_similarity"),
-            vector_weight=config.get_float("core.memory.recall.vector_weight"),
+            min_similarity=settings.min_similarity,
+            vector_weight=settings.vector_weight,
             tasks=state.tasks.scope(self.name),
         )
         self.store.start()
@@ -93,18 +81,19 @@ class MemoryModule:
         self._unsubscribe: Any = None
 
     async def init(self, state: Any) -> None:
-        config = state.config
+        live = state.config.live(MemorySettings)
+        settings = live.current
         cold: ColdContext = state.coldcontext
         embedder: Embedder = cold.embedder
         self.window = ContextWindow(
             state.data_dir / "memory" / "context",
             embedder,
             state.clock,
-            top_k=config.get_int("core.memory.context.top_k"),
-            protected_recent=config.get_int("core.memory.context.protected_recent"),
+            top_k=settings.top_k,
+            protected_recent=settings.protected_recent,
             cold=cold,
             emit=state.events.emit,
-            compact_every=config.get_int("core.memory.context.compact_every"),
+            compact_every=settings.compact_every,
             recall_index=cold.recall_index,
             keywords=cold.keywords,
             tasks=state.tasks.scope(self.name),
@@ -118,7 +107,7 @@ class MemoryModule:
             self.window,
             embedder,
             cold,
-            lambda: config.get_int("core.memory.coldcontext.query_top"),
+            lambda: live.current.query_top,
             text_log=state.text_memory,
         )
         own = {tool.name: tool for tool in memory.tools()}
@@ -140,11 +129,10 @@ class TextMemoryModule:
     provides = (Facility.TEXT_MEMORY,)
 
     async def init(self, state: Any) -> None:
-        config = state.config
-        config.register(TEXT_SETTINGS)
+        settings = state.config.read(MemorySettings)
         state.text_memory = TextLog(
             state.data_dir / "memory" / "text",
             state.clock,
-            max_bytes=config.get_int("core.memory.text.max_bytes"),
-            retention_days=config.get_int("core.memory.text.retention_days"),
+            max_bytes=settings.text_max_bytes,
+            retention_days=settings.text_retention_days,
         )

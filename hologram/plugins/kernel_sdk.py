@@ -18,6 +18,7 @@ from hologram.agent import Inputs, Skill, SkillIndex
 from hologram.agent.turn import current_input
 from hologram.channels import OutputChannels
 from hologram.config import ConfigRegistry
+from hologram.config.keys import is_core_key
 from hologram.events import EventBus
 from hologram.kernel.tasks import TaskScope
 from hologram.knowledge import KnowledgeBase
@@ -54,7 +55,7 @@ class ScopedSettings:
             raise ValueError("a settings key is a non-empty string")
         if key.startswith(self._prefix):
             return key
-        if key.startswith(("plugin.", "core.")):
+        if key.startswith("plugin.") or is_core_key(key):
             raise PermissionError(
                 f"settings key {key!r} is outside this plugin's namespace {self._prefix}*"
             )

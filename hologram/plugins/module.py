@@ -9,7 +9,7 @@ from typing import Any
 from hologram.kernel import field_name
 from hologram.plugins.builtin import builtin_plugins
 from hologram.plugins.kernel_sdk import KernelParts
-from hologram.plugins.registry import DEFAULTS, PluginRegistry
+from hologram.plugins.registry import PluginRegistry
 from hologram.sdk import Facility
 
 _REQUIRES = (
@@ -39,8 +39,6 @@ class PluginsModule:
         self.registry: PluginRegistry | None = None
 
     async def init(self, state: Any) -> None:
-        for key, default, doc in DEFAULTS:
-            state.config.register_default(key, default, doc)
         parts = KernelParts(
             stagehost=state.stagehost,
             channels=state.channels,

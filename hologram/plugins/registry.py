@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hologram.config import ConfigRegistry
+from hologram.config import ConfigRegistry, PluginSettings
 from hologram.llm import LuaSandboxError
 from hologram.plugins.builtin import BuiltinFactory
 from hologram.plugins.entry import Entry, State
@@ -27,25 +27,11 @@ from hologram.plugins.manifest import MANIFEST, Kind, ManifestError, read_manife
 from hologram.plugins.package import PackageError, read_package, unpack
 from hologram.plugins.process import PluginLoadError, SubprocessPlugin
 from hologram.plugins.skill import SKILL_FILE, SkillPlugin, skill_manifest
-from hologram.plugins.supervisor import DEFAULTS as SUPERVISOR_DEFAULTS
 from hologram.plugins.supervisor import Supervisor
 from hologram.sdk import EventType, Facility, Plugin, PluginOrigin
 from hologram.stages import infer_owner
 
 log = logging.getLogger(__name__)
-
-AUTOSTART_KEY = "core.plugins.autostart"
-MAX_FRAME_KEY = "core.plugins.max_frame_bytes"
-START_TIMEOUT_KEY = "core.plugins.start_timeout_s"
-MAX_PACKAGE_KEY = "core.plugins.max_package_bytes"
-
-DEFAULTS: list[tuple[str, Any, str]] = [
-    (AUTOSTART_KEY, [], "shipped plugins started at boot (user plugins follow auto_start)"),
-    *SUPERVISOR_DEFAULTS,
-    (MAX_FRAME_KEY, 8 * 1024 * 1024, "the longest RPC frame a subprocess plugin may send"),
-    (START_TIMEOUT_KEY, 10.0, "seconds a plugin has for handshake, init and start"),
-    (MAX_PACKAGE_KEY, 20 * 1024 * 1024, "the largest .hmap package accepted"),
-]
 
 
 class BothCopiesError(PluginLoadError):
@@ -83,6 +69,10 @@ class PluginRegistry:
     @property
     def config(self) -> ConfigRegistry:
         return self.parts.config
+
+    @property
+    def settings(self) -> PluginSettings:
+        return self.parts.config.read(PluginSettings)
 
     # ---- finding plugins --------------------------------------------------------------------
 
@@ -181,7 +171,7 @@ class PluginRegistry:
     async def start_at_boot(self) -> None:
         """Built-ins, user plugins with auto_start, and the shipped plugins named in
         core.plugins.autostart. One that fails is announced; boot goes on."""
-        autostart = set(self.config.get(AUTOSTART_KEY) or [])
+        autostart = set(self.settings.autostart)
         for entry in list(self._entries.values()):
             wanted = (
                 entry.kind is Kind.BUILTIN
@@ -243,8 +233,8 @@ class PluginRegistry:
                 on_exit=self.supervisor.exited,
                 on_bad_frame=self.supervisor.bad_frame,
                 data_dir=self.user_dir.parent / "plugin-data" / entry.name,
-                max_frame=self.config.get_int(MAX_FRAME_KEY),
-                start_timeout=self.config.get_float(START_TIMEOUT_KEY),
+                max_frame=self.settings.max_frame_bytes,
+                start_timeout=self.settings.start_timeout_s,
                 tasks=self.parts.tasks,
             )
         try:
@@ -330,7 +320,7 @@ class PluginRegistry:
         A refused package raises `PackageError` and leaves the plugins folder untouched."""
         try:
             package = await asyncio.to_thread(
-                read_package, source, max_bytes=self.config.get_int(MAX_PACKAGE_KEY)
+                read_package, source, max_bytes=self.settings.max_package_bytes
             )
             name = package.manifest.name
             if name in self.builtins:

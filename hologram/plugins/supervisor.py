@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
 
+from hologram.config import PluginSettings
 from hologram.plugins.entry import Entry, State
 from hologram.plugins.kernel_sdk import KernelParts
 from hologram.plugins.process import PluginLoadError, SubprocessPlugin
@@ -21,17 +21,8 @@ from hologram.sdk import EventType
 
 log = logging.getLogger("hologram.plugins.registry")  # one logger name for the plugin host
 
-BACKOFF_KEY = "core.plugins.restart_backoff_s"
-BACKOFF_MAX_KEY = "core.plugins.restart_backoff_max_s"
-MAX_RESTARTS_KEY = "core.plugins.max_restarts"
 STABLE_AFTER = 60.0
 """Seconds a restarted plugin must run before its backoff starts again from the bottom."""
-
-DEFAULTS: list[tuple[str, Any, str]] = [
-    (BACKOFF_KEY, 0.5, "first delay before restarting a crashed subprocess plugin; doubles"),
-    (BACKOFF_MAX_KEY, 30.0, "the longest delay between two restarts"),
-    (MAX_RESTARTS_KEY, 5, "restarts in a row before a crashing plugin is left stopped"),
-]
 
 
 class Supervisor:
@@ -86,11 +77,12 @@ class Supervisor:
         config, clock = self.parts.config, self.parts.clock
         if clock.monotonic() - entry.started_at > STABLE_AFTER:
             entry.attempts = 0
-        limit = config.get_int(MAX_RESTARTS_KEY)
+        settings = config.read(PluginSettings)
+        limit = settings.max_restarts
         while entry.attempts < limit:
             delay = min(
-                config.get_float(BACKOFF_KEY) * 2**entry.attempts,
-                config.get_float(BACKOFF_MAX_KEY),
+                settings.restart_backoff_s * 2**entry.attempts,
+                settings.restart_backoff_max_s,
             )
             entry.attempts += 1
             entry.state = State.RESTARTING

@@ -13,9 +13,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from hologram.config import ConfigRegistry, is_secret
+from hologram.config import ConfigRegistry, SecuritySettings, is_secret
+from hologram.config.keys import is_core_key
 
-CREDENTIAL_PREFIX = "core.security.credential."
+CREDENTIAL_PREFIX = SecuritySettings.credential_prefix
 ALIAS = re.compile(r"@\{([A-Za-z0-9_.-]{1,80})\}")
 MIN_SECRET = 4
 """Shorter values are not treated as secrets: masking every "abc" in every text would mangle
@@ -27,7 +28,7 @@ def alias_of(key: str) -> str:
     its `core.` prefix (`llm.sources.default.api_key`, `plugin.qq.token`)."""
     if key.startswith(CREDENTIAL_PREFIX):
         return key[len(CREDENTIAL_PREFIX) :].rsplit(".", 1)[0]
-    return key.removeprefix("core.")
+    return key.split(".", 1)[1] if is_core_key(key) else key
 
 
 class CredentialGate:

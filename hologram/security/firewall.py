@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from hologram.config import ConfigRegistry
+from hologram.config import ConfigRegistry, SecuritySettings
 from hologram.events import EventBus
 from hologram.sdk import Event, EventType, HandlerScope, Stage, StageContext, ToolCall, ToolResult
 from hologram.security.credentials import CredentialGate
@@ -23,7 +23,6 @@ from hologram.stages import StageHost
 
 log = logging.getLogger(__name__)
 
-PREFIX = "core.security."
 _TURNS_KEPT = 64
 _EXPECTED_KEPT = 256
 
@@ -56,32 +55,29 @@ class Firewall:
             return
         self._seen = self.config.version
         self.gate.sync()
-        c = self.config
-        self.enabled = c.get_bool(PREFIX + "enabled")
+        s = self.config.read(SecuritySettings)
+        self.enabled = s.enabled
 
-        def roots(key: str) -> tuple[Path, ...]:
-            given = c.get(PREFIX + key) or []
+        def roots(given: tuple[str, ...]) -> tuple[Path, ...]:
             if not given:
                 return (self.data_dir / "workspace", self.data_dir / "plugin-data")
             return tuple(p if p.is_absolute() else self.data_dir / p for p in map(Path, given))
 
         self._policy = ToolPolicy(
             PolicySettings(
-                allow=tuple(c.get(PREFIX + "tools.allow")),
-                deny=tuple(c.get(PREFIX + "tools.deny")),
-                hard_private=tuple(c.get(PREFIX + "tools.hard_private")),
-                write_tools=tuple(c.get(PREFIX + "tools.write")),
-                network_tools=tuple(c.get(PREFIX + "tools.network")),
-                path_args=frozenset(c.get(PREFIX + "tools.path_args")),
-                read_roots=roots("read_roots"),
-                write_roots=roots("write_roots"),
-                network=c.get_bool(PREFIX + "network"),
-                internal_channels=frozenset(c.get(PREFIX + "internal_channels")),
+                allow=s.tools_allow,
+                deny=s.tools_deny,
+                hard_private=s.tools_hard_private,
+                write_tools=s.tools_write,
+                network_tools=s.tools_network,
+                path_args=frozenset(s.tools_path_args),
+                read_roots=roots(s.read_roots),
+                write_roots=roots(s.write_roots),
+                network=s.network,
+                internal_channels=frozenset(s.internal_channels),
             )
         )
-        self._review = ContentReview(
-            c.get(PREFIX + "review.sensitive_words"), c.get_bool(PREFIX + "review.injection")
-        )
+        self._review = ContentReview(list(s.review_sensitive_words), s.review_injection)
 
     def mask(self, text: str) -> str:
         """`text` with every secret known now replaced by its alias (for what is stored)."""

@@ -16,6 +16,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from hologram.config import SecuritySettings
 from hologram.security.paths import PathRefused, PathSandbox
 
 PROFILE_NAME = re.compile(r"^[a-z][a-z0-9_]*\.[a-z0-9_.-]{1,40}$")
@@ -130,7 +131,7 @@ class ToolPolicy:
         """None when the call may run; else why not, for the model to read."""
         s = self.settings
         profile = principal.profile
-        lists = [("core.security.tools", s.allow, s.deny)]
+        lists = [(SecuritySettings.prefix, s.allow, s.deny)]
         if profile is not None:
             lists.append((f"profile {profile.name!r}", profile.allow, profile.deny))
         for where, _, deny in lists:

@@ -22,7 +22,6 @@ from hologram.serve.bodies import ApiError, read_body
 from hologram.state import KernelState
 
 PACKAGE_KINDS = frozenset({"application/zip", "application/octet-stream", "application/x-hmap"})
-MAX_PACKAGE_KEY = "core.plugins.max_package_bytes"
 
 
 def plugin_routes(state: KernelState, prefix: str) -> list[Route]:
@@ -45,7 +44,7 @@ def plugin_routes(state: KernelState, prefix: str) -> list[Route]:
         replace = request.query_params.get("replace", "false").lower()
         if replace not in ("true", "false"):
             raise ApiError(400, f"query parameter 'replace' must be true or false, got {replace!r}")
-        limit = plugins.config.get_int(MAX_PACKAGE_KEY)
+        limit = plugins.settings.max_package_bytes
         data = await read_body(request, limit, PACKAGE_KINDS, "a .hmap package (a zip archive)")
         async with changing:
             try:

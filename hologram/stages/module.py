@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hologram.config import StageSettings
 from hologram.sdk import Facility
 from hologram.stages.host import StageHost
-
-HANDLER_TIMEOUT_KEY = "core.stages.handler_timeout_s"
 
 
 class StageHostModule:
@@ -18,14 +17,11 @@ class StageHostModule:
     provides = (Facility.STAGE_HOST,)
 
     async def init(self, state: Any) -> None:
-        config = state.config
-        config.register_default(
-            HANDLER_TIMEOUT_KEY, 30.0, "seconds one stage handler may take before it is cut off"
-        )
+        settings = state.config.live(StageSettings)
         host = StageHost(
             state.events.publish,
-            handler_timeout=lambda: config.get_float(HANDLER_TIMEOUT_KEY),
-            tool_timeout=lambda: config.get_float("core.agent.tool_timeout_s"),
+            handler_timeout=lambda: settings.current.handler_timeout_s,
+            tool_timeout=lambda: settings.current.tool_timeout_s,
         )
         if state.security is not None:
             state.security.mount_stagehost(host)

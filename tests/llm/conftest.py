@@ -11,7 +11,6 @@ from hologram.config import CORE_DEFAULTS, ConfigRegistry
 from hologram.events import EventBus
 from hologram.kernel import ManualClock
 from hologram.llm import (
-    LLM_DEFAULTS,
     AdapterLibrary,
     LuaAdaptedProvider,
     ProviderManager,
@@ -64,7 +63,6 @@ async def make_provider(
 async def config(tmp_path: Path) -> AsyncIterator[ConfigRegistry]:
     registry = await ConfigRegistry.open(tmp_path / "config.db", environ={})
     registry.register(CORE_DEFAULTS)
-    registry.register(LLM_DEFAULTS)
     yield registry
     await registry.close()
 

@@ -18,7 +18,6 @@ from hologram.config import CORE_DEFAULTS, ConfigRegistry
 from hologram.events import EventBus
 from hologram.memory import (
     BUILTIN_EMBEDDERS,
-    EMBEDDER_SETTINGS,
     EmbedderError,
     EmbedderNotFound,
     EmbedderRegistry,
@@ -112,7 +111,6 @@ def test_a_missing_static_file_is_an_error_naming_the_setting(tmp_path: Path) ->
 async def config(tmp_path: Path) -> ConfigRegistry:
     registry = await ConfigRegistry.open(tmp_path / "config.db", environ={})
     registry.register(CORE_DEFAULTS)
-    registry.register(EMBEDDER_SETTINGS)
     yield registry
     await registry.close()
 
