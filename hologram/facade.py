@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Self, TypeVar
 
 from hologram._group0 import GIVEN, group0
-from hologram.agent import Inputs, Ticket, TurnResult
+from hologram.agent import InputScheduler, Ticket, TurnResult
 from hologram.config import ConfigRegistry
 from hologram.events import EventBus
 from hologram.kernel import (
@@ -219,7 +219,7 @@ class Kernel:
         return self.state.events
 
     @property
-    def inputs(self) -> Inputs:
+    def inputs(self) -> InputScheduler:
         if self.state.scheduler is None:
             raise RuntimeError("this kernel takes no input yet; await start() first")
         return self.state.scheduler

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hologram.agent import Agent, Inputs
+from hologram.agent import Agent, InputScheduler
 from hologram.channels import OutputChannels
 from hologram.config import ConfigRegistry
 from hologram.events import EventBus
@@ -42,7 +42,7 @@ class KernelState:
     stagehost: StageHost | None = None
     channels: OutputChannels | None = None
     agent: Agent | None = None
-    scheduler: Inputs | None = None
+    scheduler: InputScheduler | None = None
     memory: Memory | None = None
     coldcontext: ColdContext | None = None
     text_memory: TextLog | None = None

@@ -2,7 +2,7 @@
 
 from hologram.agent.agent import Agent
 from hologram.agent.child import SPAWN_CHILD, ChildAgents
-from hologram.agent.inputs import Inputs
+from hologram.agent.inputs import InputScheduler
 from hologram.agent.journal import InputJournal, InputState
 from hologram.agent.module import AgentModule, SchedulerModule
 from hologram.agent.ports import ChatModel, ToolSource, TurnMemory
@@ -22,8 +22,8 @@ __all__ = [
     "ChildAgents",
     "Decision",
     "InputJournal",
+    "InputScheduler",
     "InputState",
-    "Inputs",
     "Persona",
     "PromptBudget",
     "PromptInputs",

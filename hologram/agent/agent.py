@@ -16,7 +16,7 @@ from hologram.agent.turn import Turn, TurnInput, TurnResult
 from hologram.channels import OutputChannels
 from hologram.events import EventBus
 from hologram.kernel.tasks import KernelTasks, TaskScope
-from hologram.sdk import ToolDef
+from hologram.sdk import EventType, ToolDef
 from hologram.stages import StageHost
 
 log = logging.getLogger(__name__)
@@ -97,6 +97,26 @@ class Agent:
 
     async def say(self, text: str, channel: str = "notebook") -> str:
         return (await self.handle(text, channel)).reply
+
+    async def deliver(self, channel: str, text: str, source: str = "agent") -> bool:
+        """Send `text` on output channel `channel` (spec: emitResponse). A reply that cannot
+        go out (no such channel, a channel that fails) is logged and published as
+        `undelivered`; returns whether it went out."""
+        if channel not in self.channels:
+            log.warning("no output channel %r: the reply was not delivered", channel)
+            reason = "no such output channel"
+        else:
+            try:
+                await self.channels.send(channel, text)
+            except Exception as exc:
+                log.error("output channel %s failed", channel, exc_info=exc)
+                reason = f"{type(exc).__name__}: {exc}"
+            else:
+                return True
+        self.events.emit(
+            EventType.SYSTEM, source=source, kind="undelivered", channel=channel, reason=reason
+        )
+        return False
 
     async def spawn_child(self, task: str) -> str:
         return await self.children.spawn(task)

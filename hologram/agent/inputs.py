@@ -35,8 +35,9 @@ BACKLOG_CHECK_S = 30.0
 The check is local: an idle kernel makes no model call."""
 
 
-class Inputs:
-    """Inputs in, turns out, in the order and with the preemptions the scheduler decides."""
+class InputScheduler:
+    """Inputs in, turns out, in the order and with the preemptions the scheduler decides
+    (spec: the input scheduler, with its journal and the turns it runs)."""
 
     def __init__(
         self,
@@ -197,22 +198,14 @@ class Inputs:
             return  # the main agent took it up meanwhile
         now = self.clock.monotonic()
         if answer is None:
-            await self._deliver(record.channel, busy_note(record.text))
+            await self.agent.deliver(record.channel, busy_note(record.text), source="triage")
             self.loop.note(Decision(Action.OFFLOAD, task.id, now, {"answered": False}))
             return
-        delivered = await self._deliver(record.channel, answer)
+        delivered = await self.agent.deliver(record.channel, answer, source="triage")
         await self._remember(record, answer)
         await self.journal.mark(record.id, InputState.DONE, answer)
         result = TurnResult(answer, record.channel, 0, EndedBy.TRIAGE, delivered)
         self.loop.withdraw(task.id, result)
-
-    async def _deliver(self, channel: str, text: str) -> bool:
-        channels = self.agent.channels
-        if channel not in channels:
-            log.warning("triage: no output channel %r; %r not delivered", channel, text[:40])
-            return False
-        await channels.send(channel, text)
-        return True
 
     async def _remember(self, record: InputRecord, answer: str) -> None:
         memory = self.agent.memory
@@ -318,4 +311,4 @@ async def _awaiting(work: Awaitable[T]) -> T:
     return await work
 
 
-__all__ = ["Inputs", "TaskStopped", "Ticket"]
+__all__ = ["InputScheduler", "TaskStopped", "Ticket"]

@@ -6,7 +6,7 @@ import logging
 from typing import Any
 
 from hologram.agent.agent import Agent
-from hologram.agent.inputs import Inputs
+from hologram.agent.inputs import InputScheduler
 from hologram.agent.journal import InputJournal
 from hologram.agent.prompt import PromptBudget
 from hologram.agent.resident import Residents
@@ -64,7 +64,9 @@ class AgentModule:
         )
 
 
-def residents_of(agent: Agent, inputs: Inputs, clock: Any, config: ConfigRegistry) -> Residents:
+def residents_of(
+    agent: Agent, inputs: InputScheduler, clock: Any, config: ConfigRegistry
+) -> Residents:
     """The main agent's residents: they use its model, tool runner, plugin tools and output
     channels (not its memory), and report into its scheduler."""
 
@@ -107,12 +109,12 @@ class SchedulerModule:
     optional = (Facility.GRAPH, Facility.SECURITY)
 
     def __init__(self) -> None:
-        self.inputs: Inputs | None = None
+        self.inputs: InputScheduler | None = None
 
     async def init(self, state: Any) -> None:
         journal = await InputJournal.open(state.data_dir / "inputs.db")
         settings = state.config.live(SchedulerSettings)
-        self.inputs = Inputs(
+        self.inputs = InputScheduler(
             state.agent,
             journal,
             state.clock,

@@ -401,28 +401,7 @@ class Turn:
         ctx = self.ctx
         if ctx.skip_output or not ctx.final_text or ctx.channel == CONSOLIDATION_CHANNEL:
             return
-        channels = self.agent.channels
-        if ctx.channel not in channels:
-            log.warning("no output channel %r: the reply was not delivered", ctx.channel)
-            self.publish(
-                EventType.SYSTEM,
-                kind="undelivered",
-                channel=ctx.channel,
-                reason="no such output channel",
-            )
-            return
-        try:
-            await channels.send(ctx.channel, ctx.final_text)
-        except Exception as exc:
-            log.error("output channel %s failed", ctx.channel, exc_info=exc)
-            self.publish(
-                EventType.SYSTEM,
-                kind="undelivered",
-                channel=ctx.channel,
-                reason=f"{type(exc).__name__}: {exc}",
-            )
-            return
-        self.delivered = True
+        self.delivered = await self.agent.deliver(ctx.channel, ctx.final_text)
 
     async def short_circuit(self) -> TurnResult:
         stage = self.ctx.phase

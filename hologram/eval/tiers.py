@@ -191,8 +191,8 @@ async def make_retriever(
         return await asyncio.to_thread(EpisodicRetriever, list(documents.values()), segmenter)
     if config.tier is Tier.FUSED:
         # What the turn's "[Related Memory Docs]" is drawn from, ranked as the turn ranks it.
-        # The window's own ranking is left out: the window is in the prompt whole, and its
-        # cosine order fused in cost 5 points of LoCoMo recall@10 (56.1 → 50.8).
+        # The window's own ranking is left out: the window is in the prompt whole, and
+        # fusing its cosine order in lowered LoCoMo recall@10 when it was measured.
         return MemoryRetriever(memory, log)
     parts: list[Retriever] = []
     if Tier.CONTEXT in tiers:

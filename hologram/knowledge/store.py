@@ -25,6 +25,7 @@ from typing import Any
 from hologram.kernel.tasks import Once, TaskScope
 from hologram.knowledge.index import BigramTfidf
 from hologram.sdk import EventType
+from hologram.sdk.events import discard
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,7 @@ class KnowledgeBase:
         tasks: TaskScope | None = None,
     ) -> None:
         self.root = root
-        self._emit = emit
+        self._emit = emit or discard
         self.index = BigramTfidf()
         self._entries: dict[str, Entry] = {}
         self._lock = asyncio.Lock()
@@ -151,10 +152,7 @@ class KnowledgeBase:
             entry = await asyncio.to_thread(self._write, name, content, list(media))
             self._entries[name] = entry
             self.index.add(name, f"{entry.title}\n{entry.content}")
-        if self._emit is not None:
-            self._emit(
-                EventType.KNOWLEDGE_ADDED, source="knowledge", name=name, media=len(entry.media)
-            )
+        self._emit(EventType.KNOWLEDGE_ADDED, source="knowledge", name=name, media=len(entry.media))
         return entry
 
     def _write(self, name: str, content: str, media: list[tuple[str, bytes]]) -> Entry:

@@ -28,6 +28,7 @@ from hologram.memory.context_event import ContextEvent
 from hologram.memory.embedding import Embedder, StoredVector
 from hologram.memory.episodic import stems
 from hologram.sdk import Clock, EventType
+from hologram.sdk.events import discard
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +124,7 @@ class ColdContext:
         self.clock = clock
         self.min_similarity = min_similarity
         self.problems: list[str] = []
-        self._emit = emit
+        self._emit = emit or discard
         self._docs: dict[str, ColdDoc] = {}
         if recall_index is None:
             recall_index = HybridIndex(
@@ -152,13 +153,12 @@ class ColdContext:
                 self.problems.extend(problems)
                 for problem in problems:
                     log.warning("cold context: %s", problem)
-                if self._emit is not None:
-                    self._emit(
-                        EventType.MEMORY_DEGRADED,
-                        source="memory",
-                        layer="coldcontext",
-                        problems=problems,
-                    )
+                self._emit(
+                    EventType.MEMORY_DEGRADED,
+                    source="memory",
+                    layer="coldcontext",
+                    problems=problems,
+                )
             await self._reembed_locked()
 
     def _read_all(self) -> tuple[list[ColdDoc], list[str]]:
@@ -202,15 +202,14 @@ class ColdContext:
             done = start + len(chunk)
             if progress is not None:
                 progress(done, len(stale))
-            if self._emit is not None:
-                self._emit(
-                    EventType.MEMORY_REEMBED,
-                    source="memory",
-                    layer="coldcontext",
-                    done=done,
-                    total=len(stale),
-                    fingerprint=self.embedder.fingerprint,
-                )
+            self._emit(
+                EventType.MEMORY_REEMBED,
+                source="memory",
+                layer="coldcontext",
+                done=done,
+                total=len(stale),
+                fingerprint=self.embedder.fingerprint,
+            )
         return len(stale)
 
     async def close(self) -> None:
@@ -307,7 +306,7 @@ class ColdContext:
             for e in events
         ]
         await self._store(docs)
-        if self._emit is not None and docs:
+        if docs:
             self._emit(
                 EventType.COLD_CONTEXT_ARCHIVED,
                 source="memory",
@@ -363,7 +362,7 @@ class ColdContext:
         async with self._lock:
             docs = [doc for doc in (self._unindex(i) for i in ids) if doc is not None]
             await asyncio.to_thread(self._delete, [d.id for d in docs])
-        if self._emit is not None and docs:
+        if docs:
             self._emit(EventType.COLD_CONTEXT_CONSUMED, source="memory", ids=[d.id for d in docs])
         return docs
 

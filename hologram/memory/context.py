@@ -28,6 +28,7 @@ from hologram.memory.context_event import (
 from hologram.memory.embedding import Embedder, EmbedderError, StoredVector
 from hologram.memory.episodic import stems
 from hologram.sdk import Clock, EventType
+from hologram.sdk.events import discard
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +151,7 @@ class ContextWindow:
         self.compact_every = compact_every
         self.last_prune: PruneReport | None = None
         self.problems: list[str] = []
-        self._emit = emit
+        self._emit = emit or discard
         self._journal = Journal(directory, "context")
         self._events: list[ContextEvent] = []
         # Each event's vector lives in a row ("slot") of one matrix, so a prune scores the
@@ -249,10 +250,7 @@ class ContextWindow:
         self.problems.extend(problems)
         for problem in problems:
             log.warning("context window: %s", problem)
-        if self._emit is not None:
-            self._emit(
-                EventType.MEMORY_DEGRADED, source="memory", layer="context", problems=problems
-            )
+        self._emit(EventType.MEMORY_DEGRADED, source="memory", layer="context", problems=problems)
 
     def _replay(self, op: dict[str, Any]) -> None:
         if op["op"] == "append":
@@ -350,14 +348,13 @@ class ContextWindow:
             if error is not None:
                 self._announce_problems([f"event {event.id} stored without a vector: {error}"])
             await self._maybe_compact()
-        if self._emit is not None:
-            self._emit(
-                EventType.CONTEXT_APPENDED,
-                source="memory",
-                id=event.id,
-                event_source=event.source,
-                size=len(self._events),
-            )
+        self._emit(
+            EventType.CONTEXT_APPENDED,
+            source="memory",
+            id=event.id,
+            event_source=event.source,
+            size=len(self._events),
+        )
         return event
 
     def _embed_and_log(self, event: ContextEvent) -> tuple[str | None, list[str] | None]:
@@ -403,15 +400,14 @@ class ContextWindow:
             done = start + len(chunk)
             if progress is not None:
                 progress(done, len(stale))
-            if self._emit is not None:
-                self._emit(
-                    EventType.MEMORY_REEMBED,
-                    source="memory",
-                    layer="context",
-                    done=done,
-                    total=len(stale),
-                    fingerprint=self.embedder.fingerprint,
-                )
+            self._emit(
+                EventType.MEMORY_REEMBED,
+                source="memory",
+                layer="context",
+                done=done,
+                total=len(stale),
+                fingerprint=self.embedder.fingerprint,
+            )
         await asyncio.to_thread(self._journal.compact, self._records())
         return len(stale)
 
@@ -424,8 +420,7 @@ class ContextWindow:
             report = await self._prune_locked(query)
         if report.pruned:
             self.last_prune = report
-            if self._emit is not None:
-                self._emit(EventType.CONTEXT_PRUNED, source="memory", **report.to_payload())
+            self._emit(EventType.CONTEXT_PRUNED, source="memory", **report.to_payload())
         return report
 
     async def _prune_locked(self, query: str) -> PruneReport:

@@ -23,6 +23,7 @@ from hologram.memory.embedding import (
     EmbedderUnavailable,
 )
 from hologram.sdk import EventType
+from hologram.sdk.events import discard
 
 log = logging.getLogger(__name__)
 
@@ -62,16 +63,15 @@ def choose_embedder(
             raise
         embedder = registry.create(fallback, embedder_options(config, fallback))
         log.warning("embedder %r unavailable (%s); degraded to %r", name, exc, fallback)
-        if emit is not None:
-            emit(
-                EventType.MEMORY_DEGRADED,
-                source="memory",
-                layer="embedder",
-                configured=name,
-                using=fallback,
-                fingerprint=embedder.fingerprint,
-                reason=str(exc),
-            )
+        (emit or discard)(
+            EventType.MEMORY_DEGRADED,
+            source="memory",
+            layer="embedder",
+            configured=name,
+            using=fallback,
+            fingerprint=embedder.fingerprint,
+            reason=str(exc),
+        )
         return embedder
 
 

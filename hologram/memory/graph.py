@@ -19,7 +19,7 @@ from typing import Any
 from hologram.kernel.tasks import TaskScope
 from hologram.memory._hybrid import HybridIndex
 from hologram.memory.embedding import Embedder
-from hologram.memory.graph_base import Emit, GraphBase, placeholders, vector_blob
+from hologram.memory.graph_base import Emit, GraphBase, fetch_in, vector_blob
 from hologram.memory.graph_blocks import BlockStore
 from hologram.memory.graph_edit import GraphEditing
 from hologram.memory.graph_recall import FACT_COLUMNS, FACT_JOINS, GraphRecall
@@ -163,14 +163,13 @@ class GraphStore(GraphRecall, GraphEditing, GraphBase):
     ) -> None:
         subjects = sorted({ids[normalise_name(t.source)] for t in triples})
         current: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
-        for start in range(0, len(subjects), 500):
-            chunk = subjects[start : start + 500]
-            for rid, s, o, r in await db.execute_fetchall(
-                "SELECT id, source_id, target_id, relation_type FROM relations "
-                f"WHERE invalid_at IS NULL AND source_id IN ({placeholders(chunk)})",
-                chunk,
-            ):
-                current[(s, r)].append((rid, o))
+        for rid, s, o, r in await fetch_in(
+            db.execute_fetchall,
+            "SELECT id, source_id, target_id, relation_type FROM relations "
+            "WHERE invalid_at IS NULL AND source_id IN ({marks})",
+            subjects,
+        ):
+            current[(s, r)].append((rid, o))
         ((next_id,),) = await db.execute_fetchall("SELECT COALESCE(MAX(id), 0) + 1 FROM relations")
         rows, closes, confirms, links = [], [], [], []
         for t in triples:
@@ -250,41 +249,36 @@ class GraphStore(GraphRecall, GraphEditing, GraphBase):
 
     async def entities_by_id(self, ids: Sequence[int]) -> dict[int, Entity]:
         out: dict[int, Entity] = {}
-        for start in range(0, len(ids), 500):
-            chunk = list(ids[start : start + 500])
-            for row in await self.fetchall(
-                "SELECT id, name, type, mention_count, created_at, updated_at, traits, "
-                f"purged_at FROM entities WHERE id IN ({placeholders(chunk)})",
-                chunk,
-            ):
-                out[row[0]] = Entity(
-                    row[0],
-                    row[1],
-                    row[2],
-                    row[3],
-                    row[4],
-                    row[5],
-                    traits=json.loads(row[6] or "{}"),
-                    purged=row[7] is not None,
-                )
-            for entity_id, alias in await self.fetchall(
-                f"SELECT entity_id, alias FROM aliases WHERE entity_id IN ({placeholders(chunk)})",
-                chunk,
-            ):
-                out[entity_id].aliases.append(alias)
+        for row in await fetch_in(
+            self.fetchall,
+            "SELECT id, name, type, mention_count, created_at, updated_at, traits, "
+            "purged_at FROM entities WHERE id IN ({marks})",
+            ids,
+        ):
+            out[row[0]] = Entity(
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                row[4],
+                row[5],
+                traits=json.loads(row[6] or "{}"),
+                purged=row[7] is not None,
+            )
+        for entity_id, alias in await fetch_in(
+            self.fetchall, "SELECT entity_id, alias FROM aliases WHERE entity_id IN ({marks})", ids
+        ):
+            out[entity_id].aliases.append(alias)
         return out
 
     async def mention_counts(self, names: Iterable[str]) -> dict[str, int]:
         """Mention counts of entities by display name (the widget sizes nodes by them)."""
         names = sorted(set(names))
         out: dict[str, int] = {}
-        for start in range(0, len(names), 500):
-            chunk = names[start : start + 500]
-            for name, count in await self.fetchall(
-                f"SELECT name, mention_count FROM entities WHERE name IN ({placeholders(chunk)})",
-                chunk,
-            ):
-                out[name] = int(count)
+        for name, count in await fetch_in(
+            self.fetchall, "SELECT name, mention_count FROM entities WHERE name IN ({marks})", names
+        ):
+            out[name] = int(count)
         return out
 
     async def list_entities(self, limit: int = 1000) -> list[Entity]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from collections.abc import Collection as Sized
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -23,6 +23,7 @@ from hologram.memory.embedding import Embedder
 from hologram.memory.graph_schema import migrate
 from hologram.memory.graph_types import GraphError, UnknownEntity, normalise_name
 from hologram.sdk import Clock
+from hologram.sdk.events import discard
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +42,23 @@ def placeholders(values: Sized[Any]) -> str:
     return ",".join("?" * len(values))
 
 
+MAX_VARIABLES = 500
+"""Values bound in one `IN (…)` list: well under SQLite's limit on host parameters."""
+
+Fetch = Callable[[str, Sequence[Any]], Awaitable[Iterable[Any]]]
+
+
+async def fetch_in(fetch: Fetch, sql: str, values: Sequence[Any]) -> list[Any]:
+    """The rows of `sql` for every value of `values`, whatever their number: `sql` holds
+    one `{marks}` where the `IN (…)` list goes, and runs once per `MAX_VARIABLES` values."""
+    rows: list[Any] = []
+    values = list(values)
+    for start in range(0, len(values), MAX_VARIABLES):
+        chunk = values[start : start + MAX_VARIABLES]
+        rows += await fetch(sql.format(marks=placeholders(chunk)), chunk)
+    return rows
+
+
 class CorruptGraph(GraphError):
     """The database file is not a readable graph: it is left untouched for inspection."""
 
@@ -57,7 +75,7 @@ class GraphBase:
         self.path = path
         self.embedder = embedder
         self.clock = clock
-        self._emit = emit
+        self._emit = emit or discard
         self._wdb: aiosqlite.Connection | None = None
         self._rdb: aiosqlite.Connection | None = None
         self._lock_obj = asyncio.Lock()
@@ -136,8 +154,7 @@ class GraphBase:
         return rows[0] if rows else None
 
     def emit(self, event_type: str, /, **payload: Any) -> None:
-        if self._emit is not None:
-            self._emit(event_type, source="memory", **payload)
+        self._emit(event_type, source="memory", **payload)
 
     # ---- names -------------------------------------------------------------------------
 
@@ -147,18 +164,15 @@ class GraphBase:
         """Entity ids by normalised name or alias (a name wins over an alias)."""
         norms = list(dict.fromkeys(norms))
         found: dict[str, int] = {}
-        db = db or self.rdb
-        for start in range(0, len(norms), 500):
-            chunk = norms[start : start + 500]
-            marks = placeholders(chunk)
-            for norm, entity_id in await db.execute_fetchall(
-                f"SELECT alias_norm, entity_id FROM aliases WHERE alias_norm IN ({marks})", chunk
-            ):
-                found[norm] = entity_id
-            for norm, entity_id in await db.execute_fetchall(
-                f"SELECT norm, id FROM entities WHERE norm IN ({marks})", chunk
-            ):
-                found[norm] = entity_id
+        fetch = (db or self.rdb).execute_fetchall
+        for norm, entity_id in await fetch_in(
+            fetch, "SELECT alias_norm, entity_id FROM aliases WHERE alias_norm IN ({marks})", norms
+        ):
+            found[norm] = entity_id
+        for norm, entity_id in await fetch_in(
+            fetch, "SELECT norm, id FROM entities WHERE norm IN ({marks})", norms
+        ):
+            found[norm] = entity_id
         return found
 
     async def require(self, name: str) -> int:

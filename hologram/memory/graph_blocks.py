@@ -27,7 +27,7 @@ from hologram.memory._hybrid import HybridIndex, Place
 from hologram.memory._text import Segmenter
 from hologram.memory.embedding import ModalityUnsupported
 from hologram.memory.episodic import stems
-from hologram.memory.graph_base import blob_vector, placeholders, vector_blob
+from hologram.memory.graph_base import blob_vector, fetch_in, vector_blob
 from hologram.memory.graph_types import BlockInfo, GraphError, UnknownBlock
 from hologram.sdk import EventType
 
@@ -309,14 +309,12 @@ class BlockStore:
     async def infos(self, ids: Sequence[str]) -> dict[str, BlockInfo]:
         """The blocks of `ids` that exist, by id (bytes unread)."""
         found: dict[str, BlockInfo] = {}
-        ids = list(ids)
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            for row in await self.graph.fetchall(
-                f"SELECT {INFO_COLUMNS} FROM memory_blocks WHERE id IN ({placeholders(chunk)})",
-                chunk,
-            ):
-                found[row[0]] = BlockInfo(*row)
+        for row in await fetch_in(
+            self.graph.fetchall,
+            f"SELECT {INFO_COLUMNS} FROM memory_blocks WHERE id IN ({{marks}})",
+            ids,
+        ):
+            found[row[0]] = BlockInfo(*row)
         return found
 
     async def search(self, text: str, top: int = 5) -> list[tuple[BlockInfo, float]]:

@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from hologram.memory.graph_base import GraphBase, placeholders
+from hologram.memory.graph_base import GraphBase, fetch_in, placeholders
 from hologram.memory.graph_types import EntityHit, Fact, Recall, normalise_name
 
 FACT_COLUMNS = (
@@ -159,14 +159,12 @@ class GraphRecall(GraphBase):
 
     async def _entity_rows(self, ids: Sequence[int]) -> dict[int, tuple[str, str, int]]:
         out: dict[int, tuple[str, str, int]] = {}
-        for start in range(0, len(ids), 500):
-            chunk = list(ids[start : start + 500])
-            for entity_id, name, kind, mentions in await self.fetchall(
-                "SELECT id, name, type, mention_count FROM entities "
-                f"WHERE id IN ({placeholders(chunk)})",
-                chunk,
-            ):
-                out[entity_id] = (name, kind, mentions)
+        for entity_id, name, kind, mentions in await fetch_in(
+            self.fetchall,
+            "SELECT id, name, type, mention_count FROM entities WHERE id IN ({marks})",
+            ids,
+        ):
+            out[entity_id] = (name, kind, mentions)
         return out
 
     async def facts_from_rows(self, rows: Sequence[Any]) -> list[Fact]:
@@ -186,19 +184,15 @@ class GraphRecall(GraphBase):
             )
             for r in rows
         ]
-        if facts:
-            by_id = {f.id: f for f in facts}
-            ids = list(by_id)
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
-                for relation_id, block_id, mime in await self.fetchall(
-                    "SELECT rb.relation_id, rb.block_id, b.mime FROM relation_blocks rb "
-                    "JOIN memory_blocks b ON b.id = rb.block_id "
-                    f"WHERE rb.relation_id IN ({placeholders(chunk)})",
-                    chunk,
-                ):
-                    fact = by_id[relation_id]
-                    fact.blocks.append(block_id)
-                    # The marker is built here from the stored block, never by the model.
-                    fact.markers.append(f"[{mime or 'text'} {block_id.rsplit('_', 1)[-1]}]")
+        by_id = {f.id: f for f in facts}
+        for relation_id, block_id, mime in await fetch_in(
+            self.fetchall,
+            "SELECT rb.relation_id, rb.block_id, b.mime FROM relation_blocks rb "
+            "JOIN memory_blocks b ON b.id = rb.block_id WHERE rb.relation_id IN ({marks})",
+            list(by_id),
+        ):
+            fact = by_id[relation_id]
+            fact.blocks.append(block_id)
+            # The marker is built here from the stored block, never by the model.
+            fact.markers.append(f"[{mime or 'text'} {block_id.rsplit('_', 1)[-1]}]")
         return facts

@@ -17,6 +17,7 @@ from hologram.memory.graph import GraphStore
 from hologram.memory.graph_types import GraphError, Triple
 from hologram.memory.indexer import Indexer, with_cjk_bigrams
 from hologram.sdk import NOT_BLANK, EventType, Param, ToolDef, ToolError
+from hologram.sdk.events import discard
 
 Entity = Annotated[str, Param("an entity name or alias", pattern=NOT_BLANK)]
 
@@ -77,7 +78,7 @@ class GraphTools:
         self.graph = graph
         self.indexer = indexer
         self.introspect = introspect
-        self.emit = emit
+        self.emit = emit or discard
 
     async def memory_recall(
         self,
@@ -97,14 +98,13 @@ class GraphTools:
         result = await self.graph.recall(keywords, depth, history=history, seeds=seeds)
         self.indexer.mark_recalled(e.id for e in result.entities)
         self.indexer.last_recall = result
-        if self.emit is not None:
-            self.emit(
-                EventType.GRAPH_RECALLED,
-                source="memory",
-                via="memory_recall",
-                entities=result.names(),
-                facts=[f.id for f in result.facts],
-            )
+        self.emit(
+            EventType.GRAPH_RECALLED,
+            source="memory",
+            via="memory_recall",
+            entities=result.names(),
+            facts=[f.id for f in result.facts],
+        )
         return result.text()
 
     async def memory_commit(

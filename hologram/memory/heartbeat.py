@@ -32,6 +32,7 @@ from hologram.memory.graph import GraphStore
 from hologram.memory.graph_types import GraphError
 from hologram.memory.indexer import Estimate, rough_tokens
 from hologram.sdk import CONSOLIDATION_CHANNEL, Clock, EventType
+from hologram.sdk.events import discard
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +86,7 @@ class Heartbeat:
         self.pipeline = pipeline
         self.submit = submit
         self.estimate = estimate
-        self._emit = emit
+        self._emit = emit or discard
         self.stats = {name: LoopStats() for name in LOOPS}
         self._tasks: list[asyncio.Task[None]] = []
         self._warned_unconnected = False
@@ -142,14 +143,13 @@ class Heartbeat:
             log.exception("memory heartbeat %s failed", name)
             result = {"error": f"{type(exc).__name__}: {exc}"}
         stats.last_result = result
-        if self._emit is not None:
-            self._emit(
-                EventType.HEARTBEAT_TICK,
-                source="memory",
-                loop=name,
-                model_calls=stats.model_calls,
-                **result,
-            )
+        self._emit(
+            EventType.HEARTBEAT_TICK,
+            source="memory",
+            loop=name,
+            model_calls=stats.model_calls,
+            **result,
+        )
         return result
 
     # ---- the ticks -------------------------------------------------------------------------
@@ -255,13 +255,12 @@ class Heartbeat:
             log.warning(
                 "memory %s: %d task(s) wait: no consolidation channel is connected", loop, waiting
             )
-            if self._emit is not None:
-                self._emit(
-                    EventType.MEMORY_DEGRADED,
-                    source="memory",
-                    layer="heartbeat",
-                    reason="no _consolidation_ channel connected; merge and review tasks wait",
-                )
+            self._emit(
+                EventType.MEMORY_DEGRADED,
+                source="memory",
+                layer="heartbeat",
+                reason="no _consolidation_ channel connected; merge and review tasks wait",
+            )
         return False
 
     async def _ask(self, loop: str, text: str, **detail: Any) -> str:
@@ -269,15 +268,14 @@ class Heartbeat:
         stats = self.stats[loop]
         stats.model_calls += 1
         stats.tokens_sent += self.estimate(text)
-        if self._emit is not None:
-            self._emit(
-                EventType.CONSOLIDATION_TASK,
-                source="memory",
-                loop=loop,
-                channel=CONSOLIDATION_CHANNEL,
-                text=text,
-                **detail,
-            )
+        self._emit(
+            EventType.CONSOLIDATION_TASK,
+            source="memory",
+            loop=loop,
+            channel=CONSOLIDATION_CHANNEL,
+            text=text,
+            **detail,
+        )
         reply = await self.submit(text)
         stats.tokens_received += self.estimate(reply or "")
         return reply or ""

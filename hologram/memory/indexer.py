@@ -22,6 +22,7 @@ from hologram.memory.graph import GraphStore
 from hologram.memory.graph_base import blob_vector, placeholders
 from hologram.memory.graph_types import Recall
 from hologram.sdk import EventType, MemItem
+from hologram.sdk.events import discard
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ class Indexer:
         self.depth = depth
         self.vector_top = vector_top
         self.min_similarity = min_similarity
-        self._emit = emit
+        self._emit = emit or discard
         self._vectors: VectorIndex | None = None
         self._loading: asyncio.Lock = asyncio.Lock()
         self._turn = 0
@@ -135,15 +136,14 @@ class Indexer:
         seeds = await self.vector_seeds(text)
         result = await self.graph.recall(words, self.depth, seeds=seeds, exclude=self.recalled)
         self.last_recall = result
-        if self._emit is not None:
-            self._emit(
-                EventType.GRAPH_RECALLED,
-                source="memory",
-                via="indexer",
-                query=text,
-                entities=[e.name for e in result.entities],
-                facts=[f.id for f in result.facts],
-            )
+        self._emit(
+            EventType.GRAPH_RECALLED,
+            source="memory",
+            via="indexer",
+            query=text,
+            entities=[e.name for e in result.entities],
+            facts=[f.id for f in result.facts],
+        )
         return result
 
     async def items(

@@ -26,9 +26,9 @@ Estimate = Callable[[str], int]
 """Tokens of a text: the provider layer's estimator, passed in so there is only one."""
 
 INLINE_SEARCH_DOCS = 20_000
-"""Below this many indexed turns a search costs well under a millisecond (0.5 ms p50, 0.7
-ms p95 over a LoCoMo conversation), less than the hop to a worker thread and back costs on
-a busy machine (Memory.search p95 16 ms through a thread, 4 ms inline, same queries)."""
+"""Below this many indexed turns a search costs less than the hop to a worker thread and
+back on a busy machine, so it runs inline on the loop; the eval's retrieval p50/p95
+(`python -m hologram eval`) is where that is measured again."""
 
 _SOURCE_OF = {Place.COLD_CONTEXT: "coldcontext", Place.GRAPH: "graph.blocks"}
 """A recalled document's `MemItem.source`, by where it is kept."""

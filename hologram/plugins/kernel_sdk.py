@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hologram.agent import Inputs, Skill, SkillIndex
+from hologram.agent import InputScheduler, Skill, SkillIndex
 from hologram.agent.turn import current_input
 from hologram.channels import OutputChannels
 from hologram.config import ConfigRegistry
@@ -82,7 +82,7 @@ class KernelParts:
     config: ConfigRegistry
     clock: Clock
     tasks: TaskScope
-    scheduler: Inputs | None = None
+    scheduler: InputScheduler | None = None
     skills: SkillIndex | None = None
     coldcontext: ColdContext | None = None
     graph: GraphMemory | None = None
@@ -173,7 +173,7 @@ class KernelSDK:
 
     # ---- input ------------------------------------------------------------------------------
 
-    def _inputs(self) -> Inputs:
+    def _inputs(self) -> InputScheduler:
         if self._parts.scheduler is None:
             raise RuntimeError("this kernel has no input scheduler; nothing can be injected")
         return self._parts.scheduler

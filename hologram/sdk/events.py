@@ -82,6 +82,12 @@ class EventType(StrEnum):
     never the matched text."""
 
 
+def discard(event_type: str, /, **payload: Any) -> None:
+    """The emitter of an object that publishes nowhere (built outside a kernel, in a test):
+    it takes what a bus's `emit` takes, so the object never asks whether it has a bus."""
+    return None
+
+
 @dataclass(slots=True)
 class Event:
     """One thing that happened. `seq` is assigned by the bus and grows by one per event."""
