@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 T = TypeVar("T")
 
@@ -61,6 +61,20 @@ class InputRecord:
     source: str
     user_id: str = ""
     extra: dict[str, Any] | None = None
+
+
+class RecordRow(TypedDict):
+    """One input as the journal has it (`InputJournal.get`)."""
+
+    id: int
+    text: str
+    channel: str
+    level: int
+    source: str
+    state: InputState
+    reply: str | None
+    created: float
+    finished: float | None
 
 
 class JournalError(Exception):
@@ -137,16 +151,25 @@ class InputJournal:
 
     def _apply(self, statements: list[tuple[str, tuple[Any, ...]]]) -> list[int | Exception | None]:
         """In the journal's thread: every statement, then one commit. A statement that fails
-        fails alone; a commit that fails fails them all (nothing of the batch is stored)."""
+        fails alone and leaves nothing behind; a commit that fails fails them all (nothing of
+        the batch is stored). So a write is reported done exactly when it is on disk."""
         outcomes: list[int | Exception | None] = []
         for sql, params in statements:
             try:
                 outcomes.append(self._db.execute(sql, params).lastrowid)
-            except sqlite3.Error as exc:
+            except Exception as exc:
+                # Not only sqlite3.Error: a value the driver cannot bind (a string with a lone
+                # surrogate has no UTF-8 form) fails before SQLite sees it, as UnicodeEncodeError.
                 outcomes.append(exc)
+                if not self._db.in_transaction and any(
+                    not isinstance(o, Exception) for o in outcomes[:-1]
+                ):
+                    # Some errors (disk full, I/O) make SQLite roll the whole transaction
+                    # back: the statements before this one are gone too.
+                    raise
         try:
             self._db.commit()
-        except sqlite3.Error:
+        except Exception:
             self._db.rollback()
             raise
         self.commits += 1
@@ -207,7 +230,7 @@ class InputJournal:
             for row in rows
         ]
 
-    async def get(self, input_id: int) -> dict[str, Any] | None:
+    async def get(self, input_id: int) -> RecordRow | None:
         row = await self._read(
             lambda db: db.execute(
                 "SELECT id, text, channel, level, source, state, reply, created_at, finished_at "
@@ -217,8 +240,18 @@ class InputJournal:
         )
         if row is None:
             return None
-        keys = ("id", "text", "channel", "level", "source", "state", "reply", "created", "finished")
-        return dict(zip(keys, row, strict=True))
+        ident, text, channel, level, source, state, reply, created, finished = row
+        return RecordRow(
+            id=ident,
+            text=text,
+            channel=channel,
+            level=level,
+            source=source,
+            state=InputState(state),
+            reply=reply,
+            created=created,
+            finished=finished,
+        )
 
     async def counts(self) -> dict[str, int]:
         rows = await self._read(
