@@ -76,3 +76,52 @@ def test_the_wheel_ships_adapters_plugins_and_the_layer_plan(tmp_path: Path) -> 
         assert shipped, f"{folder}/ is empty"
         for source in shipped:
             assert f"hologram/_shipped/{source}" in names, f"{source} is missing from the wheel"
+
+
+def _hologram_sources() -> list[Path]:
+    return sorted((ROOT / "hologram").rglob("*.py"))
+
+
+def test_every_task_is_started_in_the_kernels_task_group() -> None:
+    """Only hologram/kernel/tasks.py creates asyncio tasks: everything else goes through the
+    kernel's group (TaskScope.spawn / start, Once, first_completed), so no task is unowned,
+    none outlives shutdown, and none fails unseen."""
+    home = ROOT / "hologram" / "kernel" / "tasks.py"
+    found = []
+    for path in _hologram_sources():
+        if path == home:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if "create_task(" in line or "ensure_future(" in line:
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert found == [], "\n".join(found)
+
+
+def test_no_function_is_longer_than_80_lines() -> None:
+    long = []
+    for path in _hologram_sources():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > 80:
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({lines})")
+    assert long == [], "\n".join(long)
+
+
+def test_settings_keys_are_spelled_only_in_the_config_package() -> None:
+    """A `core.*` key is named by its section in hologram/config/sections.py; everything
+    else reads the typed section, so a renamed key cannot leave a reader behind."""
+    home = ROOT / "hologram" / "config"
+    found = []
+    for path in _hologram_sources():
+        if home in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            text = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(node, ast.JoinedStr) and node.values:
+                first = node.values[0]
+                text = first.value if isinstance(first, ast.Constant) else None
+            if isinstance(text, str) and text.startswith("core."):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {text[:60]!r}")
+    assert found == [], "\n".join(found)

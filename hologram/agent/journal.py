@@ -20,7 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
+
+from hologram.kernel.tasks import KernelTasks, TaskScope
 
 T = TypeVar("T")
 
@@ -63,12 +65,33 @@ class InputRecord:
     extra: dict[str, Any] | None = None
 
 
+class RecordRow(TypedDict):
+    """One input as the journal has it (`InputJournal.get`)."""
+
+    id: int
+    text: str
+    channel: str
+    level: int
+    source: str
+    state: InputState
+    reply: str | None
+    created: float
+    finished: float | None
+
+
 class JournalError(Exception):
     pass
 
 
 class InputJournal:
-    def __init__(self, db: sqlite3.Connection, path: Path, thread: ThreadPoolExecutor) -> None:
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        path: Path,
+        thread: ThreadPoolExecutor,
+        tasks: TaskScope | None = None,
+    ) -> None:
+        self._tasks = tasks or KernelTasks().scope("journal")
         self._db = db
         self.path = path
         self._thread = thread
@@ -80,7 +103,7 @@ class InputJournal:
         self._closed = False
 
     @classmethod
-    async def open(cls, path: Path) -> InputJournal:
+    async def open(cls, path: Path, tasks: TaskScope | None = None) -> InputJournal:
         thread = ThreadPoolExecutor(1, thread_name_prefix="input-journal")
 
         def connect() -> sqlite3.Connection:
@@ -103,7 +126,7 @@ class InputJournal:
                 f"the input journal {path} cannot be read ({exc}); it was left untouched: "
                 "move it aside to start with an empty journal"
             ) from exc
-        return cls(db, path, thread)
+        return cls(db, path, thread, tasks)
 
     # ---- group commit ---------------------------------------------------------------------
 
@@ -115,7 +138,10 @@ class InputJournal:
         done = asyncio.get_running_loop().create_future()
         self._pending.append((sql, params, done))
         if self._committing is None or self._committing.done():
-            self._committing = asyncio.ensure_future(self._commit_pending())
+            # Awaited: every record's future carries the commit's outcome to its writer.
+            self._committing = self._tasks.spawn(
+                self._commit_pending(), name="journal-commit", awaited=True
+            )
         return await asyncio.shield(done)
 
     async def _commit_pending(self) -> None:
@@ -137,16 +163,25 @@ class InputJournal:
 
     def _apply(self, statements: list[tuple[str, tuple[Any, ...]]]) -> list[int | Exception | None]:
         """In the journal's thread: every statement, then one commit. A statement that fails
-        fails alone; a commit that fails fails them all (nothing of the batch is stored)."""
+        fails alone and leaves nothing behind; a commit that fails fails them all (nothing of
+        the batch is stored). So a write is reported done exactly when it is on disk."""
         outcomes: list[int | Exception | None] = []
         for sql, params in statements:
             try:
                 outcomes.append(self._db.execute(sql, params).lastrowid)
-            except sqlite3.Error as exc:
+            except Exception as exc:
+                # Not only sqlite3.Error: a value the driver cannot bind (a string with a lone
+                # surrogate has no UTF-8 form) fails before SQLite sees it, as UnicodeEncodeError.
                 outcomes.append(exc)
+                if not self._db.in_transaction and any(
+                    not isinstance(o, Exception) for o in outcomes[:-1]
+                ):
+                    # Some errors (disk full, I/O) make SQLite roll the whole transaction
+                    # back: the statements before this one are gone too.
+                    raise
         try:
             self._db.commit()
-        except sqlite3.Error:
+        except Exception:
             self._db.rollback()
             raise
         self.commits += 1
@@ -207,7 +242,7 @@ class InputJournal:
             for row in rows
         ]
 
-    async def get(self, input_id: int) -> dict[str, Any] | None:
+    async def get(self, input_id: int) -> RecordRow | None:
         row = await self._read(
             lambda db: db.execute(
                 "SELECT id, text, channel, level, source, state, reply, created_at, finished_at "
@@ -217,8 +252,18 @@ class InputJournal:
         )
         if row is None:
             return None
-        keys = ("id", "text", "channel", "level", "source", "state", "reply", "created", "finished")
-        return dict(zip(keys, row, strict=True))
+        ident, text, channel, level, source, state, reply, created, finished = row
+        return RecordRow(
+            id=ident,
+            text=text,
+            channel=channel,
+            level=level,
+            source=source,
+            state=InputState(state),
+            reply=reply,
+            created=created,
+            finished=finished,
+        )
 
     async def counts(self) -> dict[str, int]:
         rows = await self._read(

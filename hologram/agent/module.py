@@ -112,7 +112,8 @@ class SchedulerModule:
         self.inputs: InputScheduler | None = None
 
     async def init(self, state: Any) -> None:
-        journal = await InputJournal.open(state.data_dir / "inputs.db")
+        tasks = state.tasks.scope(self.name)
+        journal = await InputJournal.open(state.data_dir / "inputs.db", tasks)
         settings = state.config.live(SchedulerSettings)
         self.inputs = InputScheduler(
             state.agent,

@@ -15,7 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from hologram.sdk import WITHHELD, Capability, Facility, parse_facility
+from hologram.sdk import WITHHELD, Capability, Facility, jsontext, parse_facility
 from hologram.security.policy import Profile, parse_profiles
 
 MANIFEST = "plugin.json"
@@ -180,7 +180,9 @@ def read_manifest(folder: Path) -> Manifest:
     except (OSError, UnicodeDecodeError) as exc:
         raise ManifestError(f"{path}: cannot be read ({exc})") from None
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)
+    except jsontext.JsonRefused as exc:
+        raise ManifestError(f"{path}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise ManifestError(f"{path}: not valid JSON ({exc})") from None
     manifest = parse_manifest(data, str(path))

@@ -3,8 +3,10 @@ distribution).
 
 Everything is checked before anything is written where plugins live: the archive's size,
 every member's path (absolute paths, `..`, links: the zip-slip family), the unpacked size
-(a zip bomb), the manifest, the entry's presence, and the rule that a plugin which does not
-start by itself (`auto_start: false`) must ship a SKILL.md saying how to use it. The
+(a zip bomb), the manifest (read under the limits of `hologram.sdk.jsontext`, so nesting or
+a number Python's reader would choke on is refused too), the entry's presence, and the rule
+that a plugin which does not start by itself (`auto_start: false`) must ship a SKILL.md
+saying how to use it. The
 archive is unpacked into a staging folder beside the plugins folder and moved into place in
 one rename, so a refused or failed install leaves the plugins folder as it was.
 """
@@ -23,6 +25,7 @@ from pathlib import Path, PurePosixPath
 
 from hologram.plugins.manifest import MANIFEST, Kind, Manifest, ManifestError, parse_manifest
 from hologram.plugins.skill import SKILL_FILE
+from hologram.sdk import jsontext
 
 DEFAULT_MAX_PACKAGE = 20 * 1024 * 1024
 DEFAULT_MAX_UNPACKED = 100 * 1024 * 1024
@@ -81,7 +84,9 @@ def read_package(
             raise PackageError(f"the package has no {MANIFEST} at its top")
         raw = archive.read(root + MANIFEST)
     try:
-        manifest = parse_manifest(json.loads(raw), f"package {MANIFEST}")
+        manifest = parse_manifest(jsontext.loads(raw), f"package {MANIFEST}")
+    except jsontext.JsonRefused as exc:
+        raise PackageError(f"package {MANIFEST} {exc.where or 'text'} {exc.reason}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise PackageError(f"package {MANIFEST} is not valid JSON ({exc})") from None
     except ManifestError as exc:

@@ -4,12 +4,18 @@ plane of subprocess plugins).
 One JSON object per line, UTF-8, in both directions; either side may call the other at any
 time, and calls run concurrently (a plugin's stage handler may call back into the kernel
 while the kernel waits for it). Both ends use this one module, so it imports only the
-standard library: the plugin-side runtime loads it without the kernel.
+standard library and `hologram.sdk` (itself standard library only): the plugin-side runtime
+loads it without the kernel.
 
 A bad frame never takes the reader down: a line that is not JSON, or not a JSON-RPC
 message, is answered with an error (when it carried an id) and reported; an unknown method
-gets "method not found". A frame longer than `max_frame` or cut off by the end of the stream
-ends the session: there is no telling where the next frame would start.
+gets "method not found". Frames are read under the limits of `hologram.sdk.jsontext`
+(nesting, number size, no NaN): a frame holding a lone surrogate, text with no UTF-8 form,
+is refused with the field named (a call gets an "invalid params" error, an answer fails the
+call it answers), so such text never enters the kernel. Going out, a lone surrogate from
+elsewhere in the kernel is sent as U+FFFD rather than failing the frame. A frame longer than
+`max_frame` or cut off by the end of the stream ends the session: there is no telling where
+the next frame would start.
 """
 
 from __future__ import annotations
@@ -23,11 +29,15 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from hologram.kernel.tasks import KernelTasks, TaskScope
+from hologram.sdk import jsontext
 
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 1
 DEFAULT_MAX_FRAME = 8 * 1024 * 1024
+MAX_FRAME_DEPTH = 128
+"""Deeper than the service's bodies allow: frames carry tool schemas and tool results that
+other programs wrote (an MCP server's, say), nested inside the frame's own levels."""
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -87,7 +97,12 @@ class Peer:
         if self.closed is not None:
             raise RpcError(PEER_GONE, f"{self.name}: the connection is closed ({self.closed})")
         line = json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str)
-        self._writer.write(line.encode("utf-8") + b"\n")
+        try:
+            data = line.encode("utf-8")
+        except UnicodeEncodeError:
+            log.warning("%s: a frame held lone surrogates; they are sent as U+FFFD", self.name)
+            data = jsontext.replace_lone_surrogates(line).encode("utf-8")
+        self._writer.write(data + b"\n")
 
     async def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
         """Call `method` on the other side and wait for its result (or its RpcError)."""
@@ -140,7 +155,11 @@ class Peer:
 
     def _handle(self, line: bytes) -> None:
         try:
-            message = json.loads(line)
+            message = jsontext.parse(line, max_depth=MAX_FRAME_DEPTH)
+        except jsontext.JsonRefused as exc:
+            self._on_bad_frame(f"a frame is refused: {exc}: {line[:80]!r}")
+            self._reply_error(None, PARSE_ERROR, f"frame refused: {exc}")
+            return
         except (ValueError, UnicodeDecodeError) as exc:
             self._on_bad_frame(f"a frame is not JSON ({exc}): {line[:80]!r}")
             self._reply_error(None, PARSE_ERROR, f"frame is not JSON: {exc}")
@@ -149,6 +168,11 @@ class Peer:
             self._on_bad_frame(f"a frame is not a JSON-RPC object: {line[:80]!r}")
             self._reply_error(None, INVALID_REQUEST, "a frame must be a JSON object")
             return
+        try:
+            jsontext.check(message, line, max_depth=MAX_FRAME_DEPTH)
+        except jsontext.JsonRefused as exc:
+            self._refuse(message, exc)
+            return
         if "method" in message:
             self._start_request(message)
         elif "id" in message:
@@ -156,6 +180,20 @@ class Peer:
         else:
             self._on_bad_frame(f"a frame is neither a call nor an answer: {line[:80]!r}")
             self._reply_error(None, INVALID_REQUEST, "a frame needs 'method' or 'id'")
+
+    def _refuse(self, message: dict[str, Any], exc: jsontext.JsonRefused) -> None:
+        """A well-formed frame whose content the kernel does not take: the call it makes
+        gets an error, or the call it answers fails."""
+        self._on_bad_frame(f"a frame is refused: {exc}")
+        call_id = message.get("id")
+        if "method" in message:
+            self._reply_error(call_id, INVALID_PARAMS, f"frame refused: {exc}")
+            return
+        future = self._pending.get(call_id) if isinstance(call_id, int) else None
+        if future is None:
+            self._reply_error(None, INVALID_REQUEST, f"frame refused: {exc}")
+        elif not future.done():
+            future.set_exception(RpcError(INVALID_PARAMS, f"the answer was refused: {exc}"))
 
     def _start_request(self, message: dict[str, Any]) -> None:
         call_id = message.get("id")

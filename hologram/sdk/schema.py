@@ -189,7 +189,9 @@ def _object(properties: JSON, required: list[str], description: str | None) -> J
 
 
 def _doc(tp: type) -> str | None:
-    doc = inspect.getdoc(tp)
+    # The class's own docstring only: `inspect.getdoc` would give a TypedDict dict's.
+    own = vars(tp).get("__doc__")
+    doc = inspect.cleandoc(own) if isinstance(own, str) else None
     # A dataclass without a docstring gets a generated signature as its __doc__.
     if not doc or doc.startswith(f"{tp.__name__}("):
         return None

@@ -1,23 +1,35 @@
-"""Request bodies: read within a size limit, parsed, and checked where they enter.
+"""Request bodies: read within a size limit, parsed as JSON under limits, and checked where
+they enter, into the dataclasses the OpenAPI document states them from.
 
-Every refusal is an `ApiError` whose message says what is wrong and what is expected.
+JSON is read by `hologram.sdk.jsontext`: nesting, numbers and lone surrogates that Python's
+`json` would take (and something later would choke on) are refused here with a 400 naming
+the field. Every refusal is an `ApiError` whose message says what is wrong and what is
+expected.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from starlette.requests import Request
 
 from hologram.sdk import Priority
+from hologram.sdk.jsontext import MAX_DEPTH, MAX_NUMBER_CHARS, JsonRefused, loads
+from hologram.sdk.schema import Param
 
 DEFAULT_BODY_LIMIT = 1 << 20
 JSON_KINDS = frozenset({"application/json"})
 MAX_SYNC_TIMEOUT_S = 600.0
 DEFAULT_SYNC_TIMEOUT_S = 60.0
+HTTP_CHANNEL = "http"
 LEVELS = {"queued": Priority.QUEUED, "l1": Priority.L1, "l2": Priority.L2, "l3": Priority.L3}
+JSON_LIMITS = (
+    f"JSON nested at most {MAX_DEPTH} levels, numbers of at most {MAX_NUMBER_CHARS} "
+    "characters (finite), strings of valid Unicode (a lone surrogate such as \\ud800 is refused)"
+)
 
 
 class ApiError(Exception):
@@ -31,8 +43,8 @@ class ApiError(Exception):
 async def read_body(request: Request, limit: int, kinds: frozenset[str], what: str) -> bytes:
     """The raw body: 413 past `limit` bytes (declared or actually sent), 415 when its
     content type is not one of `kinds` (`what` names the expected form in the message)."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
         raise ApiError(413, f"request body of {declared} bytes is over the limit of {limit}")
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind not in kinds:
@@ -48,10 +60,13 @@ async def read_body(request: Request, limit: int, kinds: frozenset[str], what: s
 
 
 async def read_json(request: Request, limit: int) -> Any:
-    """The body as JSON (see `read_body`); 400 when it does not parse."""
+    """The body as JSON (see `read_body`); 400 when it does not parse or breaks a limit."""
     raw = await read_body(request, limit, JSON_KINDS, "JSON")
     try:
-        return json.loads(raw)
+        return loads(raw)
+    except JsonRefused as exc:
+        where = f"'{exc.where}'" if exc.where else "request body"
+        raise ApiError(400, f"{where} {exc.reason}") from None
     except UnicodeDecodeError as exc:
         raise ApiError(400, f"request body is not UTF-8: {exc}") from None
     except json.JSONDecodeError as exc:
@@ -61,9 +76,14 @@ async def read_json(request: Request, limit: int) -> Any:
         ) from None
 
 
-def _object(body: Any) -> dict[str, Any]:
+def _object(body: Any, cls: type, what: str) -> dict[str, Any]:
+    """`body` as an object holding only the fields of `cls`."""
     if not isinstance(body, dict):
         raise ApiError(400, f"request body must be a JSON object, not {type(body).__name__}")
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(body) - known)
+    if unknown:
+        raise ApiError(400, f"unknown field(s) {unknown}; {what} has {sorted(known)}")
     return body
 
 
@@ -74,6 +94,49 @@ def _string(body: dict[str, Any], key: str, default: str | None = None) -> str:
     if not isinstance(value, str):
         raise ApiError(400, f"'{key}' must be a string, not {type(value).__name__}")
     return value
+
+
+def _default(cls: type, name: str) -> Any:
+    return next(f.default for f in dataclasses.fields(cls) if f.name == name)
+
+
+# ---- input ---------------------------------------------------------------------------------
+
+LevelName = Literal["queued", "L1", "L2", "L3", "l1", "l2", "l3"]
+InterruptLevelName = Literal["L1", "L2", "L3", "l1", "l2", "l3"]
+
+
+@dataclass(frozen=True, slots=True)
+class InputBody:
+    """An input for the agent: what is said, where the reply goes, how urgent it is."""
+
+    text: Annotated[str, Param("what is said to the agent; not blank", min_length=1, pattern=r"\S")]
+    channel: Annotated[
+        str, Param("the output channel for the reply: a live one (GET /status, agent.channels)")
+    ] = HTTP_CHANNEL
+    level: Annotated[
+        Annotated[int, Param(ge=0, le=3)] | LevelName,
+        Param("0-3, or 'queued', 'L1'-'L3'; L4 is kernel-exclusive"),
+    ] = "queued"
+    source: Annotated[str, Param("who sends it")] = "http"
+    timeout: Annotated[
+        float, Param("seconds POST /input/sync waits for the reply", gt=0, le=MAX_SYNC_TIMEOUT_S)
+    ] = DEFAULT_SYNC_TIMEOUT_S
+
+    @property
+    def priority(self) -> Priority:
+        level = self.level
+        return LEVELS[level.lower()] if isinstance(level, str) else Priority(level)
+
+
+@dataclass(frozen=True, slots=True)
+class InterruptBody(InputBody):
+    """An interrupt: an input at L1-L3, which preempts a turn running at a lower level."""
+
+    level: Annotated[
+        Annotated[int, Param(ge=1, le=3)] | InterruptLevelName,
+        Param("1-3 or 'L1'-'L3'; L4 is kernel-exclusive"),
+    ] = "L1"
 
 
 def parse_level(value: Any, *, interrupt: bool) -> Priority:
@@ -91,34 +154,20 @@ def parse_level(value: Any, *, interrupt: bool) -> Priority:
     return level
 
 
-@dataclass(frozen=True, slots=True)
-class InputBody:
-    text: str
-    channel: str
-    level: Priority
-    source: str
-    timeout: float
-
-
-def input_body(
-    body: Any, *, channels: list[str], default_channel: str, interrupt: bool = False
-) -> InputBody:
-    body = _object(body)
-    known = {"text", "channel", "level", "source", "timeout"}
-    unknown = sorted(set(body) - known)
-    if unknown:
-        raise ApiError(400, f"unknown field(s) {unknown}; an input has {sorted(known)}")
+def input_body(body: Any, *, channels: list[str], kind: type[InputBody] = InputBody) -> InputBody:
+    """`body` as an input (`kind` InterruptBody for an interrupt), or a 400 saying why not."""
+    body = _object(body, kind, "an input")
     text = _string(body, "text")
     if not text.strip():
         raise ApiError(400, "'text' is empty")
-    channel = _string(body, "channel", default_channel)
+    channel = _string(body, "channel", HTTP_CHANNEL)
     if channel not in channels:
         raise ApiError(
             400, f"no output channel {channel!r} for the reply; live channels: {channels}"
         )
-    default_level = "L1" if interrupt else "queued"
-    level = parse_level(body.get("level", default_level), interrupt=interrupt)
-    source = _string(body, "source", "http")
+    level = body.get("level", _default(kind, "level"))
+    parse_level(level, interrupt=kind is InterruptBody)
+    source = _string(body, "source", _default(kind, "source"))
     timeout = body.get("timeout", DEFAULT_SYNC_TIMEOUT_S)
     if (
         not isinstance(timeout, int | float)
@@ -126,16 +175,42 @@ def input_body(
         or not 0 < timeout <= MAX_SYNC_TIMEOUT_S
     ):
         raise ApiError(400, f"'timeout' must be seconds in (0, {MAX_SYNC_TIMEOUT_S:g}]")
-    return InputBody(text, channel, level, source, float(timeout))
+    return kind(text, channel, level, source, float(timeout))
 
 
-def setting_body(body: Any) -> tuple[str, Any, bool]:
-    """(key, value, as_text): `{"key", "value"}` stores the JSON value as it is;
-    `{"key", "text"}` parses text typed by a person into the key's type."""
-    body = _object(body)
-    key = _string(body, "key")
-    if ("value" in body) == ("text" in body):
+# ---- settings ------------------------------------------------------------------------------
+
+SettingKey = Annotated[
+    str, Param("'core.<name>[.<name>…]' or 'plugin.<plugin>.<name>[.<name>…]'", min_length=1)
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SettingValue:
+    """Store a typed JSON value, of the key's type, for a key."""
+
+    key: SettingKey
+    value: Annotated[Any, Param("the value as typed JSON")]
+
+
+@dataclass(frozen=True, slots=True)
+class SettingText:
+    """Store text typed by a person, parsed into the key's type."""
+
+    key: SettingKey
+    text: Annotated[str, Param("text parsed into the key's type ('3', 'true', '[1, 2]')")]
+
+
+def setting_body(body: Any) -> SettingValue | SettingText:
+    """`{"key", "value"}` stores the JSON value as it is; `{"key", "text"}` parses text
+    typed by a person into the key's type."""
+    if isinstance(body, dict) and "text" in body and "value" not in body:
+        body = _object(body, SettingText, "a setting sent as text")
+        return SettingText(_string(body, "key"), _string(body, "text"))
+    if isinstance(body, dict) and "text" in body:
         raise ApiError(400, "send exactly one of 'value' (typed JSON) or 'text' (to be parsed)")
-    if "text" in body:
-        return key, _string(body, "text"), True
-    return key, body["value"], False
+    body = _object(body, SettingValue, "a setting")
+    key = _string(body, "key")
+    if "value" not in body:
+        raise ApiError(400, "send exactly one of 'value' (typed JSON) or 'text' (to be parsed)")
+    return SettingValue(key, body["value"])

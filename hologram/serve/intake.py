@@ -12,9 +12,7 @@ import time
 from hologram.agent import Ticket
 from hologram.facade import Kernel
 from hologram.sdk import OutputCap
-from hologram.serve.bodies import ApiError, InputBody
-
-HTTP_CHANNEL = "http"
+from hologram.serve.bodies import HTTP_CHANNEL, ApiError, InputBody
 
 
 async def _delivered(payload: str, meta: dict[str, object], type: str) -> str:
@@ -51,7 +49,7 @@ class Intake:
         if not self.accepting:
             raise ApiError(503, "the service is shutting down and takes no more input")
         ticket = await self.kernel.inject(
-            body.text, body.channel, level=body.level, source=body.source
+            body.text, body.channel, level=body.priority, source=body.source
         )
         self.acknowledged += 1
         ticket.outcome.add_done_callback(_read_outcome)

@@ -22,10 +22,12 @@ from pathlib import Path
 from hologram.config import ConfigError
 from hologram.facade import Kernel
 from hologram.kernel import AssemblyError
+from hologram.kernel.tasks import first_completed
 from hologram.llm.scripted_server import InProcessServer
 from hologram.serve.access import TOKEN_FILE, AccessGuard, is_loopback, load_or_create_token
 from hologram.serve.api import build_app
 from hologram.serve.bodies import DEFAULT_BODY_LIMIT
+from hologram.serve.context import ServiceInfo
 from hologram.serve.intake import Intake, register_http_channel
 from hologram.serve.stream import EventStream
 
@@ -45,6 +47,26 @@ def _llm_line(kernel: Kernel) -> str:
             "HOLOGRAM_LLM_BASE_URL and HOLOGRAM_LLM_API_KEY, or core.llm.sources.*)"
         )
     return "llm: " + ", ".join(f"{s['source']} ({s['state']})" for s in sources)
+
+
+def _announce(kernel: Kernel, url: str, token: str | None, made: bool) -> None:
+    """The lines a start prints: the layers, the LLM, the access rule, then ready."""
+    for line in kernel.topology():
+        _say(line)
+    _say(_llm_line(kernel))
+    if token is not None:
+        where = Path(kernel.data_dir) / TOKEN_FILE
+        if made:
+            _say(
+                f"access: bound beyond loopback; bearer token (shown once; kept in {where}): "
+                f"{token}"
+            )
+        else:
+            _say(f"access: bound beyond loopback; bearer token in {where}")
+    _say(
+        f"hologram ready in {(kernel.boot_seconds or 0) * 1000:.0f} ms on {Path(kernel.data_dir)} "
+        f"(pid {os.getpid()}); serving {url} (API {url}api/v1); stop with Ctrl-C or SIGTERM"
+    )
 
 
 async def serve(
@@ -87,32 +109,14 @@ async def serve(
     bound = sock.getsockname()
     url_host = f"[{host}]" if ":" in host else host
     url = f"http://{url_host}:{bound[1]}/"
-    service = {
-        "url": url,
-        "host": host,
-        "port": bound[1],
-        "auth": "loopback" if loopback else "bearer",
-    }
+    service = ServiceInfo(
+        url=url, host=host, port=bound[1], auth="loopback" if loopback else "bearer"
+    )
     app = build_app(kernel, stream, intake, body_limit=body_limit, service=service)
     server.app = AccessGuard(app, token=token, loopback_bind=loopback)
     await server.start(sock)
 
-    for line in kernel.topology():
-        _say(line)
-    _say(_llm_line(kernel))
-    if token is not None:
-        where = Path(kernel.data_dir) / TOKEN_FILE
-        if made:
-            _say(
-                f"access: bound beyond loopback; bearer token (shown once; kept in {where}): "
-                f"{token}"
-            )
-        else:
-            _say(f"access: bound beyond loopback; bearer token in {where}")
-    _say(
-        f"hologram ready in {(kernel.boot_seconds or 0) * 1000:.0f} ms on {Path(kernel.data_dir)} "
-        f"(pid {os.getpid()}); serving {url} (API {url}api/v1); stop with Ctrl-C or SIGTERM"
-    )
+    _announce(kernel, url, token, made)
 
     await signals.get()
     intake.close()
@@ -120,12 +124,15 @@ async def serve(
         "hologram stopping: taking no more input; finishing the work in hand "
         f"(≤ {drain_timeout:g} s)"
     )
-    drain = asyncio.ensure_future(intake.drain(drain_timeout))
-    second = asyncio.ensure_future(signals.get())
-    await asyncio.wait({drain, second}, return_when=asyncio.FIRST_COMPLETED)
-    second.cancel()
-    if not (drain.done() and drain.result()):
-        drain.cancel()
+    drained = False
+
+    async def drain() -> None:
+        nonlocal drained
+        drained = await intake.drain(drain_timeout)
+
+    # A second signal cuts the drain short.
+    await first_completed(drain(), signals.get())
+    if not drained:
         left = kernel.inputs.status()
         _say(
             f"hologram: unfinished input left in the journal for the next start "
@@ -134,7 +141,7 @@ async def serve(
     stream.close()
     unsubscribe()
     _say("hologram stopping: flushing stores")
-    stopping = asyncio.ensure_future(server.stop())
+    stopping = kernel.spawn(server.stop(), name="http-stop")
     await kernel.shutdown()
     await stopping
     _say("hologram stopped")

@@ -21,7 +21,7 @@ import json
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from hologram.sdk import Event, EventType
 
@@ -35,6 +35,16 @@ class Frame:
     type: str
     text: str
     """The whole SSE frame, ready to send."""
+
+
+class StreamStats(TypedDict):
+    """The event ring and its clients."""
+
+    clients: int
+    ring_events: int
+    ring_bytes: int
+    oldest_seq: int | None
+    overflows: int
 
 
 @dataclass(eq=False)
@@ -168,11 +178,11 @@ class EventStream:
             listener.overflowed = False
             listener.queue.put_nowait(_CLOSE)
 
-    def stats(self) -> dict[str, Any]:
-        return {
-            "clients": len(self._listeners),
-            "ring_events": len(self._ring),
-            "ring_bytes": self._bytes,
-            "oldest_seq": self._ring[0].seq if self._ring else None,
-            "overflows": self.overflows,
-        }
+    def stats(self) -> StreamStats:
+        return StreamStats(
+            clients=len(self._listeners),
+            ring_events=len(self._ring),
+            ring_bytes=self._bytes,
+            oldest_seq=self._ring[0].seq if self._ring else None,
+            overflows=self.overflows,
+        )

@@ -51,3 +51,30 @@ async def test_a_file_that_is_not_a_journal_is_refused_and_left_as_it_was(tmp_pa
     with pytest.raises(JournalError, match=r"cannot be read.*left untouched"):
         await InputJournal.open(path)
     assert path.read_bytes() == b"this is not sqlite" * 100
+
+
+async def test_a_record_that_cannot_be_stored_fails_alone_and_its_neighbours_are_on_disk(
+    tmp_path: Path,
+) -> None:
+    # A lone surrogate has no UTF-8 form: the driver refuses it before SQLite sees it.
+    journal = await InputJournal.open(tmp_path / "inputs.db")
+    texts = [f"good {n}" for n in range(30)]
+    outcomes = await asyncio.gather(
+        *(journal.record(t, "http", 0, "client") for t in texts[:15]),
+        journal.record("probe \ud800 x", "http", 0, "client"),
+        *(journal.record(t, "http", 0, "client") for t in texts[15:]),
+        return_exceptions=True,
+    )
+    poisoned = outcomes.pop(15)
+    assert isinstance(poisoned, UnicodeEncodeError)
+    assert all(not isinstance(o, BaseException) for o in outcomes), outcomes
+    assert journal.commits < 31, "the poisoned record shared a commit with its neighbours"
+    # A later commit must not carry anything of the poisoned batch that was not acknowledged.
+    await journal.record("after", "http", 0, "client")
+    await journal.close()
+
+    reopened = await InputJournal.open(tmp_path / "inputs.db")
+    stored = [r.text for r in await reopened.unfinished()]
+    await reopened.close()
+    assert stored == [*(o.text for o in outcomes), "after"]
+    assert sorted(stored[:-1]) == sorted(texts)

@@ -1,0 +1,41 @@
+"""What every endpoint of one service reads: its kernel, event stream and intake, kept on the
+app's state (`request.app.state.context`), so nothing lives at module level."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
+
+from starlette.requests import Request
+
+from hologram.facade import Kernel
+from hologram.serve.intake import Intake
+from hologram.serve.stream import EventStream
+
+
+class ServiceInfo(TypedDict):
+    """Where and how the service listens (shown in /status)."""
+
+    url: str
+    host: str
+    port: int
+    auth: str
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceContext:
+    kernel: Kernel
+    stream: EventStream
+    intake: Intake
+    body_limit: int
+    info: ServiceInfo
+    openapi: dict[str, Any] = field(default_factory=dict)
+    """The OpenAPI document, made once from the endpoints' declarations."""
+    plugin_changes: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Installs and uninstalls run one at a time."""
+
+
+def context(request: Request) -> ServiceContext:
+    found: ServiceContext = request.app.state.context
+    return found

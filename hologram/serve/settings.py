@@ -1,0 +1,109 @@
+"""Settings: list them (secrets masked) and store one, refused with the registry's reason."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from hologram.config import ConfigError, ConfigRegistry, is_secret, mask
+from hologram.sdk.schema import Param
+from hologram.serve.bodies import ApiError, SettingText, SettingValue, read_json, setting_body
+from hologram.serve.context import context
+from hologram.serve.endpoint import endpoint, reply
+from hologram.serve.params import read_params
+
+
+@dataclass(frozen=True, slots=True)
+class SettingEntry:
+    """One setting: its value in force and its default (secrets as ****), where the value
+    comes from, and what it means."""
+
+    key: str
+    value: Any
+    default: Any
+    source: Annotated[str, Param("default, stored or env")]
+    doc: str
+    secret: bool
+
+    @classmethod
+    def of(cls, config: ConfigRegistry, key: str) -> SettingEntry:
+        entry = next(e for e in config.entries(key) if e.key == key)
+        return cls(
+            key=entry.key,
+            value=mask(entry.key, entry.value),
+            default=mask(entry.key, entry.default),
+            source=entry.source,
+            doc=entry.doc,
+            secret=is_secret(entry.key),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSetting(SettingEntry):
+    """The setting as now stored."""
+
+    warning: Annotated[str | None, Param("set when the environment overrides it")] = None
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsList:
+    """The settings under a prefix, and the plugin namespaces that have settings."""
+
+    prefix: str
+    settings: list[SettingEntry]
+    plugins: Annotated[list[str], Param("the plugin namespaces that have settings")]
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsQuery:
+    prefix: Annotated[str, Param("only keys starting with this")] = ""
+
+
+@endpoint("GET", "/settings", tag="settings", result=SettingsList, query=SettingsQuery)
+async def get_settings(request: Request) -> Response:
+    """Settings with their source and doc (secrets masked), and plugin namespaces."""
+    prefix = read_params(SettingsQuery, request.query_params, "query parameter").prefix
+    config = context(request).kernel.config
+    entries = [SettingEntry.of(config, e.key) for e in config.entries(prefix)]
+    plugins = sorted({e.key.split(".")[1] for e in config.entries("plugin.")})
+    return reply(SettingsList(prefix, entries, plugins))
+
+
+@endpoint("PUT", "/settings", tag="settings", result=StoredSetting, body=SettingValue | SettingText)
+async def put_settings(request: Request) -> Response:
+    """Store one setting; invalid keys and values are refused with the reason."""
+    ctx = context(request)
+    body = setting_body(await read_json(request, ctx.body_limit))
+    config = ctx.kernel.config
+    try:
+        value = (
+            _parsed(config, body.key, body.text) if isinstance(body, SettingText) else body.value
+        )
+        if is_secret(body.key) and value == mask(body.key, "x"):
+            raise ApiError(400, f"{body.key} is a secret: send its real value, not the mask")
+        await config.set(body.key, value)
+    except ConfigError as exc:
+        raise ApiError(400, str(exc)) from None
+    shown = SettingEntry.of(config, body.key)
+    warning = None
+    if shown.source == "env":
+        warning = "stored, but an environment variable overrides it for this run"
+    return reply(StoredSetting(**_fields(shown), warning=warning))
+
+
+def _parsed(config: ConfigRegistry, key: str, text: str) -> Any:
+    try:
+        return config.set_text(key, text)
+    except (ValueError, RecursionError):
+        # The registry reads the text of a typed key as JSON, and Python's reader refuses
+        # integers past 4,300 digits (ValueError) and nesting past its recursion limit.
+        raise ApiError(
+            400, f"'text' is not a value {key} can hold: a number too long or nesting too deep"
+        ) from None
+
+
+def _fields(entry: SettingEntry) -> dict[str, Any]:
+    return {name: getattr(entry, name) for name in SettingEntry.__dataclass_fields__}
