@@ -200,6 +200,19 @@ def _depgraph(write: bool, path: Path) -> int:
     return 0
 
 
+def _declare_plugins(registry: ConfigRegistry, data_dir: Path) -> None:
+    """The plugins' declared settings, as a booted kernel would know them."""
+    from hologram.plugins.manifest import installed_manifests
+    from hologram.plugins.module import shipped_plugins
+
+    from hologram.plugins.builtin import builtin_plugins
+
+    for manifest in installed_manifests(shipped_plugins(), data_dir / "plugins"):
+        registry.declare_plugin(manifest.name, manifest.settings)
+    for name in builtin_plugins():
+        registry.declare_plugin(name, ())
+
+
 async def _config(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(args.data)
     lock = DataDirLock(data_dir)
@@ -216,6 +229,8 @@ async def _config(args: argparse.Namespace) -> int:
                     return 1
                 print(json.dumps(value, ensure_ascii=False))
             elif args.action == "set":
+                _declare_plugins(registry, data_dir)
+                registry.check_known(args.key)
                 await registry.set(args.key, registry.set_text(args.key, args.value))
                 print(f"{args.key} = {json.dumps(mask(args.key, registry.get(args.key)))}")
             elif args.action == "delete":

@@ -128,6 +128,15 @@ def test_config_list_masks_secrets_unless_asked(data_dir: Path) -> None:
     [
         (("config", "set", "llm.model", "x"), "invalid configuration key 'llm.model'"),
         (("config", "set", "core.agent.max_tool_rounds", "ten"), "expects int"),
+        (
+            ("config", "set", "core.llm.bakoff_s", "1"),
+            "unknown setting 'core.llm.bakoff_s': no such setting; did you mean core.llm.backoff_s",
+        ),
+        (
+            ("config", "set", "plugin.files.rot", "/tmp"),
+            "plugin files declares no such setting; did you mean plugin.files.root?",
+        ),
+        (("config", "set", "plugin.nobody.key", "1"), "no plugin named 'nobody' is installed"),
     ],
 )
 def test_config_refuses_bad_input_with_a_clear_message(
@@ -135,6 +144,19 @@ def test_config_refuses_bad_input_with_a_clear_message(
 ) -> None:
     result = hologram(*args, data_dir=data_dir)
     assert result.returncode == 2 and message in result.stderr
+
+
+def test_config_set_takes_a_declared_plugin_setting_and_a_named_llm_source(
+    data_dir: Path,
+) -> None:
+    for key, value in (
+        ("plugin.files.root", "notes"),
+        ("core.llm.sources.work.base_url", "http://127.0.0.1:9/v1"),
+    ):
+        result = hologram("config", "set", key, value, data_dir=data_dir)
+        assert result.returncode == 0, result.stderr
+    got = hologram("config", "get", "plugin.files.root", data_dir=data_dir)
+    assert got.stdout.strip() == '"notes"'
 
 
 @pytest.mark.parametrize("command", ["serve", "graph", "depgraph", "config"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from hologram.config import (
     ConfigError,
     ConfigRegistry,
     SecuritySettings,
+    Setting,
     declared,
     is_secret,
 )
@@ -226,3 +228,29 @@ def test_every_section_key_is_registered_once_with_its_old_spelling() -> None:
     assert {s.key for s in CORE_DEFAULTS} >= set(keys)
     # The setting's default is the graph's own list: one must not drift from the other.
     assert ",".join(sorted(SINGLE_VALUED)) == DEFAULT_SINGLE_VALUED
+
+
+async def test_a_key_nobody_reads_is_refused_and_families_named_at_run_time_are_not(
+    data_dir: Path,
+) -> None:
+    registry = await open_registry(data_dir)
+    registry.declare_plugin("files", [Setting("plugin.files.root", "", "its folder")])
+    for known in (
+        "core.llm.backoff_s",
+        "core.llm.sources.work.model",  # a source is named by its key
+        "core.security.credential.github.secret",
+        "core.memory.embedders.clip.model",  # an entry-point embedder's own option
+        "plugin.files.root",
+    ):
+        registry.check_known(known)
+    refused = {
+        "core.llm.bakoff_s": "did you mean core.llm.backoff_s",
+        "core.llm.sources.work.modle": "no such setting",
+        "core.memory.embedders.http.dimm": "did you mean core.memory.embedders.http.dim",
+        "plugin.files.rot": "plugin files declares no such setting; did you mean plugin.files.root",
+        "plugin.qq.token": "no plugin named 'qq' is installed (plugins: files)",
+    }
+    for key, why in refused.items():
+        with pytest.raises(ConfigError, match=re.escape(why)):
+            registry.check_known(key)
+    await registry.close()

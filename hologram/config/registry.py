@@ -29,6 +29,7 @@ from hologram.config.keys import (
     is_secret,
     namespace,
 )
+from hologram.config.known import unknown_reason
 from hologram.config.typed import Live, S, read
 
 log = logging.getLogger(__name__)
@@ -87,6 +88,8 @@ class ConfigRegistry:
         """Counts writes, so a reader that derives something from the values (the
         credential gate) knows when to look again without comparing them all."""
         self._watchers: list[Callable[[str], None]] = []
+        self._plugins: dict[str, set[str]] = {}
+        """The keys each known plugin declares (see `declare_plugin`)."""
 
     @classmethod
     async def open(cls, path: Path, environ: Mapping[str, str] | None = None) -> ConfigRegistry:
@@ -184,6 +187,21 @@ class ConfigRegistry:
     def register(self, settings: Iterable[Setting]) -> None:
         for setting in settings:
             self.register_default(setting.key, setting.default, setting.doc)
+
+    def declare_plugin(self, plugin: str, settings: Iterable[Setting]) -> None:
+        """Plugin `plugin` exists and reads these keys (its manifest's `settings`)."""
+        settings = list(settings)
+        self.register(settings)
+        self._plugins[plugin] = {s.key for s in settings}
+
+    def check_known(self, key: str) -> None:
+        """Refuse a key nobody reads, naming the closest that exist: a person's typo
+        (`core.llm.bakoff_s`) must not be stored as if it meant something. Every door a
+        person sets settings through calls this; code that owns a key need not."""
+        namespace(key)
+        reason = unknown_reason(key, self._defaults, self._plugins)
+        if reason is not None:
+            raise ConfigError(reason)
 
     # ---- typed sections -------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from hologram.config import Setting
 from hologram.sdk import WITHHELD, Capability, Facility, jsontext, parse_facility
 from hologram.security.policy import Profile, parse_profiles
 
@@ -34,8 +35,10 @@ _FIELDS = frozenset(
         "auto_start",
         "auto_restart",
         "security_profiles",
+        "settings",
     }
 )
+SETTING_NAME = re.compile(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$")
 
 
 class ManifestError(ValueError):
@@ -65,6 +68,9 @@ class Manifest:
     auto_restart: bool = True
     security_profiles: tuple[Profile, ...] = ()
     """The profiles (`<name>.<role>`) this plugin may select per input; see security."""
+    settings: tuple[Setting, ...] = ()
+    """The `plugin.<name>.*` keys it reads, with defaults and docs: the only keys of its
+    namespace a person may set (the settings API, `config set`, cfgmgr)."""
 
     def runs_here(self) -> bool:
         return not self.platforms or sys.platform in self.platforms or _family() in self.platforms
@@ -151,8 +157,28 @@ def parse_manifest(data: Any, where: str) -> Manifest:
         capabilities=capabilities,
         requires_facilities=tuple(facilities),
         security_profiles=tuple(profiles.values()),
+        settings=_settings(name, data.get("settings", {}), fail),
         **flags,
     )
+
+
+def _settings(plugin: str, declared: Any, fail: Any) -> tuple[Setting, ...]:
+    """`"settings": {"root": {"default": "", "doc": "…"}}`, as registry settings."""
+    if not isinstance(declared, dict):
+        raise fail("'settings' must be an object: setting name → {default, doc}")
+    settings = []
+    for name, spec in declared.items():
+        if not isinstance(name, str) or not SETTING_NAME.match(name):
+            raise fail(
+                f"setting name {name!r}: use letters, digits, '_' or '-', parts joined by '.'"
+            )
+        if not isinstance(spec, dict) or set(spec) - {"default", "doc"}:
+            raise fail(f"setting {name!r} must be an object with 'default' and 'doc'")
+        doc = spec.get("doc", "")
+        if not isinstance(doc, str):
+            raise fail(f"setting {name!r}: 'doc' must be a string")
+        settings.append(Setting(f"plugin.{plugin}.{name}", spec.get("default"), doc))
+    return tuple(settings)
 
 
 def _strings(data: dict[str, Any], key: str, fail: Any) -> list[str]:
@@ -168,6 +194,20 @@ def _capability(name: str, fail: Any) -> Capability:
     except ValueError:
         known = ", ".join(c.value for c in Capability if c not in WITHHELD)
         raise fail(f"unknown capability {name!r}; capabilities are: {known}") from None
+
+
+def installed_manifests(*roots: Path | None) -> list[Manifest]:
+    """The manifests of the plugin folders under `roots` that read cleanly (a broken one is
+    the registry's to report at boot; here it only declares nothing)."""
+    found = []
+    for root in roots:
+        for folder in sorted(root.iterdir()) if root is not None and root.is_dir() else ():
+            if (folder / MANIFEST).is_file():
+                try:
+                    found.append(read_manifest(folder))
+                except ManifestError:
+                    continue
+    return found
 
 
 def read_manifest(folder: Path) -> Manifest:

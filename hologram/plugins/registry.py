@@ -60,6 +60,8 @@ class PluginRegistry:
             name: Entry(name, Kind.BUILTIN, PluginOrigin.BUILTIN, factory=factory)
             for name, factory in builtins.items()
         }
+        for name in builtins:
+            parts.config.declare_plugin(name, ())
         self.refused: dict[str, str] = {}
         """Folder (or package) -> why it was not taken."""
         self.supervisor = Supervisor(
@@ -118,6 +120,7 @@ class PluginRegistry:
             )
         entry = current or Entry(manifest.name, manifest.kind, origin)
         entry.folder, entry.manifest, entry.kind = folder.resolve(), manifest, manifest.kind
+        self.config.declare_plugin(manifest.name, manifest.settings)
         self._entries[manifest.name] = entry
         return entry
 

@@ -82,6 +82,7 @@ async def put_settings(request: Request) -> Response:
         value = (
             _parsed(config, body.key, body.text) if isinstance(body, SettingText) else body.value
         )
+        config.check_known(body.key)
         if is_secret(body.key) and value == mask(body.key, "x"):
             raise ApiError(400, f"{body.key} is a secret: send its real value, not the mask")
         await config.set(body.key, value)

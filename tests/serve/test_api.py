@@ -149,6 +149,17 @@ def test_settings_put_refuses_invalid_keys_and_values_with_the_registry_message(
     assert "real value" in the_mask.json()["error"]
 
 
+def test_settings_put_refuses_a_key_nobody_reads_naming_the_closest(service: Service) -> None:
+    with service.client() as http:
+        typo = http.put("/settings", json={"key": "core.llm.bakoff_s", "value": 1.0})
+        plugin = http.put("/settings", json={"key": "plugin.files.rot", "value": "x"})
+        listed = http.get("/settings", params={"prefix": "core.llm.bakoff"}).json()
+    assert typo.status_code == 400
+    assert "did you mean core.llm.backoff_s" in typo.json()["error"]
+    assert plugin.status_code == 400 and "plugin.files.root" in plugin.json()["error"]
+    assert listed["settings"] == [], "nothing was stored"
+
+
 def test_context_memory_and_coldcontext_read_what_a_turn_left(service: Service) -> None:
     with service.client() as http:
         http.post("/input/sync", json={"text": "the kettle is blue"}).raise_for_status()
