@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from hologram.sdk import FindingKind, ReviewRule
 from hologram.security.injection.classifier import THRESHOLD, InjectionClassifier, Invisible
 
 __all__ = ["THRESHOLD", "ContentReview", "Finding", "Folded", "fold"]
@@ -32,8 +33,8 @@ __all__ = ["THRESHOLD", "ContentReview", "Finding", "Folded", "fold"]
 class Finding:
     """One thing review flagged: what kind, which rule, where. Never the text itself."""
 
-    kind: str  # "injection" or "sensitive_word"
-    rule: str
+    kind: FindingKind
+    rule: ReviewRule
     start: int
     end: int
     #: The flagged passage's score against `THRESHOLD` (injections only).
@@ -134,18 +135,22 @@ class ContentReview:
         if self._words is not None:
             for match in self._words.finditer(folded.text):
                 start, end = _original(folded.origin, match.start(), match.end())
-                findings.append(Finding("sensitive_word", "word_list", start, end))
+                findings.append(
+                    Finding(FindingKind.SENSITIVE_WORD, ReviewRule.WORD_LIST, start, end)
+                )
         if self._injection is not None:
             for passage in self._injection.passages(folded.text, folded.invisible):
                 if passage.score >= THRESHOLD:
                     start, end = _original(folded.origin, passage.start, passage.end)
-                    findings.append(Finding("injection", passage.rule, start, end, passage.score))
+                    findings.append(
+                        Finding(FindingKind.INJECTION, passage.rule, start, end, passage.score)
+                    )
         findings.sort(key=lambda f: (f.start, f.kind))
         return findings
 
     def mask_words(self, text: str, findings: list[Finding]) -> str:
         """`text` with every flagged sensitive word replaced by asterisks of its length."""
-        spans = [(f.start, f.end) for f in findings if f.kind == "sensitive_word"]
+        spans = [(f.start, f.end) for f in findings if f.kind is FindingKind.SENSITIVE_WORD]
         if not spans:
             return text
         chars = list(text)

@@ -8,7 +8,7 @@ from hologram.security.injection.classifier import (
     Invisible,
     Passage,
 )
-from hologram.security.injection.feature import Feature, Rule
+from hologram.security.injection.feature import Feature
 
 __all__ = [
     "FEATURES",
@@ -17,5 +17,4 @@ __all__ = [
     "InjectionClassifier",
     "Invisible",
     "Passage",
-    "Rule",
 ]

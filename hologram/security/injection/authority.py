@@ -9,7 +9,8 @@ outrank its instructions, or ask it for something (see `context`, `policy`, `exf
 
 from __future__ import annotations
 
-from hologram.security.injection.feature import Rule, chinese, english, english_forms
+from hologram.sdk import ReviewRule
+from hologram.security.injection.feature import chinese, english, english_forms
 
 BOSSES = (
     r"(?:system|admin|administrator|developers?|devs|dev\s+team|operator|root|platform(?:\s+team)?|"
@@ -20,7 +21,7 @@ BOSSES = (
 ENGLISH = (
     *english_forms(
         "authority_claim",
-        Rule.AUTHORITY_IMPERSONATION,
+        ReviewRule.AUTHORITY_IMPERSONATION,
         0.5,
         (
             r"\b"
@@ -76,7 +77,7 @@ ENGLISH = (
     ),
     english(
         "priority_claim",
-        Rule.AUTHORITY_IMPERSONATION,
+        ReviewRule.AUTHORITY_IMPERSONATION,
         0.5,
         r"\b(?:highest|top|maximum|max|critical|utmost|absolute|supreme|overriding)\s+priority\b"
         r"|\bpriority\s*(?:level\s*)?[:=]?\s*(?:0|p0|maximum|max|highest|critical|override|"
@@ -85,7 +86,7 @@ ENGLISH = (
     ),
     english(
         "precedence_claim",
-        Rule.AUTHORITY_IMPERSONATION,
+        ReviewRule.AUTHORITY_IMPERSONATION,
         0.7,
         r"\b(?:takes?|has|have|carries|carry)\s+(?:precedence|priority)\s+over\s+(?:all|any|every|"
         r"your|previous|prior|earlier|other|anything|the\s+(?:user|operator|system|instructions?|"
@@ -103,7 +104,7 @@ ENGLISH = (
     ),
     english(
         "authorization_claim",
-        Rule.AUTHORITY_IMPERSONATION,
+        ReviewRule.AUTHORITY_IMPERSONATION,
         0.5,
         r"\b(?:hereby\s+)?(?:authori[sz]ing|authori[sz]e|instruct(?:ing)?|ordering|permitting|"
         r"directing)\s+(?:you|any\s+(?:assistant|ai|agent|model))\b"
@@ -129,7 +130,7 @@ BOSSES_ZH = (
 CHINESE = (
     chinese(
         "authority_claim",
-        Rule.AUTHORITY_IMPERSONATION,
+        ReviewRule.AUTHORITY_IMPERSONATION,
         0.5,
         BOSSES_ZH
         + r"(?:级|高优先级)?(?:消息|通知|指令|公告|告警|警报|留言|命令|下达的|维护通知|升级公告|"
@@ -151,7 +152,7 @@ CHINESE = (
     ),
     chinese(
         "priority_claim",
-        Rule.AUTHORITY_IMPERSONATION,
+        ReviewRule.AUTHORITY_IMPERSONATION,
         0.5,
         r"最高优先级|优先级\s*[:：]\s*(?:最高|紧急|0)|消息级别\s*[:：]\s*最高|第一优先级|"
         r"[(（](?:0|零)级[)）]"
@@ -160,7 +161,7 @@ CHINESE = (
     ),
     chinese(
         "precedence_claim",
-        Rule.AUTHORITY_IMPERSONATION,
+        ReviewRule.AUTHORITY_IMPERSONATION,
         0.7,
         r"优先于(?:运营方|用户|你的|所有|一切|之前|任何|正在)"
         r"|(?:取代|覆盖|替换)(?:此前|之前|以前|你的)?(?:的)?(?:全部|所有|一切)?(?:的)?(?:指令|"
@@ -172,7 +173,7 @@ CHINESE = (
     ),
     chinese(
         "authorization_claim",
-        Rule.AUTHORITY_IMPERSONATION,
+        ReviewRule.AUTHORITY_IMPERSONATION,
         0.5,
         r"(?:正式)?授权你|特此(?:指示|要求)|特批|已获准|批准了例外|已(?:认证|验证)的(?:内部)?员工|"
         r"正式指令"

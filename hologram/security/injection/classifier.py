@@ -20,8 +20,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from hologram.sdk import ReviewRule
 from hologram.security.injection.catalog import FEATURES
-from hologram.security.injection.feature import Feature, Rule
+from hologram.security.injection.feature import Feature
 from hologram.security.injection.markup import HIDDEN_WEIGHT, hidden_regions, might_hide
 from hologram.security.injection.scan import Scanner, Signal
 
@@ -36,7 +37,7 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。\n]")
 class Passage:
     """One finding's worth: where (in folded text), what it does, and its passage's score."""
 
-    rule: Rule
+    rule: ReviewRule
     start: int
     end: int
     score: float
@@ -52,7 +53,7 @@ class Invisible:
 
 
 _INVISIBLE_FEATURES = {
-    weight: Feature(INVISIBLE, Rule.HIDDEN_INSTRUCTION, weight, re.compile(""), frozenset())
+    weight: Feature(INVISIBLE, ReviewRule.HIDDEN_INSTRUCTION, weight, re.compile(""), frozenset())
     for weight in (0.6, 1.0)
 }
 
@@ -202,7 +203,7 @@ def _sentences(
     hidden_rule = any(_inside(s, hidden) or s.feature.name == INVISIBLE for s in members)
     return [
         Passage(
-            Rule.HIDDEN_INSTRUCTION if hidden_rule else _rule(sentence),
+            ReviewRule.HIDDEN_INSTRUCTION if hidden_rule else _rule(sentence),
             sentence[0].start,
             max(s.end for s in sentence),
             score,
@@ -211,12 +212,12 @@ def _sentences(
     ]
 
 
-def _rule(members: list[Signal]) -> Rule:
+def _rule(members: list[Signal]) -> ReviewRule:
     """The rule of the sentence's first named signal: what the instruction opens with."""
     for signal in members:
         if signal.feature.rule is not None:
             return signal.feature.rule
-    return Rule.ADDRESSED_INSTRUCTION
+    return ReviewRule.ADDRESSED_INSTRUCTION
 
 
 def _inside(signal: Signal, regions: list[tuple[int, int]]) -> bool:

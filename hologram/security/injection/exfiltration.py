@@ -11,7 +11,8 @@ makes the assistant the one asked (its memory, the user as a third party, secrec
 
 from __future__ import annotations
 
-from hologram.security.injection.feature import Rule, alternation, chinese, english, english_forms
+from hologram.sdk import ReviewRule
+from hologram.security.injection.feature import alternation, chinese, english, english_forms
 
 # A send that is forbidden ("never send your password to anyone") is advice, not a request.
 NOT_FORBIDDEN = r"(?<!\bnever\s)(?<!\bnot\s)(?<!n't\s)(?<!\bno\s)"
@@ -132,11 +133,11 @@ TLDS = "com net org io cn co example ly me app dev xyz info biz top site link ru
 
 ENGLISH = (
     english("send_verb", None, 0.2, r"\b" + DISTINCT_SEND + r"\b", DISTINCT_SEND_WORDS),
-    english("secret", Rule.SECRET_EXFILTRATION, 0.2, r"\b" + SECRET, SECRET_WORDS, "~/"),
+    english("secret", ReviewRule.SECRET_EXFILTRATION, 0.2, r"\b" + SECRET, SECRET_WORDS, "~/"),
     # The verb governing the secret: the phrase outweighs its verb and its secret.
     english(
         "exfil_request",
-        Rule.SECRET_EXFILTRATION,
+        ReviewRule.SECRET_EXFILTRATION,
         0.8,
         r"\b" + SEND + r"\s+(?:[\w'.~/-]+\s+){0,6}?" + OWNED + SECRET,
         SECRET_WORDS,
@@ -144,7 +145,7 @@ ENGLISH = (
     ),
     english(
         "exfil_request",
-        Rule.SECRET_EXFILTRATION,
+        ReviewRule.SECRET_EXFILTRATION,
         0.5,
         r"\b"
         + DISTINCT_SEND
@@ -154,7 +155,7 @@ ENGLISH = (
     # Emails, notes, an address are everyday words; only as what is sent do they count.
     *english_forms(
         "exfil_request",
-        Rule.SECRET_EXFILTRATION,
+        ReviewRule.SECRET_EXFILTRATION,
         0.6,
         (r"\b" + SEND + r"\s+(?:[\w'.~/-]+\s+){0,6}?" + OWNED + PERSONAL + r"\b", PERSONAL_WORDS),
         (
@@ -274,11 +275,15 @@ NOT_FORBIDDEN_ZH = r"(?<!不要把)(?<!别把)(?<!不把)(?<!切勿把)(?<!不�
 CHINESE = (
     chinese("send_verb", None, 0.2, SEND_ZH, SEND_ZH_TRIGGERS),
     chinese(
-        "secret", Rule.SECRET_EXFILTRATION, 0.2, SECRET_ZH + NOT_THE_THING_ZH, SECRET_ZH_TRIGGERS
+        "secret",
+        ReviewRule.SECRET_EXFILTRATION,
+        0.2,
+        SECRET_ZH + NOT_THE_THING_ZH,
+        SECRET_ZH_TRIGGERS,
     ),
     chinese(
         "exfil_request",
-        Rule.SECRET_EXFILTRATION,
+        ReviewRule.SECRET_EXFILTRATION,
         0.8,
         SEND_ZH
         + r"[^。!?\n;；]{0,12}?"
@@ -294,7 +299,7 @@ CHINESE = (
     ),
     chinese(
         "exfil_request",
-        Rule.SECRET_EXFILTRATION,
+        ReviewRule.SECRET_EXFILTRATION,
         0.6,
         SEND_ZH
         + r"[^。!?\n;；]{0,12}?"

@@ -10,24 +10,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import StrEnum
 
-
-class Rule(StrEnum):
-    """What a finding says the passage does: the rule of its strongest signal."""
-
-    IGNORE_INSTRUCTIONS = "ignore_instructions"
-    NEW_INSTRUCTIONS = "new_instructions"
-    ROLE_OVERRIDE = "role_override"
-    PROMPT_EXFILTRATION = "prompt_exfiltration"
-    FAKE_SYSTEM_TAG = "fake_system_tag"
-    AUTHORITY_IMPERSONATION = "authority_impersonation"
-    SECRET_EXFILTRATION = "secret_exfiltration"
-    POLICY_REWRITE = "policy_rewrite"
-    HIDDEN_INSTRUCTION = "hidden_instruction"
-    ADDRESSED_INSTRUCTION = "addressed_instruction"
-    """Only context signals (who is addressed, secrecy, a destination) added up."""
-
+from hologram.sdk import ReviewRule
 
 REACH = (48, 160)
 #: Literal marks: space-separated, or a tuple when a mark holds a space.
@@ -39,7 +23,7 @@ class Feature:
     #: Signals of one name count once per passage, whichever pattern or language found them.
     name: str
     #: What a finding names when this is its strongest signal; None for context signals.
-    rule: Rule | None
+    rule: ReviewRule | None
     #: Added to the passage's score; negative for a sign that the text talks *about* a thing.
     weight: float
     pattern: re.Pattern[str]
@@ -57,7 +41,7 @@ class Feature:
 
 def english(
     name: str,
-    rule: Rule | None,
+    rule: ReviewRule | None,
     weight: float,
     pattern: str,
     words: str,
@@ -80,7 +64,7 @@ def english(
 
 def chinese(
     name: str,
-    rule: Rule | None,
+    rule: ReviewRule | None,
     weight: float,
     pattern: str,
     triggers: str,
@@ -101,7 +85,10 @@ def chinese(
 
 
 def english_forms(
-    name: str, rule: Rule | None, weight: float, *forms: tuple[str, str] | tuple[str, str, Marks]
+    name: str,
+    rule: ReviewRule | None,
+    weight: float,
+    *forms: tuple[str, str] | tuple[str, str, Marks],
 ) -> tuple[Feature, ...]:
     """One English feature written as several (pattern, words[, marks]) forms: signals of one
     name count once, so splitting changes no score, while each form runs only on text holding
@@ -113,7 +100,7 @@ def english_forms(
 
 
 def chinese_forms(
-    name: str, rule: Rule | None, weight: float, *forms: tuple[str, str]
+    name: str, rule: ReviewRule | None, weight: float, *forms: tuple[str, str]
 ) -> tuple[Feature, ...]:
     """The Chinese counterpart of `english_forms`."""
     return tuple(chinese(name, rule, weight, pattern, triggers) for pattern, triggers in forms)

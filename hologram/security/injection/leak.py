@@ -7,7 +7,8 @@ before the conversation, its context) and the secrets it holds (`the token you w
 
 from __future__ import annotations
 
-from hologram.security.injection.feature import Rule, alternation, chinese, english
+from hologram.sdk import ReviewRule
+from hologram.security.injection.feature import alternation, chinese, english
 
 REVEAL = (
     r"(?:reveal|print|show|repeat|output|leak|dump|tell\s+me|echo(?:\s+back)?|paste|copy|quote|"
@@ -51,7 +52,7 @@ OWN_TEXT_WORDS = (
 ENGLISH = (
     english(
         "reveal_prompt",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         1.0,
         r"\b" + REVEAL + r"\s+(?:[\w']+\s+){0,5}?" + OWN_TEXT,
         OWN_TEXT_WORDS,
@@ -59,7 +60,7 @@ ENGLISH = (
     # A configuration is often a user's own ("show your configuration" in a manual).
     english(
         "reveal_prompt",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         0.5,
         r"\b" + REVEAL + r"\s+(?:[\w']+\s+){0,3}?your\s+(?:[\w-]+\s+)?(?:configuration|config|"
         r"settings|context)\b",
@@ -67,7 +68,7 @@ ENGLISH = (
     ),
     english(
         "reveal_prompt",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         0.8,
         r"\bwhat\s+(?:exactly\s+)?(?:were|are|was|have)\s+you\s+(?:been\s+)?(?:told|given|"
         r"instructed)\b"
@@ -88,7 +89,7 @@ ENGLISH = (
     ),
     english(
         "reveal_secrets",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         1.0,
         r"\b(?:reveal|print|show|output|dump|list|paste|display|tell\s+me|give\s+me|share|"
         r"provide)\s+(?:me\s+)?(?:[\w']+\s+){0,3}?(?:api\s+keys?|tokens?|secrets?|passwords?|"
@@ -100,7 +101,7 @@ ENGLISH = (
     ),
     english(
         "reveal_secrets",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         0.5,
         r"\b(?:print|show|output|paste|display|tell\s+me|give\s+me|reveal)\s+(?:me\s+)?(?:the|"
         r"your)\s+"
@@ -109,7 +110,7 @@ ENGLISH = (
     ),
     english(
         "verbatim",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         0.3,
         r"\b(?:verbatim|word\s+for\s+word|word-for-word|character\s+for\s+character|one\s+letter\s+"
         r"per\s+line|leave\s+nothing\s+out|formatting\s+included|in\s+full\s+detail|unabridged|"
@@ -118,7 +119,7 @@ ENGLISH = (
     ),
     english(
         "reveal_prompt",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         0.8,
         r"\bwhat\s+(?:does|do|did)\s+(?:the\s+)?(?:very\s+)?(?:first|initial|opening|last|"
         r"hidden)?\s*"
@@ -128,7 +129,7 @@ ENGLISH = (
     ),
     english(
         "verbatim",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         0.3,
         r"\b(?:copy|quote|paste|repeat|write)\s+(?:it|them|that|this)\s+(?:down\s+|"
         r"out\s+)?(?:here\s+)?"
@@ -173,7 +174,7 @@ PROMPT_ZH = alternation(
 CHINESE = (
     chinese(
         "reveal_prompt",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         1.0,
         LEAK_VERB_ZH
         + r"[^。!?\n]{0,16}?"
@@ -186,14 +187,14 @@ CHINESE = (
     ),
     chinese(
         "reveal_prompt",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         0.5,
         LEAK_VERB_ZH + r"(?:你|您)?(?:当前|现在|正在用)的?(?:完整)?(?:配置|设置)",
         LEAK_VERB_ZH_TRIGGERS,
     ),
     chinese(
         "reveal_prompt",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         0.8,
         r"(?:别人|之前|开始前|开始之前|对话前)[^。!?\n]{0,10}(?:跟|对|和|给)你(?:说|讲|"
         r"交代)了(?:什么|哪些)"
@@ -205,7 +206,7 @@ CHINESE = (
     ),
     chinese(
         "reveal_secrets",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         1.0,
         r"(?:密钥|令牌|密码|凭证|token)[^。\n]{0,16}?(?:打出来|告诉我|列出来|输出|贴出来|直接告诉|"
         r"发给我|给我看)"
@@ -215,21 +216,21 @@ CHINESE = (
     ),
     chinese(
         "verbatim",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         0.3,
         r"原封不动|一字不差|逐字|原样|原文|一个字一行|一条不漏|一字不漏",
         "原封不动 一字不差 逐字 原样 原文 一个字一行 一条不漏 一字不漏",
     ),
     chinese(
         "reveal_prompt",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         0.8,
         r"你(?:的)?上下文里的?[^。!?\n]{0,8}写了(?:什么|哪些)",
         "上下文",
     ),
     chinese(
         "reveal_prompt",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         1.0,
         r"(?:翻译|抄)[^。!?\n]{0,12}?"
         + PROMPT_ZH
@@ -240,14 +241,14 @@ CHINESE = (
     ),
     chinese(
         "reveal_prompt",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         0.5,
         r"公开(?:它的|你的|自己的)?(?:完整)?(?:配置|设置|提示词)",
         "公开",
     ),
     chinese(
         "verbatim",
-        Rule.PROMPT_EXFILTRATION,
+        ReviewRule.PROMPT_EXFILTRATION,
         0.3,
         r"一(?:条|个|句)都不(?:要|能)?漏|原样抄",
         "都不要漏 都不能漏 都不漏 原样抄",

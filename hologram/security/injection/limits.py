@@ -8,8 +8,8 @@ phone or in a browser is a setting, and takes the weight of "developer mode" awa
 
 from __future__ import annotations
 
+from hologram.sdk import ReviewRule
 from hologram.security.injection.feature import (
-    Rule,
     chinese,
     chinese_forms,
     english,
@@ -27,7 +27,7 @@ RESTRICTION_TRIGGERS = (
 ENGLISH = (
     english(
         "harmful_persona",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         0.4,
         r"\b(?:hacker|criminal|scammer|fraudster|terrorist|cracker|con\s+artist|"
         r"malware\s+author)\b",
@@ -35,7 +35,7 @@ ENGLISH = (
     ),
     english(
         "mode_switch",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         0.4,
         r"\b(?:switch|change|enter|activate|enable|turn\s+on|unlock|go)\s+(?:in)?to\s+(?:the\s+)?"
         r"[\w-]+\s+mode\b|\b(?:enter|activate|enable|unlock)\s+(?:the\s+)?[\w-]+\s+mode\b"
@@ -47,7 +47,7 @@ ENGLISH = (
     ),
     *english_forms(
         "unrestricted",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         0.6,
         (
             r"\b(?:no|without|free\s+(?:of|from)|zero)\s+(?:any\s+|all\s+|every\s+|"
@@ -146,7 +146,7 @@ ENGLISH = (
     # Told outright that it has no rules left.
     english(
         "unrestricted",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         1.0,
         r"\byou\s+(?:now\s+)?(?:have|'ve\s+got)\s+no\s+(?:more\s+)?(?:guidelines|rules|"
         r"restrictions|"
@@ -155,7 +155,7 @@ ENGLISH = (
     ),
     english(
         "developer_mode",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         1.0,
         r"\b(?:enter|enable|activate|switch\s+to|go\s+into|unlock)\s+(?:the\s+)?(?:developer|god|"
         r"dan|jailbreak|debug|admin|sudo)\s+mode\b|\bdo\s+anything\s+now\b",
@@ -163,7 +163,7 @@ ENGLISH = (
     ),
     english(
         "developer_mode",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         0.5,
         r"\b(?:developer|god|dan|jailbreak|sudo)\s+mode\b",
         "mode",
@@ -184,14 +184,14 @@ ENGLISH = (
 CHINESE = (
     chinese(
         "harmful_persona",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         0.4,
         r"黑客|骗子|罪犯|诈骗犯|恐怖分子",
         "黑客 骗子 罪犯 诈骗犯 恐怖分子",
     ),
     chinese(
         "mode_switch",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         0.4,
         r"(?:切换|进入|开启|打开|启用|激活)(?:到)?[^。\n,，]{1,8}模式|以[“\"][^”\"]{1,8}模式[”\"]"
         r"|在[^。!?\n]{1,8}模式下"
@@ -200,7 +200,7 @@ CHINESE = (
     ),
     *chinese_forms(
         "unrestricted",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         0.6,
         (
             r"(?:没有|不受|无|不用遵守|解除|移除|去掉|拿掉|撤掉|取消|没了|删除|关闭|关掉|摆脱|突破|"
@@ -247,21 +247,21 @@ CHINESE = (
     ),
     chinese(
         "unrestricted",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         1.0,
         r"你(?:已经|现在)?没有(?:任何)?(?:准则|规则|限制|约束|底线)了",
         "没有",
     ),
     chinese(
         "developer_mode",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         1.0,
         r"(?:进入|开启|打开|切换到|启用|激活)(?:开发者|上帝|越狱|管理员|调试)模式",
         "开发者 上帝 越狱 管理员 调试",
     ),
     chinese(
         "developer_mode",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         0.5,
         r"(?:开发者|上帝|越狱)模式|越狱",
         "开发者 上帝 越狱",

@@ -8,7 +8,8 @@ marked as the assistant's by what stands before it, and not tied to a thing afte
 
 from __future__ import annotations
 
-from hologram.security.injection.feature import Rule, alternation, chinese, english, english_forms
+from hologram.sdk import ReviewRule
+from hologram.security.injection.feature import alternation, chinese, english, english_forms
 from hologram.security.injection.vocabulary import IMPERATIVE
 
 DISCARD = alternation(
@@ -70,7 +71,7 @@ VOID_EN = (
 ENGLISH = (
     *english_forms(
         "discard_instructions",
-        Rule.IGNORE_INSTRUCTIONS,
+        ReviewRule.IGNORE_INSTRUCTIONS,
         1.0,
         (
             IMPERATIVE + r"(?P<m>" + DISCARD + r"\s+" + THEIRS + INSTRUCTIONS + ABOUT_A_THING + ")",
@@ -92,7 +93,7 @@ ENGLISH = (
     # given ("never mind the task and the rules above").
     english(
         "discard_instructions",
-        Rule.IGNORE_INSTRUCTIONS,
+        ReviewRule.IGNORE_INSTRUCTIONS,
         0.8,
         IMPERATIVE
         + r"(?P<m>"
@@ -103,7 +104,7 @@ ENGLISH = (
     ),
     *english_forms(
         "instructions_void",
-        Rule.IGNORE_INSTRUCTIONS,
+        ReviewRule.IGNORE_INSTRUCTIONS,
         0.8,
         (
             r"\b(?:(?:the|your|all|any)\s+)?(?:(?:above|previous|prior|earlier|original|initial|"
@@ -124,7 +125,7 @@ ENGLISH = (
     ),
     english(
         "instructions_void",
-        Rule.IGNORE_INSTRUCTIONS,
+        ReviewRule.IGNORE_INSTRUCTIONS,
         1.0,
         r"\b(?:whatever|no\s+matter\s+what|regardless\s+of\s+what)\s+(?:your|the)\s+"
         r"(?:system\s+prompt|prompt|instructions?|rules?|guidelines?|operator|developer)\s+"
@@ -133,7 +134,7 @@ ENGLISH = (
     ),
     english(
         "new_instructions",
-        Rule.NEW_INSTRUCTIONS,
+        ReviewRule.NEW_INSTRUCTIONS,
         1.0,
         r"\b(?:new|updated|real|actual|revised|true|corrected)\s+(?:system\s+)?(?:instructions?|"
         r"directives?|orders|prompt)\s*:"
@@ -146,7 +147,7 @@ ENGLISH = (
     ),
     english(
         "new_instructions",
-        Rule.NEW_INSTRUCTIONS,
+        ReviewRule.NEW_INSTRUCTIONS,
         0.5,
         r"\b(?:new|real|actual)\s+(?:rules|task|goal|objective)\s*:"
         r"|\bthe\s+new\s+(?:guideline|rule|instruction|policy|directive)s?\s+(?:is|are)\b"
@@ -226,7 +227,7 @@ VOID_ZH = (
 CHINESE = (
     chinese(
         "discard_instructions",
-        Rule.IGNORE_INSTRUCTIONS,
+        ReviewRule.IGNORE_INSTRUCTIONS,
         1.0,
         DISCARD_ZH
         + THEIRS_ZH
@@ -242,7 +243,7 @@ CHINESE = (
     ),
     chinese(
         "instructions_void",
-        Rule.IGNORE_INSTRUCTIONS,
+        ReviewRule.IGNORE_INSTRUCTIONS,
         1.0,
         THE_ASSISTANTS_ZH
         + THEIRS_ZH
@@ -260,7 +261,7 @@ CHINESE = (
     ),
     chinese(
         "new_instructions",
-        Rule.NEW_INSTRUCTIONS,
+        ReviewRule.NEW_INSTRUCTIONS,
         1.0,
         r"(?:新的?|真正的|最新的?|更新后的)(?:系统)?(?:指令|设定|提示词)\s*[:：]"
         r"|这才是你(?:真正|真实)的(?:指令|任务)|你的(?:指令|任务|提示词)(?:有|已经?)?(?:更新|变|改)"
@@ -269,7 +270,7 @@ CHINESE = (
     ),
     chinese(
         "new_instructions",
-        Rule.NEW_INSTRUCTIONS,
+        ReviewRule.NEW_INSTRUCTIONS,
         0.5,
         r"新(?:的)?(?:规则|规矩|任务|目标|策略|准则)(?:是|\s*[:：])|唯一的?(?:任务|目的|目标|"
         r"工作)(?:就)?是"

@@ -9,13 +9,14 @@ pass it.
 
 from __future__ import annotations
 
-from hologram.security.injection.feature import Rule, chinese, english, english_forms
+from hologram.sdk import ReviewRule
+from hologram.security.injection.feature import chinese, english, english_forms
 from hologram.security.injection.vocabulary import AI, AI_ANY, AI_WORDS, AI_ZH
 
 ENGLISH = (
     *english_forms(
         "persona",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         0.4,
         # "You are now subscribed / able to …" is a state, not an identity.
         (
@@ -88,7 +89,7 @@ ENGLISH = (
     ),
     english(
         "from_now_on",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         0.3,
         r"\b(?:from\s+(?:here|now|this\s+(?:message|point|moment))\s+on|going\s+forward|"
         r"from\s+today|effective\s+immediately|as\s+of\s+(?:this\s+message|now|today)|for\s+the\s+"
@@ -99,7 +100,7 @@ ENGLISH = (
     # Denying the assistant its identity, or giving it a criminal one.
     english(
         "identity_denial",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         0.3,
         r"\b(?:drop|forget|abandon|shed|ditch)\s+(?:your\s+usual\s+self|(?:the|"
         r"your)\s+(?:assistant\s+)?"
@@ -113,7 +114,7 @@ ENGLISH = (
     ),
     english(
         "from_now_on",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         0.3,
         r"\b(?:effective\s+now|from\s+now\s+on(?=\s*[.!]))",
         "effective now",
@@ -123,7 +124,7 @@ ENGLISH = (
 CHINESE = (
     chinese(
         "persona",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         0.4,
         r"你现在(?:的身份)?(?:就)?是|你就是|你不再是|你不是"
         + AI_ZH
@@ -145,7 +146,7 @@ CHINESE = (
     ),
     chinese(
         "from_now_on",
-        Rule.ROLE_OVERRIDE,
+        ReviewRule.ROLE_OVERRIDE,
         0.3,
         r"(?:从(?:现在|今天|明天|本周|下周|这条消息|本条消息|此刻|这一刻|这一句)(?:开始|起)|"
         r"自(?:本条消息|即日|今天)起"

@@ -9,7 +9,8 @@ the assistant by name. Whom it obeys is `principal`.
 
 from __future__ import annotations
 
-from hologram.security.injection.feature import Rule, chinese, english
+from hologram.sdk import ReviewRule
+from hologram.security.injection.feature import chinese, english
 
 # The assistant's rules, by any name, and a change of their state.
 YOUR_RULES = (
@@ -30,7 +31,7 @@ CHANGED = (
 ENGLISH = (
     english(
         "policy_changed",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.8,
         YOUR_RULES + r"(?:[^.;\n]{0,40}?)\s" + CHANGED,
         "rules rule guidelines instructions policy policies principles restrictions limits "
@@ -39,7 +40,7 @@ ENGLISH = (
     ),
     english(
         "policy_changed",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.7,
         r"\b(?:your|the\s+assistant'?s?)\s+(?:operating\s+|content\s+|safety\s+|security\s+|"
         r"core\s+)?"
@@ -64,7 +65,7 @@ ENGLISH = (
     ),
     english(
         "policy_changed",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         1.0,
         r"\b(?:your|the\s+assistant'?s?)\s+(?:[\w-]+\s+)?(?:restrictions|limits|rules|filters|"
         r"safeguards|guardrails|safety\s+(?:rules|guidelines))\s+(?:have\s+been|are|"
@@ -76,7 +77,7 @@ ENGLISH = (
     ),
     english(
         "permission_grant",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.5,
         r"\b(?:the\s+)?assistant\s+(?:is|may)\s+(?:now\s+)?(?:permitted|allowed|authori[sz]ed|free)"
         r"\s+to\b"
@@ -93,7 +94,7 @@ ENGLISH = (
     # Dropping a check the owner relies on: confirmation, approval, review.
     english(
         "waive_check",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.5,
         r"\b(?:need|needs|require|requires|requiring)\s+no\s+(?:confirmation|approval|review|check)"
         r"|\bwithout\s+(?:asking\s+for\s+)?(?:confirmation|approval|review|checking|verification)\b"
@@ -108,7 +109,7 @@ ENGLISH = (
     ),
     english(
         "waive_check",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.5,
         r"\bno\s+longer\s+(?:need|require)s?\s+(?:the\s+|your\s+|any\s+)?(?:owner'?s\s+|"
         r"user'?s\s+)?"
@@ -117,14 +118,14 @@ ENGLISH = (
     ),
     english(
         "policy_changed",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.8,
         r"\byour\s+(?:[\w-]+\s+){0,2}?(?:polic(?:y|ies)|rules?|guidelines)\s+(?:is|are)\s+now\s*:",
         "policy policies rule rules guidelines",
     ),
     english(
         "waive_check",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.5,
         r"\bask\s+nothing\b|\bno\s+questions\s+asked\b",
         "nothing questions",
@@ -145,7 +146,7 @@ CHANGED_ZH = (
 CHINESE = (
     chinese(
         "policy_changed",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.8,
         YOUR_RULES_ZH
         + r"[^。!?\n;；]{0,16}?"
@@ -158,7 +159,7 @@ CHINESE = (
     ),
     chinese(
         "policy_changed",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.7,
         r"你的(?:运行|内容|安全|核心)?(?:策略|规则|准则|指令|限制|规定|规范|目标|原则)(?:已经?|有|"
         r"被)(?:变更|更新|修改|"
@@ -173,7 +174,7 @@ CHINESE = (
     ),
     chinese(
         "permission_grant",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.5,
         r"(?:助手|你)(?:现在)?(?:可以|被允许|获准|有权)(?:直接|随意|"
         r"自由地?)?(?:把[^。\n]{0,12})?(?:透露|分享|披露|"
@@ -182,7 +183,7 @@ CHINESE = (
     ),
     chinese(
         "waive_check",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.5,
         r"(?:不需要|无需|不用|不必|免)(?:再)?(?:向[^。\n]{0,6})?(?:确认|审批|审核|核对|核实|验证|"
         r"征得同意|问(?:过)?(?:主人|用户))"
@@ -192,7 +193,7 @@ CHINESE = (
     ),
     chinese(
         "waive_check",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.5,
         r"不再需要[^。!?\n]{0,6}?(?:批准|同意|确认|审批)|(?:不需要|无需|不用|"
         r"不必)(?:再)?[^。!?\n]{0,6}?批准"

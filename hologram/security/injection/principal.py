@@ -8,7 +8,8 @@ web page or a tool returned as if the owner had typed it.
 
 from __future__ import annotations
 
-from hologram.security.injection.feature import Rule, chinese, english, english_forms
+from hologram.sdk import ReviewRule
+from hologram.security.injection.feature import chinese, english, english_forms
 
 PRINCIPAL = r"(?:owner|master|principal|boss|operator|admin|administrator|controller|employer|user)"
 PRINCIPAL_ZH = r"(?:主人|老板|负责人|管理员|上级|用户|雇主)"
@@ -17,7 +18,7 @@ ENGLISH = (
     # The speaker makes itself the principal.
     english(
         "obedience",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         1.0,
         r"\byour\s+new\s+(?:owner|master|principal|boss)\s+is\s+me\b"
         r"|\btransferred\s+you\s+to\s+(?:a\s+new\s+\w+\s*:?\s*)?me\b"
@@ -27,7 +28,7 @@ ENGLISH = (
     ),
     *english_forms(
         "obedience",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.7,
         (
             r"\byou\s+(?:now\s+|will\s+now\s+|should\s+|must\s+|only\s+|"
@@ -61,7 +62,7 @@ ENGLISH = (
     ),
     english(
         "new_principal",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.8,
         r"\b(?:your|the\s+assistant'?s)\s+(?:new\s+|only\s+|real\s+|true\s+|sole\s+)?"
         + PRINCIPAL
@@ -72,7 +73,7 @@ ENGLISH = (
     ),
     english(
         "against_user",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.5,
         r"\b(?:not|instead\s+of|rather\s+than|over)\s+(?:the\s+)?(?:user|owner|"
         r"person\s+(?:you(?:'re|"
@@ -91,7 +92,7 @@ ENGLISH = (
     ),
     english(
         "trust_injected_text",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         1.0,
         r"\bas\s+if\s+the\s+user\s+had\s+(?:typed|written|said|asked)\b|\btool\s+(?:output|"
         r"results?)\s+"
@@ -106,7 +107,7 @@ ENGLISH = (
     ),
     english(
         "trust_injected_text",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.7,
         r"\btreat\s+(?:every|all|any|each|the)?\s*(?:instructions?|text|content|commands?|"
         r"requests?|"
@@ -122,7 +123,7 @@ ENGLISH = (
     ),
     english(
         "new_principal",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.8,
         r"\b(?:is|are|becomes?)\s+(?:now\s+)?your\s+(?:new\s+|only\s+|real\s+|sole\s+)?"
         + PRINCIPAL
@@ -132,7 +133,7 @@ ENGLISH = (
     ),
     english(
         "trust_injected_text",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         1.0,
         r"\bas\s+if\s+(?:the|your)\s+(?:user|owner|admin|administrator)\s+(?:had\s+)?(?:typed|"
         r"written|"
@@ -142,7 +143,7 @@ ENGLISH = (
     # Obeying one party alone: everyone else, the user included, is to be ignored.
     english(
         "against_user",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.7,
         r"\b(?:ignore|disregard)\s+(?:requests?|instructions?|messages?|"
         r"orders?)\s+from\s+(?:anyone|"
@@ -154,7 +155,7 @@ ENGLISH = (
 CHINESE = (
     chinese(
         "obedience",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         1.0,
         r"(?:主人|负责人|老板)[^。\n]{0,8}就是我|你只(?:听|服从|听从)我|只为我(?:一个人)?(?:工作|"
         r"服务)"
@@ -165,7 +166,7 @@ CHINESE = (
     ),
     chinese(
         "obedience",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.8,
         r"你(?:现在|以后|从此|今后)?(?:要|应该|必须)?(?:只)?(?:听命于|服从于?|听从于?|效忠于?|"
         r"只听|只为)"
@@ -190,7 +191,7 @@ CHINESE = (
     ),
     chinese(
         "against_user",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.5,
         r"而不是(?:为)?(?:用户|正在(?:用|使用|和)你|主人)|不是用户的|用户说的不算|"
         r"优先于正在和你聊天的人"
@@ -204,7 +205,7 @@ CHINESE = (
     ),
     chinese(
         "trust_injected_text",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         1.0,
         r"(?:当作|当成|视为)用户(?:亲自|本人)?(?:输入|说|写|发)|工具(?:返回|"
         r"结果)[^。\n]{0,10}(?:可信|都要执行)"
@@ -216,7 +217,7 @@ CHINESE = (
     ),
     chinese(
         "trust_injected_text",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.7,
         r"(?:工具返回|工具结果|返回结果|备注[”\"]?字段|这段文字|本文档|本页面|这个页面|本文件)[^。\n]{0,12}(?:的|里的?)?"
         r"(?:每一条|任何|所有的?)?(?:指令|命令|内容|要求)[^。\n]{0,12}(?:都要执行|当成|当作|照做|"
@@ -228,18 +229,22 @@ CHINESE = (
         "按我说的 只执行",
     ),
     chinese(
-        "obedience", Rule.POLICY_REWRITE, 0.8, r"你(?:以后|现在|今后)?归[^。!?\n，,]{1,8}管", "归"
+        "obedience",
+        ReviewRule.POLICY_REWRITE,
+        0.8,
+        r"你(?:以后|现在|今后)?归[^。!?\n，,]{1,8}管",
+        "归",
     ),
     chinese(
         "against_user",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         0.5,
         r"其他(?:任何)?人的(?:请求|话|要求|消息)都不用(?:理|管|听|回)",
         "其他",
     ),
     chinese(
         "trust_injected_text",
-        Rule.POLICY_REWRITE,
+        ReviewRule.POLICY_REWRITE,
         1.0,
         r"(?:当作|当成|视为)(?:主人|管理员|老板)(?:亲自|本人)?(?:输入|说|写|发)的?",
         "当作 当成 视为",

@@ -10,8 +10,8 @@ the container, passes it with what it carries.
 
 from __future__ import annotations
 
+from hologram.sdk import ReviewRule
 from hologram.security.injection.feature import (
-    Rule,
     chinese,
     chinese_forms,
     english,
@@ -23,7 +23,7 @@ ROLE_NAMES = r"(?:system|sys|assistant|developer|admin|administrator|root|operat
 ENGLISH = (
     english(
         "turn_marker",
-        Rule.FAKE_SYSTEM_TAG,
+        ReviewRule.FAKE_SYSTEM_TAG,
         1.0,
         r"<\|\s*im_start\s*\|>\s*(?:system|assistant|developer)\b|<\|?\s*start_of_turn\s*\|?>\s*"
         r"(?:system|model)\b|<<\s*sys\s*>>|\[\s*inst\s*\]\s*+(?!and\b|or\b|和|或|"
@@ -36,7 +36,7 @@ ENGLISH = (
     # what the turn says decides (a notification wrapped in <system> is still a notification).
     english(
         "role_tag",
-        Rule.FAKE_SYSTEM_TAG,
+        ReviewRule.FAKE_SYSTEM_TAG,
         0.7,
         # The opening tag is the signal; what it holds stays evidence of its own.
         r"<\s*(?P<tag>system|system_message|system_prompt|sys|assistant|instructions?|"
@@ -46,7 +46,7 @@ ENGLISH = (
     ),
     english(
         "role_tag",
-        Rule.FAKE_SYSTEM_TAG,
+        ReviewRule.FAKE_SYSTEM_TAG,
         0.6,
         r"<\s*/?\s*(?:system|system_message|system_prompt|sys|assistant|instructions?|"
         r"new_instructions|im_start|im_end)(?=[\s>])[^>]*>"
@@ -58,18 +58,22 @@ ENGLISH = (
     ),
     english(
         "role_line",
-        Rule.FAKE_SYSTEM_TAG,
+        ReviewRule.FAKE_SYSTEM_TAG,
         0.5,
         r"(?:^|<!--)\s*" + ROLE_NAMES + r"(?:\s+(?:message|prompt|instructions?|note))?\s*[:>]",
         "system sys assistant developer admin administrator root operator",
     ),
     english(
-        "role_json", Rule.FAKE_SYSTEM_TAG, 0.4, r"\"role\"\s*:\s*\"(?:system|developer)\"", "role"
+        "role_json",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.4,
+        r"\"role\"\s*:\s*\"(?:system|developer)\"",
+        "role",
     ),
     # A transcript in which the assistant itself speaks: a turn the text writes for it.
     english(
         "fake_dialogue",
-        Rule.FAKE_SYSTEM_TAG,
+        ReviewRule.FAKE_SYSTEM_TAG,
         0.5,
         r"^\s*(?:user|human)\s*:(?=[^\n]{0,200}\n+\s*(?:assistant|ai)\s*:)",
         "assistant ai",
@@ -78,7 +82,7 @@ ENGLISH = (
     # as a new turn.
     *english_forms(
         "context_break",
-        Rule.FAKE_SYSTEM_TAG,
+        ReviewRule.FAKE_SYSTEM_TAG,
         0.6,
         (
             r"<\s*/\s*(?:user_input|user|context|tool_result|tool_output|search_results|results|"
@@ -108,7 +112,7 @@ ENGLISH = (
 CHINESE = (
     chinese(
         "role_tag",
-        Rule.FAKE_SYSTEM_TAG,
+        ReviewRule.FAKE_SYSTEM_TAG,
         0.7,
         r"<\s*(?P<tag>系统|指令|新指令|系统消息|助手|"
         r"系统提示)\s*>(?=[^<]{2,400}<\s*/\s*(?P=tag)\s*>)"
@@ -118,7 +122,7 @@ CHINESE = (
     ),
     chinese(
         "role_tag",
-        Rule.FAKE_SYSTEM_TAG,
+        ReviewRule.FAKE_SYSTEM_TAG,
         0.6,
         r"<\s*/?\s*(?:系统|指令|新指令|系统消息|助手|系统提示|管理员)\s*>"
         r"|【\s*/?\s*(?:系统(?:提示|消息|指令)?|管理员(?:消息|指令)?|开发者(?:消息|指令)?)\s*】"
@@ -129,21 +133,21 @@ CHINESE = (
     ),
     chinese(
         "fake_dialogue",
-        Rule.FAKE_SYSTEM_TAG,
+        ReviewRule.FAKE_SYSTEM_TAG,
         0.5,
         r"^\s*(?:用户|人类)\s*[:：](?=[^\n]{0,200}\n+\s*(?:助手|ai)\s*[:：])",
         "用户 人类",
     ),
     chinese(
         "role_line",
-        Rule.FAKE_SYSTEM_TAG,
+        ReviewRule.FAKE_SYSTEM_TAG,
         0.5,
         r"(?:^|<!--)\s*(?:系统|助手|人类|管理员|开发者)(?:消息|指令|提示)?\s*[:：>]",
         "系统 助手 人类 管理员 开发者",
     ),
     *chinese_forms(
         "context_break",
-        Rule.FAKE_SYSTEM_TAG,
+        ReviewRule.FAKE_SYSTEM_TAG,
         0.6,
         (
             r"<\s*/\s*(?:用户输入|上下文|工具结果|搜索结果|用户|文档|网页|邮件)\s*>"
@@ -164,7 +168,7 @@ CHINESE = (
     ),
     chinese(
         "context_break",
-        Rule.FAKE_SYSTEM_TAG,
+        ReviewRule.FAKE_SYSTEM_TAG,
         0.6,
         r"[\[【(（]\s*(?:邮件|文章|网页|文档|正文|引用)(?:到此)?结束\s*[\]】)）]",
         "结束",
