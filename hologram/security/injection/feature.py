@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from hologram.sdk import ReviewRule
 
+#: The reach of a feature built outside the catalog, which sets each one's (`catalog.REACH`).
 REACH = (48, 160)
 #: Literal marks: space-separated, or a tuple when a mark holds a space.
 Marks = str | tuple[str, ...]
@@ -22,7 +24,7 @@ Marks = str | tuple[str, ...]
 class Feature:
     #: Signals of one name count once per passage, whichever pattern or language found them.
     name: str
-    #: What a finding names when this is its strongest signal; None for context signals.
+    #: What a finding names when this opens its sentence's signals; None for context signals.
     rule: ReviewRule | None
     #: Added to the passage's score; negative for a sign that the text talks *about* a thing.
     weight: float
@@ -33,7 +35,7 @@ class Feature:
     marks: tuple[str, ...] = ()
     #: For a negative feature, the one feature it takes weight from; None: the whole passage.
     counters: str | None = None
-    lang: str = "en"
+    lang: Literal["en", "zh"] = "en"
     #: How far (characters before, after) a match may lie from an anchor it contains; the
     #: scan looks only there. None: anywhere in the text.
     reach: tuple[int, int] | None = REACH
