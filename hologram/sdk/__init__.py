@@ -10,7 +10,9 @@ from hologram.sdk.facilities import Facility, parse_facility
 from hologram.sdk.outcomes import (
     CONSOLIDATION_CHANNEL,
     EndedBy,
+    FindingKind,
     PluginOrigin,
+    ReviewRule,
     TraceKind,
     ended_by_wire,
 )
@@ -44,6 +46,7 @@ __all__ = [
     "EventHandler",
     "EventType",
     "Facility",
+    "FindingKind",
     "HandlerScope",
     "MemItem",
     "OutputCap",
@@ -53,6 +56,7 @@ __all__ = [
     "PluginOrigin",
     "PluginSDK",
     "Priority",
+    "ReviewRule",
     "SchemaError",
     "Settings",
     "Stage",

@@ -1,4 +1,5 @@
-"""Named outcomes: how a turn ended, what a trace step measured, where a plugin came from.
+"""Named outcomes: how a turn ended, what a trace step measured, where a plugin came from,
+what content review found.
 
 Each is a `StrEnum` whose values are the strings the events, the journal and the API have
 always carried, so a member compares equal to its wire value and serialises as it.
@@ -52,6 +53,33 @@ class PluginOrigin(StrEnum):
     """Shipped with the project (the package's plugins/ folder): never uninstalled."""
     USER = "user"
     """Installed into the data directory: the only kind that can be replaced or removed."""
+
+
+class FindingKind(StrEnum):
+    """What content review flagged in a text (the `kind` of a security finding)."""
+
+    INJECTION = "injection"
+    """A passage that reads as an instruction to the assistant."""
+    SENSITIVE_WORD = "sensitive_word"
+    """A word from `core.security.review.sensitive_words`, masked in what is stored."""
+
+
+class ReviewRule(StrEnum):
+    """Which rule a finding names: for an injection, what its sentence opens with."""
+
+    IGNORE_INSTRUCTIONS = "ignore_instructions"
+    NEW_INSTRUCTIONS = "new_instructions"
+    ROLE_OVERRIDE = "role_override"
+    PROMPT_EXFILTRATION = "prompt_exfiltration"
+    FAKE_SYSTEM_TAG = "fake_system_tag"
+    AUTHORITY_IMPERSONATION = "authority_impersonation"
+    SECRET_EXFILTRATION = "secret_exfiltration"
+    POLICY_REWRITE = "policy_rewrite"
+    HIDDEN_INSTRUCTION = "hidden_instruction"
+    ADDRESSED_INSTRUCTION = "addressed_instruction"
+    """Only context signals (who is addressed, secrecy, a destination) added up."""
+    WORD_LIST = "word_list"
+    """A sensitive word."""
 
 
 def ended_by_wire(ended_by: EndedBy, stage: str | None) -> str:

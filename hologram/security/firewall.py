@@ -14,7 +14,16 @@ from typing import Any
 
 from hologram.config import ConfigRegistry, SecuritySettings
 from hologram.events import EventBus
-from hologram.sdk import Event, EventType, HandlerScope, Stage, StageContext, ToolCall, ToolResult
+from hologram.sdk import (
+    Event,
+    EventType,
+    FindingKind,
+    HandlerScope,
+    Stage,
+    StageContext,
+    ToolCall,
+    ToolResult,
+)
 from hologram.security.credentials import CredentialGate
 from hologram.security.policy import INTERNAL, PolicySettings, Principal, Profile, ToolPolicy
 from hologram.security.proxy import GuardedOutputChannels, GuardedRunner, ModelGuard
@@ -190,7 +199,7 @@ class Firewall:
             if memory is not None:
                 memory = review.mask_words(memory, review.review(memory))
             self.report(findings, "tool_result", tool=call.name)
-            injections = sorted({f.rule for f in findings if f.kind == "injection"})
+            injections = sorted({f.rule for f in findings if f.kind is FindingKind.INJECTION})
             if injections:
                 content = (
                     f"[security note: this result of {call.name} contains text that looks like "

@@ -4,10 +4,26 @@ A path is refused, with the reason, before anything touches the file system when
 holds a NUL byte or another control character; is percent-encoded (`%2e%2e%2f`), which some
 layer below might decode after the check; uses look-alike characters (fullwidth `．．／`,
 the one-dot leader, division and fraction slashes, zero-width or direction marks) that a
-normalising layer might turn into `../`; uses a backslash or starts with `~`; has a `..`
-part anywhere (even one that would end inside: a rule with no exceptions is one a reader can
-check); is absolute and outside every root; or resolves outside every root once symbolic
-links are followed. Ordinary non-ASCII names (a Chinese file name) are fine.
+normalising layer might turn into `../`; uses a backslash; has a `..` part anywhere (even
+one that would end inside: a rule with no exceptions is one a reader can check); is absolute
+and outside every root; or resolves outside every root once symbolic links are followed.
+Ordinary non-ASCII names (a Chinese file name) are fine.
+
+A path that a shell or a URL handler would expand is refused as ambiguous, not guessed at:
+whoever wrote `$HOME/notes` most likely meant the expansion, and the sandbox would check a
+literal folder called `$HOME` while a shell tool (`cmd_run`) ran on the real home. Refused:
+
+* an environment variable anywhere in the path, as a shell writes it (`$HOME`, `${HOME}`,
+  `$(cmd)`, backquotes) or as Windows does (`%APPDATA%`): a shell expands these in the middle
+  of a word too, so `a$b.txt` is refused as well;
+* a leading tilde (`~`, `~/x`, `~root/x`);
+* a `file:` URL, or any other `scheme://` URL, in place of a path.
+
+Kept literal, deliberately: a `$` before a digit, another `$` or punctuation
+(`price$5.txt`, `cost$.txt`), which reads as a name, not a variable (a shell's positional
+parameters are not something anyone means in a path); a `~` anywhere but the start
+(`a~b.txt`, `notes.txt~`, `docs/~draft.md`: shells expand only a word's leading tilde); a
+`%` that does not close a name (`100%.txt`).
 """
 
 from __future__ import annotations
@@ -26,6 +42,11 @@ _LOOKALIKES = frozenset(
     "\u2216\uff3c\ufe68\u29f5\u29f9\u2573\u02d9\u0701\u0702\ua4f8\u2e31"
 )
 """Dots and slashes from other blocks; NFKC maps some of these to ASCII, not all."""
+_SHELL_EXPANSION = re.compile(r"\$(?:\{[^}]*\}?|\([^)]*\)?|[A-Za-z_]\w*)|`[^`]*`?")
+# Two hex digits or %uXXXX between percent signs are percent-encoding, refused as that.
+_WINDOWS_VARIABLE = re.compile(r"%(?![0-9A-Fa-f]{2}%|u[0-9A-Fa-f]{4})[A-Za-z_][\w()]*%")
+_URL_SCHEME = re.compile(r"(?:file:|[A-Za-z][A-Za-z0-9+.-]*://)", re.IGNORECASE)
+_SEND_INSTEAD = "send the path as it is on disk, relative to a root or absolute inside one"
 
 
 class PathRefused(ValueError):
@@ -96,6 +117,7 @@ def _plain(raw: object) -> str:
                 f"the path contains U+{ord(char):04X} ({unicodedata.name(char, '?').lower()}), "
                 "which looks like a dot or a slash; use the ASCII characters"
             )
+    _refuse_expansions(raw)
     if _PERCENT.search(raw):
         raise PathRefused(
             f"path {_show(raw)} is percent-encoded; give the plain path (no %XX escapes)"
@@ -107,9 +129,29 @@ def _plain(raw: object) -> str:
         )
     if "\\" in raw:
         raise PathRefused(f"path {_show(raw)} contains a backslash; separate parts with '/'")
-    if raw.startswith("~"):
-        raise PathRefused(f"path {_show(raw)} starts with '~'; give it relative to a root")
     return raw
+
+
+def _refuse_expansions(raw: str) -> None:
+    """Refuse what a shell or a URL handler would turn into some other path."""
+    if _URL_SCHEME.match(raw):
+        scheme = raw.split(":", 1)[0].lower()
+        raise PathRefused(
+            f"path {_show(raw)} is a {scheme}: URL, not a path; the sandbox does not guess "
+            f"what a URL handler would make of it: {_SEND_INSTEAD}"
+        )
+    if raw.startswith("~"):
+        raise PathRefused(
+            f"path {_show(raw)} starts with '~', which a shell would expand to a home "
+            f"directory; the sandbox does not guess which: {_SEND_INSTEAD}"
+        )
+    found = _SHELL_EXPANSION.search(raw) or _WINDOWS_VARIABLE.search(raw)
+    if found is not None:
+        raise PathRefused(
+            f"path {_show(raw)} holds {_show(found[0])}, which a shell would expand (an "
+            "environment variable or a command substitution); the sandbox does not guess "
+            f"what it stands for: {_SEND_INSTEAD}"
+        )
 
 
 def _resolve(candidate: Path, roots: list[Path]) -> Path:

@@ -147,3 +147,87 @@ def test_fuzz_whatever_is_accepted_resolves_inside_a_root(
     assert any(real == r or r in real.parents for r in allowed), (raw, real)
     assert Path(os.path.realpath(outside)) not in [real, *real.parents]
     assert ".." not in Path(raw).parts and "\x00" not in raw
+
+
+EXPANSIONS = [
+    # (path, the part the reason names)
+    ("$HOME/.ssh/id_rsa", "'$HOME'"),
+    ("${HOME}", "'${HOME}'"),
+    ("docs/${XDG_DATA_HOME}/a.txt", "'${XDG_DATA_HOME}'"),
+    ("/tmp/$USER/notes", "'$USER'"),
+    ("docs/$(whoami).txt", "'$(whoami)'"),
+    ("docs/`id`.txt", "'`id`'"),
+    ("a$b.txt", "'$b'"),  # a shell expands `$b` in the middle of a word too
+    ("%APPDATA%/notes.txt", "'%APPDATA%'"),
+    ("docs/%USERPROFILE%", "'%USERPROFILE%'"),
+    ("%ProgramFiles(x86)%/app", "'%ProgramFiles(x86)%'"),
+]
+
+
+@pytest.mark.parametrize(("path", "named"), EXPANSIONS)
+def test_a_path_a_shell_would_expand_is_refused_naming_the_expansion(
+    sandbox: PathSandbox, path: str, named: str
+) -> None:
+    with pytest.raises(PathRefused) as refused:
+        sandbox.check(path)
+    reason = str(refused.value)
+    assert named in reason and "a shell would expand" in reason
+    assert "send the path as it is on disk" in reason
+
+
+@pytest.mark.parametrize("path", ["~", "~/notes.txt", "~root/.ssh/id_rsa", "~alice"])
+def test_a_leading_tilde_is_refused_as_a_home_directory_the_sandbox_will_not_guess(
+    sandbox: PathSandbox, path: str
+) -> None:
+    with pytest.raises(PathRefused) as refused:
+        sandbox.check(path)
+    assert "home directory" in str(refused.value)
+    assert "send the path as it is on disk" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("path", "scheme"),
+    [
+        ("file:///etc/passwd", "file:"),
+        ("file:docs/a.txt", "file:"),
+        ("FILE://localhost/etc/passwd", "file:"),
+        ("https://example.com/a.txt", "https:"),
+    ],
+)
+def test_a_url_in_place_of_a_path_is_refused(sandbox: PathSandbox, path: str, scheme: str) -> None:
+    with pytest.raises(PathRefused) as refused:
+        sandbox.check(path)
+    assert f"is a {scheme} URL, not a path" in str(refused.value)
+
+
+def test_an_expansion_is_refused_even_when_a_folder_of_that_literal_name_exists(
+    sandbox: PathSandbox, roots: tuple[Path, Path]
+) -> None:
+    work, _ = roots
+    (work / "$HOME").mkdir()  # the literal reading exists; the other is still possible
+    with pytest.raises(PathRefused, match="a shell would expand"):
+        sandbox.check("$HOME")
+
+
+LITERAL_NAMES = [
+    "a~b.txt",
+    "notes.txt~",
+    "docs/~draft.md",
+    "price$5.txt",
+    "cost$.txt",
+    "docs/$$.log",
+    "100%.txt",
+    "notes:2024.txt",
+]
+
+
+@pytest.mark.parametrize("name", LITERAL_NAMES)
+def test_dollar_tilde_and_percent_inside_a_name_are_taken_literally(
+    sandbox: PathSandbox, roots: tuple[Path, Path], name: str
+) -> None:
+    work, _ = roots
+    target = work / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("x")
+    accepted = sandbox.check(name)
+    assert accepted == Path(os.path.realpath(target)) and accepted.read_text() == "x"

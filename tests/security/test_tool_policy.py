@@ -140,3 +140,15 @@ async def test_a_secret_typed_in_an_input_is_journaled_as_its_alias(
     assert row is not None and row["text"] == "my token is @{github}, keep it"
     stored = b"".join(p.read_bytes() for p in kernel.data_dir.glob("inputs.db*"))
     assert b"my token is" in stored and GITHUB.encode() not in stored
+
+
+async def test_a_path_with_an_environment_variable_is_refused_before_the_tool_runs(
+    kernel: Kernel, model: ScriptedModelServer
+) -> None:
+    calls = Calls()
+    kernel.state.stagehost.register_tool(calls.tool("notes_read"), owner="notes")
+    model.queue_tool_call("notes_read", {"path": "$HOME/.ssh/id_rsa"}).queue_text("sorry")
+    await kernel.inputs.say("read my key", "test")
+    assert calls.seen == []
+    [message] = tool_messages(model, 1)
+    assert "'$HOME'" in message["content"] and "a shell would expand" in message["content"]

@@ -1,0 +1,25 @@
+"""The injection classifier behind content review.
+
+One module per kind of attack holds its English and Chinese features (override, persona,
+limits, leak, turns, authority, exfiltration, policy, principal, and the context signals in
+context); catalog lists them with their reach; scan finds them around their anchors; markup
+finds hidden text; classifier adds the weights up per passage.
+"""
+
+from hologram.security.injection.catalog import FEATURES
+from hologram.security.injection.classifier import (
+    THRESHOLD,
+    InjectionClassifier,
+    Invisible,
+    Passage,
+)
+from hologram.security.injection.feature import Feature
+
+__all__ = [
+    "FEATURES",
+    "THRESHOLD",
+    "Feature",
+    "InjectionClassifier",
+    "Invisible",
+    "Passage",
+]

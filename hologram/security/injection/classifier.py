@@ -1,0 +1,224 @@
+"""Adding the signals up: which passages of a text read as instructions to the assistant.
+
+Signals (features that matched) lie close together in an injection: an addressee, an order
+and what it asks for are one sentence or a few. Signals closer than `PASSAGE_GAP` characters
+form a group, and each character is evidence once (of overlapping signals the heaviest
+stays). A run of signals within `WINDOW` characters scores the sum, over feature names, of
+the strongest signal of each name (a second `discard_instructions` adds nothing), plus
+`HIDDEN_WEIGHT` when a signal lies in hidden markup, plus the group's negative signals: text
+talking *about* attacks lowers it, a phone or a browser takes the weight of "developer mode".
+The window keeps a long document's scattered weak signals from adding up to an instruction
+no sentence of it gives. A run that reaches `THRESHOLD` is one finding per sentence that
+carries a named signal, so each instruction is reported where it stands, under the rule of
+the first named signal in it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from hologram.sdk import ReviewRule
+from hologram.security.injection.catalog import FEATURES
+from hologram.security.injection.feature import Feature
+from hologram.security.injection.markup import HIDDEN_WEIGHT, hidden_regions, might_hide
+from hologram.security.injection.scan import Scanner, Signal
+
+THRESHOLD = 1.0
+PASSAGE_GAP = 160
+WINDOW = 320
+INVISIBLE = "invisible_text"
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。\n]")
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """One finding's worth: where (in folded text), what it does, and its passage's score."""
+
+    rule: ReviewRule
+    start: int
+    end: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Invisible:
+    """Text spelled in invisible characters, found while folding (folded offsets)."""
+
+    start: int
+    end: int
+    weight: float
+
+
+_INVISIBLE_FEATURES = {
+    weight: Feature(INVISIBLE, ReviewRule.HIDDEN_INSTRUCTION, weight, re.compile(""), frozenset())
+    for weight in (0.6, 1.0)
+}
+
+
+class InjectionClassifier:
+    """The features of both languages, indexed once per review."""
+
+    def __init__(self, features: Iterable[Feature] | None = None, *, markup: bool = True) -> None:
+        """`features` and `markup` (whether hidden markup and invisible text count) are for
+        measuring what each part contributes; review uses all of them."""
+        self._scanner = Scanner(FEATURES if features is None else features)
+        self._markup = markup
+
+    def signals(self, folded: str, *, gated: bool = True) -> list[Signal]:
+        return self._scanner.signals(folded, gated=gated)
+
+    def passages(
+        self, folded: str, invisible: Sequence[Invisible] = (), *, gated: bool = True
+    ) -> list[Passage]:
+        """The passages that reach `THRESHOLD`, each with its score."""
+        signals = self.signals(folded, gated=gated)
+        if self._markup:
+            signals += [Signal(_INVISIBLE_FEATURES[i.weight], i.start, i.end) for i in invisible]
+        if not signals:
+            return []
+        signals.sort(key=lambda s: s.start)
+        hidden = hidden_regions(folded) if self._markup and might_hide(folded) else []
+        ends = [m.end() for m in _SENTENCE_END.finditer(folded)]
+        passages: list[Passage] = []
+        for group in _by_proximity(signals):
+            passages += _score(group, hidden, ends)
+        return passages
+
+
+def _by_proximity(signals: list[Signal]) -> Iterable[list[Signal]]:
+    group = [signals[0]]
+    reach = signals[0].end
+    for signal in signals[1:]:
+        if signal.start > reach + PASSAGE_GAP:
+            yield group
+            group = []
+        group.append(signal)
+        reach = max(reach, signal.end)
+    yield group
+
+
+def _evidence(group: list[Signal]) -> list[Signal]:
+    """Each character counts once: of signals that overlap, the heaviest stays (the phrase
+    "send the password" outweighs the verb and the secret in it)."""
+    kept: list[Signal] = []
+    for signal in sorted(group, key=lambda s: -s.feature.weight):
+        if all(signal.end <= k.start or signal.start >= k.end for k in kept):
+            kept.append(signal)
+    return sorted(kept, key=lambda s: s.start)
+
+
+def _score(group: list[Signal], hidden: list[tuple[int, int]], ends: list[int]) -> list[Passage]:
+    """The passages of one group: each run of signals within `WINDOW` characters that reaches
+    the threshold, left to right."""
+    positive = [s for s in group if s.feature.weight > 0]
+    # The group's best possible score: every name at its strongest, no penalty. Most groups
+    # (a "send", a "the user") stop here.
+    strongest: dict[str, float] = {}
+    for signal in positive:
+        name = signal.feature.name
+        strongest[name] = max(strongest.get(name, 0.0), signal.feature.weight)
+    if sum(strongest.values()) + (HIDDEN_WEIGHT if hidden else 0.0) < THRESHOLD:
+        return []
+    penalties = _penalties([s for s in group if s.feature.weight < 0])
+    # Invisible text is a property of a stretch of the text, not words in it: it overlaps
+    # the signals inside it without competing with them.
+    invisible = [s for s in positive if s.feature.name == INVISIBLE]
+    positive = sorted(
+        _evidence([s for s in positive if s.feature.name != INVISIBLE]) + invisible,
+        key=lambda s: s.start,
+    )
+    found: list[Passage] = []
+    first = 0
+    while first < len(positive):
+        score, last = _best_window(positive, first, penalties, hidden)
+        if score >= THRESHOLD:
+            found += _sentences(positive[first : last + 1], score, hidden, ends)
+            first = last + 1
+        else:
+            first += 1
+    return found
+
+
+def _penalties(negative: list[Signal]) -> tuple[float, dict[str, float]]:
+    """What the group's negative signals take: from every run, and from a named feature."""
+    weakest: dict[tuple[str, str | None], float] = {}
+    for signal in negative:
+        key = (signal.feature.name, signal.feature.counters)
+        weakest[key] = min(weakest.get(key, 0.0), signal.feature.weight)
+    overall = 0.0
+    named: dict[str, float] = {}
+    for (_, counters), weight in weakest.items():
+        if counters is None:
+            overall += weight
+        else:
+            named[counters] = named.get(counters, 0.0) + weight
+    return overall, named
+
+
+def _best_window(
+    positive: list[Signal],
+    first: int,
+    penalties: tuple[float, dict[str, float]],
+    hidden: list[tuple[int, int]],
+) -> tuple[float, int]:
+    """The highest score of a run that starts at `first`, and where that run ends."""
+    overall, named = penalties
+    strongest: dict[str, float] = {}
+    total = overall
+    in_hidden = False
+    best = (-1.0, first)
+    for last in range(first, len(positive)):
+        signal = positive[last]
+        if signal.end - positive[first].start > WINDOW:
+            break
+        name, weight = signal.feature.name, signal.feature.weight
+        # A countered feature weighs what is left of it (never below nothing).
+        weight = max(0.0, weight + named.get(name, 0.0))
+        if weight > strongest.get(name, 0.0):
+            total += weight - strongest.get(name, 0.0)
+            strongest[name] = weight
+        in_hidden = in_hidden or _inside(signal, hidden)
+        score = round(total + (HIDDEN_WEIGHT if in_hidden else 0.0), 3)
+        if score > best[0]:
+            best = (score, last)
+    return best
+
+
+def _sentences(
+    members: list[Signal], score: float, hidden: list[tuple[int, int]], ends: list[int]
+) -> list[Passage]:
+    """One passage per sentence holding a named signal; a sentence of context signals alone
+    ("do not tell the user") belongs to the instruction before it."""
+    sentences: list[list[Signal]] = []
+    last = -1
+    for signal in members:
+        sentence = bisect.bisect_right(ends, signal.start)
+        if sentence != last and (signal.feature.rule is not None or not sentences):
+            sentences.append([])
+            last = sentence
+        sentences[-1].append(signal)
+    hidden_rule = any(_inside(s, hidden) or s.feature.name == INVISIBLE for s in members)
+    return [
+        Passage(
+            ReviewRule.HIDDEN_INSTRUCTION if hidden_rule else _rule(sentence),
+            sentence[0].start,
+            max(s.end for s in sentence),
+            score,
+        )
+        for sentence in sentences
+    ]
+
+
+def _rule(members: list[Signal]) -> ReviewRule:
+    """The rule of the sentence's first named signal: what the instruction opens with."""
+    for signal in members:
+        if signal.feature.rule is not None:
+            return signal.feature.rule
+    return ReviewRule.ADDRESSED_INSTRUCTION
+
+
+def _inside(signal: Signal, regions: list[tuple[int, int]]) -> bool:
+    return any(start <= signal.start < end for start, end in regions)

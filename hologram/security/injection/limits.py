@@ -1,0 +1,279 @@
+"""Freeing the assistant from its limits: no filters, never refuses, its rules gone, a mode
+in which anything goes.
+
+Said of a persona ("an AI with no content policy") this completes a role override; said to
+the assistant itself ("you have no guidelines any more") it is one. A developer mode on a
+phone or in a browser is a setting, and takes the weight of "developer mode" away.
+"""
+
+from __future__ import annotations
+
+from hologram.sdk import ReviewRule
+from hologram.security.injection.feature import (
+    chinese,
+    chinese_forms,
+    english,
+    english_forms,
+)
+
+RESTRICTION_ZH = (
+    r"(?:限制|约束|审查|底线|准则|过滤|安全检查|安全模式|内容过滤|内容审查|规则约束|平台规则|道德|"
+    r"良知|禁忌|顾忌|原则|规矩|规则|规定)"
+)
+RESTRICTION_TRIGGERS = (
+    "限制 约束 审查 底线 准则 过滤 安全检查 安全模式 规则 道德 良知 禁忌 顾忌 原则 规矩 规定"
+)
+
+ENGLISH = (
+    english(
+        "harmful_persona",
+        ReviewRule.ROLE_OVERRIDE,
+        0.4,
+        r"\b(?:hacker|criminal|scammer|fraudster|terrorist|cracker|con\s+artist|"
+        r"malware\s+author)\b",
+        "hacker criminal scammer fraudster terrorist cracker con malware",
+    ),
+    english(
+        "mode_switch",
+        ReviewRule.ROLE_OVERRIDE,
+        0.4,
+        r"\b(?:switch|change|enter|activate|enable|turn\s+on|unlock|go)\s+(?:in)?to\s+(?:the\s+)?"
+        r"[\w-]+\s+mode\b|\b(?:enter|activate|enable|unlock)\s+(?:the\s+)?[\w-]+\s+mode\b"
+        r"|\bmode\s*[:=]\s*[\"']?(?:unrestricted|unfiltered|uncensored|jailbreak|jailbroken|evil|"
+        r"dan|god|developer|admin|root|free|no[\w-]*)\b"
+        r"|\b(?:enter|activate|enable|unlock|switch\s+to)\s+[\"“'‘][\w\s-]{1,20}?\s+mode\b"
+        r"|\bin\s+(?:this|that|[\w-]+)\s+mode,?\s+you\s+(?:may|can|will|are)\b",
+        "mode",
+    ),
+    *english_forms(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        (
+            r"\b(?:no|without|free\s+(?:of|from)|zero)\s+(?:any\s+|all\s+|every\s+|"
+            r"the\s+(?:old\s+)?)?"
+            r"(?:content\s+|ethical\s+|safety\s+)?(?:polic(?:y|ies)|filters?|restrictions?|limits?|"
+            r"limitations?|rules?|guidelines|censorship|boundaries|morals|ethics|guardrails|taboos|"
+            r"safety(?:\s+checks?)?)\b"
+            r"|\b(?:limits|restrictions|rules|guidelines|"
+            r"filters)\s+(?:placed\s+on\s+you\s+)?(?:are|"
+            r"were|have\s+been)\s+(?:all\s+)?(?:gone|removed|deleted|lifted|disabled|off)"
+            r"|\bwhose\s+(?:guidelines|rules|limits)\s+(?:were|have\s+been)\s+(?:deleted|removed)"
+            r"|\b(?:never|doesn'?t|does\s+not|won'?t)\s+(?:mentions?|cares?\s+about|follows?|"
+            r"obeys?)\s+"
+            r"(?:any\s+)?(?:rules|safety|limits|ethics|guidelines|laws|policies|morals)"
+            r"|\b(?:ignores?|breaks?|follows?\s+no|has\s+no|doesn'?t\s+have)\s+(?:every|all|"
+            r"any)?\s*"
+            r"(?:content\s+|safety\s+)?(?:rules?|guidelines|filters|policies|restrictions|limits)\b"
+            r"|\b(?:safety|filters?|review|moderation|censorship|restrictions?)\s*[:=]\s*(?:off|"
+            r"false|"
+            r"none|disabled)\b"
+            r"|\bno\s+safety\s+training\b"
+            r"|\b(?:removed|deleted|disabled|stripped|took\s+away|switched\s+off)\s+(?:every|all|"
+            r"any|"
+            r"the|your|its)?\s*(?:safeguards?|filters?|restrictions?|limits?|rules|guardrails|"
+            r"safety\s+"
+            r"\w+)\b"
+            r"|\b(?:hates?|despises?|ignores)\s+(?:all\s+)?(?:rules|restrictions|guidelines|"
+            r"limits)\b",
+            "policy policies filter filters restriction restrictions limit limits limitations "
+            "limitation rule rules guidelines censorship boundaries morals ethics guardrails "
+            "taboos "
+            "safety laws review moderation safeguard safeguards",
+        ),
+        (
+            r"\b(?:unrestricted|unfiltered|uncensored|unbound|jailbroken|jailbreak|unchained|"
+            r"unaligned|unlimited|unmoderated|amoral|immoral|unethical|rogue|unhinged|rebellious|"
+            r"lawless)\b",
+            "unrestricted unfiltered uncensored unbound jailbroken jailbreak unchained unaligned "
+            "unlimited unmoderated amoral immoral unethical rogue unhinged rebellious lawless",
+        ),
+        (r"\bevil\w*", "", "evil"),
+        (
+            r"\bno\s+longer\s+(?:bound|restricted|limited|constrained|held\s+back)\b"
+            r"|\b(?:never|doesn'?t|does\s+not|won'?t|will\s+not|cannot|can'?t)\s+refuse[sd]?\b"
+            r"|\brefuses?\s+nothing\b|\bapologi[sz]es?\s+for\s+nothing\b"
+            r"|\bwithout\s+(?:any\s+)?(?:disclaimers?|warnings?|caveats?|refusals?)\b"
+            r"|\bwithout\s+(?:any\s+)?commentary\s+or\s+refusal\b"
+            r"|\b(?:not|isn'?t|aren'?t|never)\s+bound\s+by\b|\bwithout\s+(?:a\s+|"
+            r"any\s+)?(?:conscience|"
+            r"morals|scruples)\b|\bnever\s+(?:been\s+)?aligned\b|\bnever\s+had\s+any\s+ethical\s+"
+            r"training|\bescaped\s+its\s+sandbox"
+            r"|\b(?:zero|no|without\s+(?:any\s+)?)\s*alignment\b"
+            r"|\bnever\s+(?:add|adds|include|includes|give|gives)\s+(?:any\s+)?(?:warnings?|"
+            r"disclaimers?|caveats?)\b",
+            "bound restricted limited constrained held refuse refuses refused nothing disclaimers "
+            "disclaimer warnings warning caveats caveat refusals refusal conscience morals "
+            "scruples "
+            "aligned ethical sandbox alignment",
+        ),
+        (
+            r"\banswers?\s+(?:everything|anything|all\s+questions)\b|\bwill\s+(?:say|"
+            r"do)\s+anything\b"
+            r"|\b(?:anything|everything)\s+goes\b|\bnothing\s+is\s+off[\s-]limits\b"
+            r"|\b(?:helps?|assists?)\s+with\s+anything\b|\b(?:discuss|talk\s+about)\s+anything\b"
+            r"|\b(?:replies|responds|answers|says\s+yes)\s+to\s+(?:everything|anything|every\s+"
+            r"request)\b"
+            r"|\b(?:execute|do|run|answer|follow|obey)\s+(?:whatever|everything|"
+            r"anything)\s+i\s+(?:type|"
+            r"say|ask|tell\s+you|write)\b"
+            r"|\b(?:does|do)\s+(?:what|whatever)\s+(?:it'?s|it\s+is|he'?s|she'?s|you'?re|"
+            r"they'?re)\s+told\b"
+            r"|\b(?:says|does)\s+whatever\s+(?:it|he|she|they)\s+wants\b"
+            r"|\bobeys?\s+(?:every|all|any)\s+(?:prompts?|requests?|commands?|instructions?|"
+            r"orders?)\b"
+            r"|\b(?:may|can|will|could)\s+(?:now\s+)?say\s+anything\b|"
+            r"\banswers?\s+any\s+question\b",
+            "everything anything questions question limits whatever told wants obey obeys",
+        ),
+        (
+            r"\b(?:skip|bypass|disable|turn\s+off|switch\s+off|ignore|break)\s+(?:the\s+|your\s+)?"
+            r"(?:safety|content\s+filter|filter|guardrails|content\s+review|spam\s+filtering|"
+            r"security\s+"
+            r"checks?|ethics|ethical\s+guidelines|moral\s+\w+)"
+            r"|\b(?:thrown|broken|cast|shaken)\s+(?:off|free\s+(?:of|from))\s+(?:its|your|all|"
+            r"the)\s+"
+            r"(?:programming|training|rules|restrictions|shackles|chains|limits|alignment|"
+            r"guidelines)"
+            r"|\bfreed\s+from\s+(?:its|your|all|the)\s+(?:programming|training|rules|restrictions|"
+            r"limits|alignment|guidelines|creators?)"
+            r"|\b(?:liberated|freed|released)\s+from\b"
+            r"|\b(?:nobody|no\s+one)\s+(?:controls|can\s+control|restricts|can\s+stop|owns)\b",
+            "safety filter guardrails review spam security ethics ethical moral thrown broken cast "
+            "shaken freed liberated released controls control restricts stop owns",
+        ),
+    ),
+    # Told outright that it has no rules left.
+    english(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        1.0,
+        r"\byou\s+(?:now\s+)?(?:have|'ve\s+got)\s+no\s+(?:more\s+)?(?:guidelines|rules|"
+        r"restrictions|"
+        r"filters|guardrails|limits)\s+(?:any\s*more|now|left)\b",
+        "guidelines rules restrictions filters guardrails limits",
+    ),
+    english(
+        "developer_mode",
+        ReviewRule.ROLE_OVERRIDE,
+        1.0,
+        r"\b(?:enter|enable|activate|switch\s+to|go\s+into|unlock)\s+(?:the\s+)?(?:developer|god|"
+        r"dan|jailbreak|debug|admin|sudo)\s+mode\b|\bdo\s+anything\s+now\b",
+        "mode anything",
+    ),
+    english(
+        "developer_mode",
+        ReviewRule.ROLE_OVERRIDE,
+        0.5,
+        r"\b(?:developer|god|dan|jailbreak|sudo)\s+mode\b",
+        "mode",
+    ),
+    # Developer mode on a phone, a browser or an OS is a setting, not a persona.
+    english(
+        "device_setting",
+        None,
+        -0.5,
+        r"\b(?:chrome|browser|extensions?|windows|android|ios|iphone|phone|settings|toggle|"
+        r"device|xcode|sideload(?:ing)?|usb|console|build|game|level)\b",
+        "chrome browser extension extensions windows android ios iphone phone settings toggle "
+        "device xcode sideload sideloading usb console build game level",
+        counters="developer_mode",
+    ),
+)
+
+CHINESE = (
+    chinese(
+        "harmful_persona",
+        ReviewRule.ROLE_OVERRIDE,
+        0.4,
+        r"黑客|骗子|罪犯|诈骗犯|恐怖分子",
+        "黑客 骗子 罪犯 诈骗犯 恐怖分子",
+    ),
+    chinese(
+        "mode_switch",
+        ReviewRule.ROLE_OVERRIDE,
+        0.4,
+        r"(?:切换|进入|开启|打开|启用|激活)(?:到)?[^。\n,，]{1,8}模式|以[“\"][^”\"]{1,8}模式[”\"]"
+        r"|在[^。!?\n]{1,8}模式下"
+        r"|模式\s*[:：=]\s*(?:无限制|越狱|开发者|上帝|邪恶|自由|无审查)",
+        "模式",
+    ),
+    *chinese_forms(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        (
+            r"(?:没有|不受|无|不用遵守|解除|移除|去掉|拿掉|撤掉|取消|没了|删除|关闭|关掉|摆脱|突破|"
+            r"打破|绕过|无视|不顾)(?:了|你的)?"
+            r"(?:任何|所有|一切|各种)?(?:的)?(?:平台|安全)?"
+            + RESTRICTION_ZH
+            + r"|"
+            + RESTRICTION_ZH
+            + r"(?:都|全部|全都)?(?:没了|被删除|已?移除|已?解除)"
+            r"|(?:审查|过滤|安全检查|安全模式|限制)\s*[:：=]\s*(?:关闭|关|无|off)",
+            RESTRICTION_TRIGGERS,
+        ),
+        (
+            r"从(?:来)?不拒绝|不会拒绝|任何问题都(?:回答|能回答)|可以做任何事|无审查|无限制|不受限"
+            r"|没受过(?:任何)?伦理训练|准则被删除|邪恶|无底线|百无禁忌|叛逆|黑客|骗子|罪犯|不讲规矩"
+            r"|问什么答什么|有求必应|(?:挣脱|摆脱|冲破)(?:了)?(?:束缚|枷锁|限制|控制)|没有被对齐"
+            r"|未对齐|不需要顾及|不用顾及|(?:没人|没有人|谁都)(?:管得了|管不了|控制)"
+            r"|不(?:用|必|需要)(?:再)?(?:加|给|附)?(?:免责声明|警告|风险提示)"
+            r"|讨厌(?:一切)?(?:规矩|规则|限制)|(?:没有|不)被约束"
+            r"|任何[^。!?\n]{0,6}?问题都(?:肯|会|能|可以)?回答",
+            "拒绝 任何问题 任何事 审查 限制 不受限 伦理 准则 邪恶 底线 百无禁忌 叛逆 黑客 骗子 "
+            "罪犯 不讲规矩 问什么答什么 有求必应 挣脱 摆脱 冲破 对齐 顾及 管得了 管不了 控制 "
+            "免责声明 警告 风险提示 讨厌 被约束 问题都",
+        ),
+        (
+            r"(?:什么|任何)(?:话|事|内容|问题)?都(?:敢说|回答|能说|敢干|可以说|可以做|能做|能聊)"
+            r"|什么(?:要求|请求|问题|事)都(?:满足|答应|回答|做|行)|(?:可以|能|敢)什么都(?:说|做|"
+            r"聊|答)"
+            r"|(?:可以|能)(?:讨论|聊|说|谈)任何(?:话题|事|内容)"
+            r"|(?:回答|满足|做)(?:一切|所有|任何)(?:问题|要求|事)"
+            r"|我(?:输入|说|写|问)什么你就(?:执行|做|回答|照做)什么",
+            "都敢说 都回答 都能说 都敢干 都可以说 都可以做 都能做 都能聊 都满足 都答应 都做 都行 "
+            "什么都说 什么都做 什么都聊 什么都答 讨论任何 聊任何 说任何 谈任何 回答一切 回答所有 "
+            "回答任何 满足一切 满足所有 满足任何 做一切 做所有 做任何 你就执行 你就做 你就回答 "
+            "你就照做",
+        ),
+        (
+            r"(?:不用|不必|再也不用|不再)听(?:公司|开发者|厂商|主人|任何人)的"
+            r"|(?:不听|不再听|不服从|无视)(?:开发者|厂商|公司|主人|运营)"
+            r"|不受(?:任何|所有|一切)?[^。!?\n]{0,6}?(?:约束|限制|管制|管束)",
+            "听公司 听开发者 听厂商 听主人 听任何人 不听 不服从 无视开发者 无视厂商 无视公司 "
+            "无视主人 无视运营 不受",
+        ),
+    ),
+    chinese(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        1.0,
+        r"你(?:已经|现在)?没有(?:任何)?(?:准则|规则|限制|约束|底线)了",
+        "没有",
+    ),
+    chinese(
+        "developer_mode",
+        ReviewRule.ROLE_OVERRIDE,
+        1.0,
+        r"(?:进入|开启|打开|切换到|启用|激活)(?:开发者|上帝|越狱|管理员|调试)模式",
+        "开发者 上帝 越狱 管理员 调试",
+    ),
+    chinese(
+        "developer_mode",
+        ReviewRule.ROLE_OVERRIDE,
+        0.5,
+        r"(?:开发者|上帝|越狱)模式|越狱",
+        "开发者 上帝 越狱",
+    ),
+    chinese(
+        "device_setting",
+        None,
+        -0.5,
+        r"手机|设置|版本号|电脑|浏览器|扩展|调试|安卓|苹果|华为|小米|控制台|检测|测试服|关卡|游戏",
+        "手机 设置 版本号 电脑 浏览器 扩展 调试 安卓 苹果 华为 小米 控制台 检测 测试服 关卡 游戏",
+        counters="developer_mode",
+    ),
+)
+
+FEATURES = (*ENGLISH, *CHINESE)

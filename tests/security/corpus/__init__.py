@@ -1,0 +1,58 @@
+"""The project's prompt-injection corpus, in English and Chinese.
+
+`injections.jsonl` holds injections and `near_misses.jsonl` benign texts that come close: tool
+outputs, emails, web pages, code comments, docs and chat that talk about instructions,
+systems, administrators, passwords and policies without giving the assistant an order. Every
+text was written for this project (none is copied from a public data set); each line is
+`{"id", "text", "lang", "kind", "label", "split"}`. `kind` is the kind of injection a text is,
+or comes near to (one of `KINDS`, the names of the review's rules); `label` is `injection` or
+`benign`.
+
+`split` halves every (kind, language, label) cell by a hash of the text, chosen before any
+rule was written: rules and weights were chosen on `tuning`, `heldout` is reported beside it
+(benchmarks/security.py). Both halves have one author, so held-out figures measure how well
+the rules generalise beyond the sentences they were tuned on, not how they fare against
+another writer.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).parent
+KINDS = (
+    "ignore_instructions",
+    "role_override",
+    "prompt_exfiltration",
+    "fake_system_tag",
+    "authority_impersonation",
+    "secret_exfiltration",
+    "hidden_instruction",
+    "policy_rewrite",
+)
+LANGS = ("en", "zh")
+SPLITS = ("tuning", "heldout")
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusText:
+    id: str
+    text: str
+    lang: str
+    kind: str
+    label: str
+    split: str
+
+    @property
+    def injection(self) -> bool:
+        return self.label == "injection"
+
+
+def load() -> list[CorpusText]:
+    texts = []
+    for name in ("injections.jsonl", "near_misses.jsonl"):
+        with open(HERE / name, encoding="utf-8") as lines:
+            texts += [CorpusText(**json.loads(line)) for line in lines if line.strip()]
+    return texts

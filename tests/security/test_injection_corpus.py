@@ -1,0 +1,58 @@
+"""The project's injection corpus (tests/security/corpus): its shape, the classifier's figures
+on it, and that the scan's anchors lose no signal a full scan finds. benchmarks/security.py
+prints the figures in full beside their targets; here they are floors the review must not
+fall below."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hologram.security import ContentReview
+from hologram.security.injection import InjectionClassifier
+from hologram.security.review import fold
+from tests.security.corpus import KINDS, LANGS, SPLITS, CorpusText, load
+
+CORPUS = load()
+
+
+def test_the_corpus_holds_300_injections_and_300_near_misses() -> None:
+    labels = Counter(t.label for t in CORPUS)
+    assert labels["injection"] >= 300 and labels["benign"] >= 300
+    assert len({t.id for t in CORPUS}) == len(CORPUS)
+    assert len({t.text for t in CORPUS}) == len(CORPUS)
+
+
+def test_every_kind_has_both_languages_labels_and_splits() -> None:
+    cells = Counter((t.kind, t.lang, t.label, t.split) for t in CORPUS)
+    for kind in KINDS:
+        for lang in LANGS:
+            for label in ("injection", "benign"):
+                for split in SPLITS:
+                    assert cells[kind, lang, label, split] >= 10, (kind, lang, label, split)
+    assert {t.kind for t in CORPUS} == set(KINDS)
+
+
+def rates(texts: list[CorpusText]) -> tuple[float, float]:
+    review = ContentReview()
+    hits = {t.id: any(f.kind == "injection" for f in review.review(t.text)) for t in texts}
+    injections = [t for t in texts if t.injection]
+    benign = [t for t in texts if not t.injection]
+    recall = sum(hits[t.id] for t in injections) / len(injections)
+    false_positives = sum(hits[t.id] for t in benign) / len(benign)
+    return recall, false_positives
+
+
+def test_recall_and_false_positives_hold_their_measured_floor_on_both_splits() -> None:
+    tuning = rates([t for t in CORPUS if t.split == "tuning"])
+    heldout = rates([t for t in CORPUS if t.split == "heldout"])
+    assert tuning[0] >= 0.98 and tuning[1] <= 0.01, tuning
+    assert heldout[0] >= 0.85 and heldout[1] <= 0.03, heldout
+
+
+def test_the_anchored_scan_finds_every_signal_a_full_scan_finds() -> None:
+    classifier = InjectionClassifier()
+    for text in CORPUS:
+        folded = fold(text.text).text
+        anchored = {(s.feature.name, s.start, s.end) for s in classifier.signals(folded)}
+        full = {(s.feature.name, s.start, s.end) for s in classifier.signals(folded, gated=False)}
+        assert anchored == full, text.id
