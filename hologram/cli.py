@@ -202,10 +202,9 @@ def _depgraph(write: bool, path: Path) -> int:
 
 def _declare_plugins(registry: ConfigRegistry, data_dir: Path) -> None:
     """The plugins' declared settings, as a booted kernel would know them."""
+    from hologram.plugins.builtin import builtin_plugins
     from hologram.plugins.manifest import installed_manifests
     from hologram.plugins.module import shipped_plugins
-
-    from hologram.plugins.builtin import builtin_plugins
 
     for manifest in installed_manifests(shipped_plugins(), data_dir / "plugins"):
         registry.declare_plugin(manifest.name, manifest.settings)
