@@ -229,7 +229,8 @@ class Inputs:
         record: InputRecord = task.payload
         turn: Turn | None = task.frame
         if turn is None:
-            turn = Turn(self.agent, TurnInput(record.text, record.channel, record.user_id))
+            given = TurnInput(record.text, record.channel, record.user_id, input_id=record.id)
+            turn = Turn(self.agent, given)
             turn.intercept = self._intercept_for(task)
             task.frame = turn
             await self.journal.mark(record.id, InputState.RUNNING)
