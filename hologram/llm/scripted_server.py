@@ -32,6 +32,7 @@ import json
 import logging
 import math
 import socket
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import asdict, dataclass, field
@@ -130,6 +131,8 @@ class RecordedRequest:
     query: str
     headers: dict[str, str]
     body: bytes
+    received_at: float = field(default_factory=time.perf_counter)
+    """When it arrived (perf_counter), for benchmarks that split a latency."""
 
     @property
     def json(self) -> Any:

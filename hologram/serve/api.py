@@ -158,6 +158,7 @@ def build_app(
                 "llm": {
                     "offline": bool(sources) and bool(sources[0]["offline"]),
                     "sources": sources,
+                    "usage": None if state.llm is None else state.llm.usage.summary(),
                 },
                 "agent": None if state.agent is None else state.agent.describe(),
                 "memory": memory_counts(),
