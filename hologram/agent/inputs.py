@@ -108,9 +108,13 @@ class Inputs:
     async def consolidate(self, text: str) -> str:
         """Run an internal task through the self-input channel; returns the model's reply,
         which goes to memory only."""
+        return (await self.consolidate_turn(text)).reply
+
+    async def consolidate_turn(self, text: str) -> TurnResult:
+        """`consolidate`, answering the whole result (its tokens as the provider counted)."""
         ticket = await self.submit(text, CONSOLIDATION_CHANNEL, source="self")
         result: TurnResult = await ticket
-        return result.reply
+        return result
 
     async def recover(self) -> int:
         """Queue again every input acknowledged before a crash and not finished."""

@@ -208,7 +208,8 @@ class HologramMagics(Magics):
                 beat = status["graph_memory"]["heartbeat_totals"]
                 print(
                     f"  memory heartbeat: {beat['model_calls']} model calls, "
-                    f"{beat['tokens_sent']}/{beat['tokens_received']} tokens sent/received (est.)"
+                    f"{beat['tokens_sent']}/{beat['tokens_received']} tokens sent/received "
+                    f"({beat['measured_calls']} calls counted by the provider, the rest est.)"
                 )
         return status
 
