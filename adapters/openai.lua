@@ -4,7 +4,7 @@
 
 local adapter = {
   name = "openai",
-  version = "1.0.0",
+  version = "2.0.0",
   endpoint = "/chat/completions",
   headers = {},
   stream_format = "sse",
@@ -74,8 +74,9 @@ function adapter.transform_request(raw)
     end
   end
   body.temperature = req.temperature
-  -- max_tokens rather than max_completion_tokens: every OpenAI-compatible server takes it.
-  body.max_tokens = req.max_tokens
+  -- max_tokens is deprecated (and refused by reasoning models); an older compatible server
+  -- that wants it gets it through the request's extra.
+  body.max_completion_tokens = req.max_tokens
   if req.stream then body.stream_options = { include_usage = true } end
   for key, value in pairs(req.extra or {}) do body[key] = value end
   return body
@@ -83,24 +84,49 @@ end
 
 local function usage_of(u)
   if not u then return nil end
-  local details = u.completion_tokens_details or {}
+  local prompt = u.prompt_tokens_details or {}
+  local completion = u.completion_tokens_details or {}
   return {
     prompt_tokens = u.prompt_tokens,
     completion_tokens = u.completion_tokens,
     total_tokens = u.total_tokens,
-    reasoning_tokens = details.reasoning_tokens,
+    reasoning_tokens = completion.reasoning_tokens,
+    cached_tokens = prompt.cached_tokens,
   }
 end
 
-local function api_error(r)
-  local e = r.error
-  if type(e) == "table" then return e.message or json.encode(e) end
-  return tostring(e)
+-- What an error body says, as {kind, message}: the code names a spent quota or a prompt
+-- too long, which the status alone (429, 400) cannot tell apart from a rate limit or a bad
+-- request.
+local KINDS = {
+  insufficient_quota = "quota",
+  context_length_exceeded = "context_length",
+  rate_limit_exceeded = "rate_limited",
+  invalid_api_key = "auth",
+  server_overloaded = "overloaded",
+}
+
+local function error_of(e, status)
+  if type(e) ~= "table" then return { kind = "server", message = tostring(e) } end
+  local kind = KINDS[e.code] or KINDS[e.type]
+  local message = e.message or json.encode(e)
+  if not kind and status == nil then kind = "server" end -- inside a stream: the server's
+  return { kind = kind, message = message }
+end
+adapter.error_of = error_of
+
+function adapter.transform_error(raw, http)
+  local ok, r = pcall(json.decode, raw)
+  if not ok or type(r) ~= "table" or r.error == nil then return nil end
+  local found = error_of(r.error, http.status)
+  if not found.kind then return nil end -- the status says it all
+  found.retry_after = http.retry_after
+  return found
 end
 
 function adapter.transform_response(raw)
   local r = json.decode(raw)
-  if r.error then error("the API returned an error: " .. api_error(r)) end
+  if r.error then return { error = error_of(r.error, nil) } end
   local choice = r.choices and r.choices[1]
   if not choice then error("the response has no choices[1]") end
   local msg = choice.message or {}
@@ -109,10 +135,16 @@ function adapter.transform_response(raw)
     local fn = call["function"] or {}
     calls[i] = { id = call.id, name = fn.name, arguments = fn.arguments }
   end
+  local finish = choice.finish_reason
+  local content = msg.content
+  if msg.refusal and msg.refusal ~= json.null and (content == nil or content == "") then
+    -- A refusal is the model's answer, not an empty one.
+    content, finish = msg.refusal, "content_filter"
+  end
   return {
-    content = msg.content,
+    content = content,
     reasoning_content = msg.reasoning_content,
-    finish_reason = choice.finish_reason,
+    finish_reason = finish,
     tool_calls = calls,
     token_usage = usage_of(r.usage),
     model = r.model,
@@ -122,20 +154,26 @@ end
 function adapter.transform_stream_chunk(line)
   if line == "[DONE]" then return { done = true } end
   local r = json.decode(line)
-  if r.error then error("the API returned an error: " .. api_error(r)) end
+  if r.error then return { error = error_of(r.error, nil) } end
   local chunk = { token_usage = usage_of(r.usage), model = r.model }
   local choice = r.choices and r.choices[1]
   if choice then
     local delta = choice.delta or {}
     chunk.content = delta.content
+    if delta.refusal and delta.refusal ~= json.null then
+      chunk.content, chunk.finish_reason = delta.refusal, "content_filter"
+    end
     chunk.reasoning_content = delta.reasoning_content
-    chunk.finish_reason = choice.finish_reason
+    chunk.finish_reason = chunk.finish_reason or choice.finish_reason
     if delta.tool_calls then
       chunk.tool_calls = json.array()
       for i, call in ipairs(delta.tool_calls) do
         local fn = call["function"] or {}
+        -- Compatible servers often leave the index out: the host then joins the pieces
+        -- by id (a new id starts a new call).
         chunk.tool_calls[i] = {
           index = call.index, id = call.id, name = fn.name, arguments = fn.arguments,
+          fragment = true,
         }
       end
     end

@@ -109,9 +109,13 @@ class InputScheduler:
     async def consolidate(self, text: str) -> str:
         """Run an internal task through the self-input channel; returns the model's reply,
         which goes to memory only."""
+        return (await self.consolidate_turn(text)).reply
+
+    async def consolidate_turn(self, text: str) -> TurnResult:
+        """`consolidate`, answering the whole result (its tokens as the provider counted)."""
         ticket = await self.submit(text, CONSOLIDATION_CHANNEL, source="self")
         result: TurnResult = await ticket
-        return result.reply
+        return result
 
     async def recover(self) -> int:
         """Queue again every input acknowledged before a crash and not finished."""
@@ -222,7 +226,8 @@ class InputScheduler:
         record: InputRecord = task.payload
         turn: Turn | None = task.frame
         if turn is None:
-            turn = Turn(self.agent, TurnInput(record.text, record.channel, record.user_id))
+            given = TurnInput(record.text, record.channel, record.user_id, input_id=record.id)
+            turn = Turn(self.agent, given)
             turn.intercept = self._intercept_for(task)
             task.frame = turn
             await self.journal.mark(record.id, InputState.RUNNING)

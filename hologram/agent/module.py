@@ -129,7 +129,7 @@ class SchedulerModule:
         await self.inputs.recover()
         state.scheduler = self.inputs
         if state.graph is not None:
-            state.graph.connect_consolidation(self.inputs.consolidate)
+            state.graph.connect_consolidation(self.inputs.consolidate_turn)
         residents = residents_of(state.agent, self.inputs, state.clock, state.config)
         self.inputs.residents = residents
         state.agent.stagehost.register_tool(residents.tool(current_channel), owner="kernel")

@@ -7,10 +7,10 @@ no-ops, as the spec's built-in tools are present only when their module is.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Protocol
 
-from hologram.llm import CompletionRequest, CompletionResponse
+from hologram.llm import CompletionRequest, CompletionResponse, StreamChunk
 from hologram.sdk import MemItem, StageContext, ToolDef, ToolResult
 
 ToolSource = Callable[[], Iterable[ToolDef]]
@@ -19,6 +19,8 @@ ToolSource = Callable[[], Iterable[ToolDef]]
 
 class ChatModel(Protocol):
     async def chat(self, request: CompletionRequest) -> CompletionResponse: ...
+
+    def chat_stream(self, request: CompletionRequest) -> AsyncIterator[StreamChunk]: ...
 
 
 class TurnMemory(Protocol):

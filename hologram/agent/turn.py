@@ -18,8 +18,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hologram.agent.loop import tool_call_fields
-from hologram.agent.prompt import PromptInputs, build_system_prompt
-from hologram.llm import ChatMessage, CompletionRequest, CompletionResponse, Role
+from hologram.agent.prompt import PromptBudget, PromptInputs, build_system_prompt
+from hologram.agent.reply_stream import ReplyStream
+from hologram.llm import (
+    ChatMessage,
+    CompletionRequest,
+    CompletionResponse,
+    ContextTooLong,
+    Role,
+    TokenUsage,
+)
 from hologram.sdk import (
     CONSOLIDATION_CHANNEL,
     EndedBy,
@@ -41,6 +49,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 STOPPED_NOTE = "(stopped)"
+SQUEEZE = 0.5
+"""How much of its budgets the prompt keeps when the model said it was too long."""
 
 CAP_NOTE = (
     "You have used every tool round this turn allows. Tools are no longer available: "
@@ -54,6 +64,8 @@ class TurnInput:
     channel: str = "notebook"
     user_id: str = ""
     group_id: str = ""
+    input_id: int | None = None
+    """The journal id of the input, when it came through the scheduler."""
 
 
 current_input: ContextVar[TurnInput | None] = ContextVar("current_input", default=None)
@@ -82,6 +94,9 @@ class TurnResult:
     trace: list[TraceStep] = field(default_factory=list)
     stage: Stage | None = None
     """The stage that short-circuited the turn, when `outcome` is a short-circuit."""
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    """Tokens of every model call of the turn, as the providers counted them."""
+    cost: float | None = None
 
     @property
     def ended_by(self) -> str:
@@ -134,6 +149,10 @@ class Turn:
         self._rounds_done = 0
         self._open_round: _OpenRound | None = None
         self._tail: asyncio.Future[TurnResult] | None = None
+        self._reply: ReplyStream | None = None
+        self._squeeze = 1.0
+        self.usage = TokenUsage()
+        self.cost: float | None = None
 
     # ---- the flow --------------------------------------------------------------------------
 
@@ -297,7 +316,7 @@ class Turn:
                     skills=agent.skills.skills(),
                     memory=self.ctx.memory,
                     timeline=agent.memory.timeline() if agent.memory is not None else (),
-                    budget=agent.prompt_budget(),
+                    budget=self.budget(),
                 )
             )
         return [
@@ -307,15 +326,33 @@ class Turn:
             *self.loop_messages,
         ]
 
-    async def call_model(
-        self, tools: dict[str, ToolDef], extra_system: str = ""
-    ) -> CompletionResponse:
+    def budget(self) -> PromptBudget:
+        budget = self.agent.prompt_budget()
+        if self._squeeze == 1.0:
+            return budget
+        return PromptBudget(
+            int(budget.memory_tokens * self._squeeze), int(budget.context_tokens * self._squeeze)
+        )
+
+    def make_request(self, tools: dict[str, ToolDef], extra_system: str) -> CompletionRequest:
         messages = self.build_messages(tools)
         if extra_system:
             messages.append(ChatMessage.system(extra_system))
-        request = CompletionRequest(messages=messages, tools=list(tools.values()))
+        tool_list = list(tools.values())
+        return CompletionRequest(messages=messages, tools=tool_list, channel=self.ctx.channel)
+
+    async def call_model(
+        self, tools: dict[str, ToolDef], extra_system: str = ""
+    ) -> CompletionResponse:
         with self.timed("model", TraceKind.MODEL, f"round {self.rounds}"):
-            response = await self.agent.model.chat(request)
+            try:
+                response = await self.stream_reply(self.make_request(tools, extra_system))
+            except ContextTooLong as exc:
+                if self._squeeze < 1.0:
+                    raise  # pruned once already: the prompt cannot be made to fit
+                self.squeeze(exc)
+                response = await self.stream_reply(self.make_request(tools, extra_system))
+        self.count(response)
         self.ctx.llm_text = response.content
         self.ctx.tool_calls = list(response.tool_calls)
         self.publish(
@@ -327,10 +364,36 @@ class Turn:
             finish_reason=response.finish_reason,
             model=response.model,
             provider=response.source,
+            usage=response.token_usage.to_json(),
         )
         if response.reasoning_content:
             self.publish(EventType.REASONING, round=self.rounds, text=response.reasoning_content)
         return response
+
+    async def stream_reply(self, request: CompletionRequest) -> CompletionResponse:
+        """The model's answer, its text published piece by piece as it streams."""
+        quiet = self.ctx.channel == CONSOLIDATION_CHANNEL
+        self._reply = ReplyStream(self.publish, self.given.input_id, self.rounds, quiet)
+        return await self._reply.read(self.agent.model.chat_stream(request))
+
+    def squeeze(self, error: ContextTooLong) -> None:
+        """The model said the prompt is too long: prune harder (the memory and context
+        budgets shrink) and ask once more."""
+        self._squeeze = SQUEEZE
+        log.warning("the prompt is too long for %s; retrying with half the budgets", error.source)
+        self.publish(
+            EventType.PROVIDER_RETRY,
+            llm_source=error.source,
+            kind=str(error.kind),
+            reason=error.reason,
+            attempt=1,
+            squeeze=SQUEEZE,
+        )
+
+    def count(self, response: CompletionResponse) -> None:
+        self.usage = self.usage + response.token_usage
+        if response.cost is not None:
+            self.cost = (self.cost or 0.0) + response.cost
 
     def open_round(
         self, calls: list[ToolCall], tools: dict[str, ToolDef], response: CompletionResponse
@@ -423,7 +486,8 @@ class Turn:
         """Leave no orphan: the input and whatever reply there was are kept in memory,
         marked as stopped, and nothing is sent."""
         self.ended_by = EndedBy.STOPPED
-        partial = self.ctx.llm_text.strip()
+        streamed = self._reply.text if self._reply is not None else ""
+        partial = (streamed or self.ctx.llm_text).strip()
         self.ctx.final_text = f"{STOPPED_NOTE} {partial}".strip()
         self.publish(EventType.SYSTEM, kind="stopped", channel=self.ctx.channel)
         if self.agent.memory is not None:
@@ -440,6 +504,8 @@ class Turn:
             tool_results=list(self.ctx.tool_results),
             trace=self.trace,
             stage=self.short_circuit_stage,
+            usage=self.usage,
+            cost=self.cost,
         )
         self.publish(
             EventType.AGENT_OUTPUT,
@@ -464,6 +530,9 @@ class Turn:
             kernel_ms=round(total - model_ms - tool_ms, 3),
             model_ms=round(model_ms, 3),
             tool_ms=round(tool_ms, 3),
+            input_id=self.given.input_id,
+            usage=self.usage.to_json(),
+            cost=None if self.cost is None else round(self.cost, 6),
             **detail,
         )
 

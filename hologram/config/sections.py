@@ -7,8 +7,9 @@ is known before any module runs, to the command line and the settings API as wel
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from hologram.config.typed import Section, setting
 from hologram.sdk import CONSOLIDATION_CHANNEL
@@ -71,6 +72,27 @@ class LLMSettings:
     backoff_s: float = setting(5.0, "first pause after a 429, 5xx, timeout or bad response")
     backoff_max_s: float = setting(300.0, "longest pause; each failure in a row doubles it")
     lua_http_timeout_s: float = setting(10.0, "timeout of an adapter's http_get/http_post")
+    retries: int = setting(
+        3, "retries within a source that said when to come back (Retry-After) or is overloaded"
+    )
+    retry_wait_max_s: float = setting(
+        20.0, "the longest wait for a retry within a source; longer: the next source answers"
+    )
+    retry_jitter: float = setting(0.1, "up to this share of a retry's wait is added at random")
+    overloaded_delay_s: float = setting(
+        1.0, "first wait after an overloaded answer that named no delay; doubles per retry"
+    )
+    call_deadline_s: float = setting(
+        90.0, "seconds one model call may spend waiting for retries, over all its sources"
+    )
+    cooldown_s: float = setting(
+        3600.0, "how long a refused key or a spent quota sets a source aside (or a config change)"
+    )
+    prices: Mapping[str, Any] = setting(
+        {},
+        'price per million tokens by model, e.g. {"gpt-4o": {"input": 2.5, "cached": 1.25, '
+        '"output": 10}}; the longest matching model prefix wins',
+    )
 
 
 @dataclass(frozen=True, slots=True)

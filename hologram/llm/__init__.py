@@ -15,6 +15,7 @@ from hologram.llm.errors import (
     AdapterError,
     AdapterOutputError,
     AllProvidersFailed,
+    ContextTooLong,
     FailureKind,
     ProviderError,
 )
@@ -40,6 +41,7 @@ from hologram.llm.scripted_server import (
     ScriptedReply,
 )
 from hologram.llm.streaming import StreamChunk, ToolCallDelta
+from hologram.llm.usage import UsageLedger, usage_table
 
 __all__ = [
     "KNOWN_CONTEXT_WINDOWS",
@@ -53,6 +55,7 @@ __all__ = [
     "CompletionRequest",
     "CompletionResponse",
     "ContentBlock",
+    "ContextTooLong",
     "FailureKind",
     "ImageBlock",
     "LLMModule",
@@ -75,9 +78,11 @@ __all__ = [
     "TokenBudget",
     "TokenUsage",
     "ToolCallDelta",
+    "UsageLedger",
     "compute_budget",
     "context_window",
     "estimate_message_tokens",
     "estimate_tokens",
     "shipped_adapters_dir",
+    "usage_table",
 ]

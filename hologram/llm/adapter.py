@@ -7,8 +7,12 @@ An adapter is a Lua script that returns a table:
     endpoint               path appended to the source's base_url ("{model}" is replaced)
     headers                table of static headers (the host adds the API key)
     transform_request(raw_json)    unified request JSON -> the API's request body
-    transform_response(raw_body)   the API's response body -> unified response
+    transform_response(raw_body, http)   the API's response body -> unified response;
+                                   `http` is {status, headers} (header names lower-case)
     transform_stream_chunk(line)   optional: one SSE data payload or NDJSON line -> chunk
+    transform_error(raw_body, http)  optional: the body of an HTTP error status ->
+                                   {kind, message, retry_after}; `http` also carries the
+                                   `retry_after` the host read from the headers
     stream_endpoint        optional, default endpoint
     stream_format          optional, "sse" (default) or "ndjson"
     auth_header, auth_prefix  optional, default "Authorization", "Bearer "
@@ -86,6 +90,7 @@ class _Contract:
     auth_header: str
     auth_prefix: str
     has_stream: bool
+    has_error: bool
 
 
 def _check_contract(table: Any, sandbox: LuaSandbox, origin: str) -> _Contract:
@@ -146,6 +151,7 @@ def _check_contract(table: Any, sandbox: LuaSandbox, origin: str) -> _Contract:
     function("transform_request", True)
     function("transform_response", True)
     has_stream = function("transform_stream_chunk", False)
+    has_error = function("transform_error", False)
     if problems:
         raise AdapterError(
             name or origin, f"{origin} does not follow the adapter contract: " + "; ".join(problems)
@@ -160,6 +166,7 @@ def _check_contract(table: Any, sandbox: LuaSandbox, origin: str) -> _Contract:
         auth_header,
         auth_prefix,
         has_stream,
+        has_error,
     )
 
 
@@ -174,6 +181,7 @@ class LuaAdapter:
         self._request_fn = table["transform_request"]
         self._response_fn = table["transform_response"]
         self._chunk_fn = table["transform_stream_chunk"] if contract.has_stream else None
+        self._error_fn = table["transform_error"] if contract.has_error else None
         self.name = contract.name
         self.version = contract.version
         self.endpoint = contract.endpoint
@@ -235,9 +243,29 @@ class LuaAdapter:
                 self.name, "transform_request", "(result)", "a JSON-encodable table", str(exc)
             ) from None
 
-    async def transform_response(self, body: str, http: HttpHandler | None = None) -> Any:
-        result = await self._call(self._response_fn, "transform_response", body, http)
+    async def transform_response(
+        self, body: str, http: HttpHandler | None = None, meta: dict[str, Any] | None = None
+    ) -> Any:
+        result = await self._call(
+            self._response_fn, "transform_response", body, http, self.sandbox.to_lua(meta or {})
+        )
         return self._plain(result, "transform_response")
+
+    @property
+    def reads_errors(self) -> bool:
+        return self._error_fn is not None
+
+    async def transform_error(
+        self, body: str, meta: dict[str, Any], http: HttpHandler | None = None
+    ) -> Any:
+        """What the adapter reads from an error body (None when it has no transform_error):
+        {kind, message, retry_after}, any of them left out."""
+        if self._error_fn is None:
+            return None
+        result = await self._call(
+            self._error_fn, "transform_error", body, http, self.sandbox.to_lua(meta)
+        )
+        return self._plain(result, "transform_error") if result is not None else None
 
     async def transform_stream_chunk(self, line: str, http: HttpHandler | None = None) -> Any:
         if self._chunk_fn is None:
@@ -245,9 +273,11 @@ class LuaAdapter:
         result = await self._call(self._chunk_fn, "transform_stream_chunk", line, http)
         return self._plain(result, "transform_stream_chunk")
 
-    async def _call(self, fn: Any, where: str, arg: str, http: HttpHandler | None) -> Any:
+    async def _call(
+        self, fn: Any, where: str, arg: str, http: HttpHandler | None, *more: Any
+    ) -> Any:
         try:
-            return await self.sandbox.call(fn, arg, http=http)
+            return await self.sandbox.call(fn, arg, *more, http=http)
         except LuaSandboxError as exc:
             raise AdapterError(self.name, f"{where} failed: {exc}") from exc
 

@@ -41,12 +41,19 @@ class AdapterOutputError(AdapterError):
 
 
 class FailureKind(StrEnum):
-    """Why a call failed, which decides what happens to the source."""
+    """Why a call failed, which decides what happens to the source (and to the request).
 
-    AUTH = "auth"  # 401/403: unavailable until the source's config changes
-    RATE_LIMITED = "rate_limited"  # 429
+    An adapter names a kind in the error it reads from a body (`transform_error`, or an
+    `error` table from a transform); the names it may use are the values below, plus
+    "bad_request" for REJECTED."""
+
+    AUTH = "auth"  # 401/403: set aside for the cool-down, or until its config changes
+    RATE_LIMITED = "rate_limited"  # 429: retried after the provider's delay, when it gave one
+    OVERLOADED = "overloaded"  # 529, 503 "overloaded", an overloaded event mid-stream: retried
+    QUOTA = "quota"  # the account's quota or credit is spent: set aside for the cool-down
+    CONTEXT_LENGTH = "context_length"  # the prompt is longer than the model takes
     SERVER = "server"  # 5xx
-    REJECTED = "rejected"  # another 4xx: the source refused this request
+    REJECTED = "rejected"  # another 4xx (a bad request): the source refused this request
     TIMEOUT = "timeout"
     CONNECTION = "connection"  # refused, reset, DNS
     BAD_RESPONSE = "bad_response"  # body not JSON, or the adapter could not read it
@@ -56,6 +63,22 @@ class FailureKind(StrEnum):
     @property
     def until_config_changes(self) -> bool:
         return self in (FailureKind.AUTH, FailureKind.CONFIG)
+
+    @property
+    def cools_down(self) -> bool:
+        """Set aside for the cool-down setting: a refused key or a spent quota does not
+        mend itself in seconds."""
+        return self in (FailureKind.AUTH, FailureKind.QUOTA)
+
+    @classmethod
+    def named(cls, name: object) -> FailureKind | None:
+        """The kind an adapter named, or None for a name that is not one."""
+        if name == "bad_request":
+            return cls.REJECTED
+        try:
+            return cls(str(name))
+        except ValueError:
+            return None
 
 
 class ProviderError(Exception):
@@ -67,12 +90,21 @@ class ProviderError(Exception):
         kind: FailureKind,
         message: str,
         status: int | None = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(f"source {source!r}: {message}")
         self.source = source
         self.kind = kind
         self.reason = message
         self.status = status
+        #: Seconds the provider asked us to wait before trying again (Retry-After,
+        #: retry-after-ms, Gemini's RetryInfo), when it said.
+        self.retry_after = retry_after
+
+
+class ContextTooLong(ProviderError):
+    """The prompt does not fit the model: the request is at fault, not the source, so the
+    caller shortens the prompt and asks again rather than trying elsewhere."""
 
 
 class AllProvidersFailed(Exception):

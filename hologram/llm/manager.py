@@ -3,11 +3,18 @@
 Sources are read from the config on every call, so a changed setting takes effect on the
 next call and a source whose settings changed gets a fresh provider and a clean slate.
 
-What a failure does to a source:
-  401/403, unusable settings, an adapter that will not load   -> unavailable until its
-                                                                 config (or adapter file) changes
+What a failure does:
+  the provider said when to come back (429 or 5xx with Retry-After / retry-after-ms / RetryInfo),
+  or is overloaded (529, an overloaded event mid-stream) -> retried within the source after
+      that delay (bounded by core.llm.retry_wait_max_s, with jitter, within the call's
+      deadline), up to core.llm.retries times; then as below
+  unusable settings, an adapter that will not load   -> unavailable until its config changes
+  401/403, a spent quota                             -> set aside for core.llm.cooldown_s, or
+                                                        until its config changes
   429, 5xx, timeout, connection, malformed response, other 4xx -> unavailable for a backoff
-                                                                 that doubles per failure in a row
+                                                        that doubles per failure in a row
+  the prompt is too long (ContextTooLong)            -> goes to the caller, which shortens it:
+                                                        the request is at fault, not the source
 The seed source `default` with no base_url is served by the offline scripted model, and only
 while no other source is configured. If every source is backing off, they are tried anyway
 rather than failing a turn that might succeed. Every skip, failure and fallback is logged
@@ -17,6 +24,7 @@ and published on the bus.
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -32,6 +40,7 @@ from hologram.llm.budget import (
 from hologram.llm.errors import (
     AdapterError,
     AllProvidersFailed,
+    ContextTooLong,
     FailureKind,
     ProviderError,
 )
@@ -40,6 +49,7 @@ from hologram.llm.provider import LuaAdaptedProvider, SourceConfig
 from hologram.llm.scripted_server import OFFLINE_MODEL_NAME, ScriptedModelServer
 from hologram.llm.sources import OFFLINE_SOURCE, SourceProblem, read_source, source_names
 from hologram.llm.streaming import StreamChunk
+from hologram.llm.usage import UsageLedger
 from hologram.sdk import Clock, EventType
 
 log = logging.getLogger(__name__)
@@ -68,9 +78,19 @@ class SourceState:
     def backing_off(self, now: float) -> bool:
         return self.retry_at is not None and now < self.retry_at
 
+    def cooling(self, now: float) -> bool:
+        """Set aside for the cool-down: never tried early, even when nothing else is left."""
+        return self.kind is not None and self.kind.cools_down and self.backing_off(now)
+
     def describe(self, now: float) -> str:
         if self.blocked:
             return f"unavailable until its config changes: {self.reason}"
+        if self.cooling(now):
+            assert self.retry_at is not None
+            return (
+                f"set aside for {self.retry_at - now:.0f} s more (or until its config "
+                f"changes) after: {self.reason}"
+            )
         if self.backing_off(now):
             assert self.retry_at is not None
             return f"backing off for {self.retry_at - now:.1f} s after: {self.reason}"
@@ -106,6 +126,9 @@ class ProviderManager:
         """Models whose context window is a guess and has been warned about (once each:
         the budget is asked for on every turn)."""
         self.guard: RequestGuard | None = None
+        self.usage = UsageLedger(lambda: self.settings.prices)
+        """Tokens and cost of every answer, per source, day and channel."""
+        self._random = random.Random()
 
     # ---- sources ----------------------------------------------------------------------------
 
@@ -275,20 +298,23 @@ class ProviderManager:
 
     def _failed(self, state: SourceState, error: ProviderError) -> None:
         state.failures += 1
-        if error.kind.until_config_changes:
+        settings = self.settings
+        if error.kind.cools_down:
+            pause = settings.cooldown_s
+            aside = f"set aside for {pause:.0f} s (or until its config changes)"
+        elif error.kind.until_config_changes:
             self._block(state, error.kind, error.reason)
             return
-        settings = self.settings
-        first, longest = settings.backoff_s, settings.backoff_max_s
-        pause = min(first * 2 ** (state.failures - 1), longest)
+        else:
+            first, longest = settings.backoff_s, settings.backoff_max_s
+            pause = min(first * 2 ** (state.failures - 1), longest)
+            if error.retry_after is not None:
+                pause = max(pause, error.retry_after)  # never sooner than the provider asked
+            aside = f"set aside for {pause:.1f} s"
         state.kind, state.reason = error.kind, error.reason
         state.retry_at = self.clock.monotonic() + pause
         log.warning(
-            "LLM source %s failed (%s); set aside for %.1f s: %s",
-            state.name,
-            error.kind,
-            pause,
-            error.reason,
+            "LLM source %s failed (%s); %s: %s", state.name, error.kind, aside, error.reason
         )
         self._emit(
             EventType.PROVIDER_UNAVAILABLE,
@@ -296,9 +322,55 @@ class ProviderManager:
             kind=str(error.kind),
             reason=error.reason,
             status=error.status,
-            until_config_changes=False,
+            until_config_changes=error.kind.cools_down,
             retry_in=pause,
         )
+
+    def _retry_wait(self, error: ProviderError, tries: int, deadline: float) -> float | None:
+        """How long to wait before asking the same source again, or None to move on: only
+        a provider that said when (or is overloaded) is asked again, within the bounds."""
+        settings = self.settings
+        if tries >= settings.retries:
+            return None
+        if error.kind is FailureKind.OVERLOADED:
+            wait = error.retry_after
+            if wait is None:
+                wait = settings.overloaded_delay_s * 2**tries
+        elif error.kind in (FailureKind.RATE_LIMITED, FailureKind.SERVER):
+            wait = error.retry_after
+        else:
+            return None
+        if wait is None or wait > settings.retry_wait_max_s:
+            return None
+        wait += self._random.uniform(0.0, settings.retry_jitter * wait)
+        if self.clock.monotonic() + wait > deadline:
+            return None
+        return wait
+
+    def _retrying(
+        self, state: SourceState, error: ProviderError, attempt: int, wait: float
+    ) -> None:
+        log.warning(
+            "LLM source %s: %s; asking it again in %.2f s (retry %d): %s",
+            state.name,
+            error.kind,
+            wait,
+            attempt,
+            error.reason,
+        )
+        self._emit(
+            EventType.PROVIDER_RETRY,
+            llm_source=state.name,
+            kind=str(error.kind),
+            reason=error.reason,
+            status=error.status,
+            attempt=attempt,
+            wait=round(wait, 3),
+            provider_delay=error.retry_after,
+        )
+
+    def _too_long(self, state: SourceState, error: ContextTooLong) -> None:
+        log.warning("LLM source %s: the prompt is too long: %s", state.name, error.reason)
 
     def _succeeded(self, state: SourceState) -> None:
         if state.kind is not None:
@@ -322,7 +394,7 @@ class ProviderManager:
                 log.info("LLM source %s skipped: %s", name, why)
                 self._emit(EventType.PROVIDER_SKIPPED, llm_source=name, reason=why)
                 failures.append((name, f"skipped, {why}"))
-                if not state.blocked:
+                if not state.blocked and not state.cooling(now):
                     waiting.append(state)
                 continue
             ready.append(state)
@@ -367,21 +439,52 @@ class ProviderManager:
         await self.refresh()
         failures: list[tuple[str, str]] = []
         order = self.ordered_sources()
+        deadline = self.clock.monotonic() + self.settings.call_deadline_s
         for state in self._candidates(failures):
-            assert state.provider is not None
-            try:
-                response = await state.provider.chat(request)
-            except ProviderError as exc:
-                self._failed(state, exc)
-                failures.append((state.name, exc.reason))
+            response = await self._ask(state, request, deadline, failures)
+            if response is None:
                 continue
             self._answered(state, order[0], failures)
+            self._account(response, request)
             return response if self.guard is None else self.guard.inbound(response)
         raise self._exhausted(failures)
 
+    async def _ask(
+        self,
+        state: SourceState,
+        request: CompletionRequest,
+        deadline: float,
+        failures: list[tuple[str, str]],
+    ) -> CompletionResponse | None:
+        """One source's answer, retried as its provider asked; None when it failed."""
+        assert state.provider is not None
+        tries = 0
+        while True:
+            try:
+                return await state.provider.chat(request)
+            except ContextTooLong as exc:
+                self._too_long(state, exc)
+                raise
+            except ProviderError as exc:
+                wait = self._retry_wait(exc, tries, deadline)
+                if wait is None:
+                    self._failed(state, exc)
+                    failures.append((state.name, exc.reason))
+                    return None
+                tries += 1
+                self._retrying(state, exc, tries, wait)
+                await self.clock.sleep(wait)
+
+    def _account(self, response: CompletionResponse, request: CompletionRequest) -> None:
+        response.cost = self.usage.record(
+            response.source, response.model, request.channel, response.token_usage
+        )
+
     async def chat_stream(self, request: CompletionRequest) -> AsyncIterator[StreamChunk]:
         """Stream from the first source that answers. Fallback happens only before the first
-        chunk: once text was shown, a failure goes to the caller."""
+        chunk: once text was shown, a failure goes to the caller, unless the source is
+        asked again (it said when, or is overloaded): then a chunk with `restart` set comes
+        first, and the answer begins again."""
         if self.guard is None:
             stream = self._stream(request)
         else:
@@ -396,24 +499,39 @@ class ProviderManager:
         await self.refresh()
         failures: list[tuple[str, str]] = []
         order = self.ordered_sources()
+        deadline = self.clock.monotonic() + self.settings.call_deadline_s
         for state in self._candidates(failures):
             assert state.provider is not None
-            stream = state.provider.chat_stream(request)
-            started = False
-            try:
-                async for chunk in stream:
-                    if not started:
-                        started = True
-                        self._answered(state, order[0], failures)
-                    yield chunk
-                return
-            except ProviderError as exc:
-                self._failed(state, exc)
-                if started:
+            tries, shown = 0, False
+            while True:
+                stream = state.provider.chat_stream(request)
+                try:
+                    async for chunk in stream:
+                        if not shown:
+                            shown = True
+                            self._answered(state, order[0], failures)
+                        if chunk.response is not None:
+                            self._account(chunk.response, request)
+                        yield chunk
+                    return
+                except ContextTooLong as exc:
+                    self._too_long(state, exc)
                     raise
-                failures.append((state.name, exc.reason))
-            finally:
-                await stream.aclose()
+                except ProviderError as exc:
+                    wait = self._retry_wait(exc, tries, deadline)
+                    if wait is None:
+                        self._failed(state, exc)
+                        if shown:
+                            raise
+                        failures.append((state.name, exc.reason))
+                        break
+                    tries += 1
+                    self._retrying(state, exc, tries, wait)
+                    if shown:
+                        yield StreamChunk(restart=True)
+                    await self.clock.sleep(wait)
+                finally:
+                    await stream.aclose()
         raise self._exhausted(failures)
 
     # ---- budget -----------------------------------------------------------------------------

@@ -12,6 +12,7 @@ the model's calls to the tool table without converting them.
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -72,6 +73,10 @@ class ChatMessage:
     name: str = ""
     reasoning_content: str = ""
     is_error: bool = False
+    provider_data: dict[str, Any] = field(default_factory=dict)
+    """What the adapter that wrote this assistant message wants back on the next request,
+    opaque to the kernel: thinking signatures, redacted thinking, Gemini's thought
+    signatures of its function calls."""
 
     @classmethod
     def system(cls, text: str) -> ChatMessage:
@@ -87,9 +92,14 @@ class ChatMessage:
         text: str = "",
         tool_calls: list[ToolCall] | None = None,
         reasoning_content: str = "",
+        provider_data: dict[str, Any] | None = None,
     ) -> ChatMessage:
         return cls(
-            Role.ASSISTANT, text, list(tool_calls or []), reasoning_content=reasoning_content
+            Role.ASSISTANT,
+            text,
+            list(tool_calls or []),
+            reasoning_content=reasoning_content,
+            provider_data=dict(provider_data or {}),
         )
 
     @classmethod
@@ -125,6 +135,8 @@ class ChatMessage:
             message["is_error"] = self.is_error
         if self.reasoning_content:
             message["reasoning_content"] = self.reasoning_content
+        if self.provider_data:
+            message["provider_data"] = self.provider_data
         return message
 
 
@@ -142,6 +154,8 @@ class CompletionRequest:
     stream: bool = False
     thinking: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    channel: str = ""
+    """Who asked, for the usage ledger (the turn's channel); never sent to the model."""
 
     def to_unified(self, model: str = "", stream: bool | None = None) -> dict[str, Any]:
         unified: dict[str, Any] = {
@@ -163,20 +177,36 @@ class CompletionRequest:
         return unified
 
 
+USAGE_FIELDS = (
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "reasoning_tokens",
+    "cached_tokens",
+)
+
+
 @dataclass(frozen=True, slots=True)
 class TokenUsage:
+    """Tokens one answer cost, as the provider counted them. `prompt_tokens` is the whole
+    prompt, `cached_tokens` the part of it served from the provider's cache;
+    `completion_tokens` is everything generated, `reasoning_tokens` the part of it spent
+    thinking."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
     reasoning_tokens: int = 0
+    cached_tokens: int = 0
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
-        return TokenUsage(
-            self.prompt_tokens + other.prompt_tokens,
-            self.completion_tokens + other.completion_tokens,
-            self.total_tokens + other.total_tokens,
-            self.reasoning_tokens + other.reasoning_tokens,
-        )
+        return TokenUsage(*(getattr(self, f) + getattr(other, f) for f in USAGE_FIELDS))
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, f) for f in USAGE_FIELDS)
+
+    def to_json(self) -> dict[str, int]:
+        return {f: getattr(self, f) for f in USAGE_FIELDS}
 
 
 @dataclass(slots=True)
@@ -191,10 +221,16 @@ class CompletionResponse:
     tool_calls: list[ToolCall] = field(default_factory=list)
     model: str = ""
     source: str = ""
+    provider_data: dict[str, Any] = field(default_factory=dict)
+    cost: float | None = None
+    """What the answer cost by the price table (`core.llm.prices`), None when the model
+    has no price there."""
 
     def to_message(self) -> ChatMessage:
         """The assistant message to append to the conversation."""
-        return ChatMessage.assistant(self.content, self.tool_calls, self.reasoning_content)
+        return ChatMessage.assistant(
+            self.content, self.tool_calls, self.reasoning_content, self.provider_data
+        )
 
     @classmethod
     def from_unified(cls, value: Any, adapter: str) -> CompletionResponse:
@@ -216,6 +252,7 @@ class CompletionResponse:
                 for i, c in enumerate(calls)
             ],
             model=_text(obj.get("model"), adapter, where, "model"),
+            provider_data=read_provider_data(obj.get("provider_data"), adapter, where),
         )
 
 
@@ -255,16 +292,19 @@ def _count(value: Any, adapter: str, where: str, path: str) -> int:
 
 
 def read_usage(value: Any, adapter: str, where: str) -> TokenUsage:
-    if value is None:
+    if value is None or value == []:
         return TokenUsage()
     obj = _expect_object(value, adapter, where, "token_usage")
-    prompt = _count(obj.get("prompt_tokens"), adapter, where, "token_usage.prompt_tokens")
-    completion = _count(
-        obj.get("completion_tokens"), adapter, where, "token_usage.completion_tokens"
-    )
-    total = _count(obj.get("total_tokens"), adapter, where, "token_usage.total_tokens")
-    reasoning = _count(obj.get("reasoning_tokens"), adapter, where, "token_usage.reasoning_tokens")
-    return TokenUsage(prompt, completion, total or prompt + completion, reasoning)
+    counts = {f: _count(obj.get(f), adapter, where, f"token_usage.{f}") for f in USAGE_FIELDS}
+    if not counts["total_tokens"]:
+        counts["total_tokens"] = counts["prompt_tokens"] + counts["completion_tokens"]
+    return TokenUsage(**counts)
+
+
+def read_provider_data(value: Any, adapter: str, where: str) -> dict[str, Any]:
+    if value is None or value == []:
+        return {}
+    return _expect_object(value, adapter, where, "provider_data")
 
 
 def read_arguments(value: Any) -> tuple[dict[str, Any], str | None]:
@@ -289,6 +329,7 @@ def read_tool_call(value: Any, adapter: str, where: str, path: str, position: in
     name = _text(obj.get("name"), adapter, where, f"{path}.name")
     if not name:
         raise AdapterOutputError(adapter, where, f"{path}.name", "a non-empty string", name)
-    call_id = _text(obj.get("id"), adapter, where, f"{path}.id") or f"call_{position}"
+    # A made-up id is unique, so a later turn's call never answers to an earlier one's.
+    call_id = _text(obj.get("id"), adapter, where, f"{path}.id") or f"call_{secrets.token_hex(8)}"
     arguments, error = read_arguments(obj.get("arguments"))
     return ToolCall(id=call_id, name=name, arguments=arguments, arguments_error=error)

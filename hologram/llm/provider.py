@@ -2,19 +2,26 @@
 
     CompletionRequest -> unified JSON -> adapter.transform_request -> HTTP POST
       (base_url + adapter.endpoint, adapter.headers + the source's key)
-    -> adapter.transform_response -> CompletionResponse
+    -> adapter.transform_response(body, {status, headers}) -> CompletionResponse
 
-Every failure leaves as a `ProviderError` whose kind tells the manager what to do with the
-source. Cancelling the task that awaits `chat` cancels the HTTP request inside httpx, which
-closes the connection instead of returning it to the pool: the server sees it go at once.
+An HTTP error status is classified by the status, then by the adapter's transform_error
+(which reads what the provider put in the body: a spent quota, a prompt too long, Gemini's
+RetryInfo); the delay the provider asked for (Retry-After, retry-after-ms) travels on the
+error. Every failure leaves as a `ProviderError` whose kind tells the manager what to do
+with the source; a prompt too long leaves as `ContextTooLong`.
+
+Cancelling the task that awaits `chat` cancels the HTTP request inside httpx, which closes
+the connection instead of returning it to the pool: the server sees it go at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import json
 import logging
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -22,13 +29,15 @@ import httpx
 
 from hologram.llm.adapter import LuaAdapter
 from hologram.llm.budget import context_window
-from hologram.llm.errors import AdapterError, FailureKind, ProviderError
+from hologram.llm.errors import AdapterError, ContextTooLong, FailureKind, ProviderError
 from hologram.llm.messages import CompletionRequest, CompletionResponse
 from hologram.llm.streaming import (
+    ChunkError,
     StreamAssembler,
     StreamChunk,
     ndjson_lines,
     read_chunk,
+    read_error,
     sse_data,
 )
 
@@ -76,18 +85,55 @@ def _excerpt(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def status_error(source: str, status: int, body: str) -> ProviderError:
-    """The error for an HTTP error status, classified for the manager."""
+_STATUS_KINDS = {
+    401: (FailureKind.AUTH, "the API key was refused"),
+    403: (FailureKind.AUTH, "the API key was refused"),
+    402: (FailureKind.QUOTA, "payment required: the account's credit is spent"),
+    429: (FailureKind.RATE_LIMITED, "rate limited"),
+    529: (FailureKind.OVERLOADED, "overloaded"),
+}
+
+
+def status_error(
+    source: str, status: int, body: str, retry_after: float | None = None
+) -> ProviderError:
+    """The error for an HTTP error status, classified by the status alone."""
     detail = _excerpt(body) or "(empty body)"
-    if status in (401, 403):
-        kind, what = FailureKind.AUTH, "the API key was refused"
-    elif status == 429:
-        kind, what = FailureKind.RATE_LIMITED, "rate limited"
+    if status in _STATUS_KINDS:
+        kind, what = _STATUS_KINDS[status]
     elif status >= 500:
         kind, what = FailureKind.SERVER, "server error"
     else:
         kind, what = FailureKind.REJECTED, "the request was refused"
-    return ProviderError(source, kind, f"HTTP {status} ({what}): {detail}", status)
+    return ProviderError(source, kind, f"HTTP {status} ({what}): {detail}", status, retry_after)
+
+
+def retry_after_of(headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """Seconds the provider asked to wait: `retry-after-ms` (OpenAI), else `Retry-After` in
+    seconds or as an HTTP date. None when it did not say (or said nonsense)."""
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(float(millis) / 1000, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
+
+
+def _raise(source: str, error: ChunkError, status: int | None = None) -> None:
+    kind = ContextTooLong if error.kind is FailureKind.CONTEXT_LENGTH else ProviderError
+    raise kind(source, error.kind, error.message, status, error.retry_after)
 
 
 class LuaAdaptedProvider:
@@ -170,15 +216,48 @@ class LuaAdaptedProvider:
             ) from exc
         text = response.text
         if response.status_code >= 400:
-            raise status_error(self.name, response.status_code, text)
+            raise await self._status_error(response.status_code, response.headers, text)
+        return await self._read_answer(request, text, response)
+
+    async def _read_answer(
+        self, request: CompletionRequest, text: str, response: httpx.Response
+    ) -> CompletionResponse:
+        meta = {"status": response.status_code, "headers": dict(response.headers)}
         try:
-            unified = await self.adapter.transform_response(text, self._lua_http)
+            unified = await self.adapter.transform_response(text, self._lua_http, meta)
+            if isinstance(unified, dict) and unified.get("error") is not None:
+                error = read_error(unified["error"], self.adapter.name, "transform_response")
+                _raise(self.name, error, response.status_code)
             result = CompletionResponse.from_unified(unified, self.adapter.name)
         except AdapterError as exc:
             raise self._bad_response(text, exc) from exc
         result.source = self.name
         result.model = result.model or request.model or self.source.model
         return result
+
+    async def _status_error(
+        self, status: int, headers: Mapping[str, str], body: str
+    ) -> ProviderError:
+        """The status's error, refined by what the adapter reads in the body."""
+        delay = retry_after_of(headers)
+        error = status_error(self.name, status, body, delay)
+        meta = {"status": status, "headers": dict(headers), "retry_after": delay}
+        try:
+            read = await self.adapter.transform_error(body, meta, self._lua_http)
+            refined = (
+                None if read is None else read_error(read, self.adapter.name, "transform_error")
+            )
+        except AdapterError as exc:
+            log.warning("%s: transform_error failed, classing by status: %s", self.name, exc)
+            refined = None
+        if refined is not None:
+            kind = refined.kind
+            delay = refined.retry_after if refined.retry_after is not None else delay
+            message = f"HTTP {status} ({kind}): {refined.message}"
+            error = ProviderError(self.name, kind, message, status, delay)
+        if error.kind is FailureKind.CONTEXT_LENGTH:
+            return ContextTooLong(self.name, error.kind, error.reason, status, error.retry_after)
+        return error
 
     async def chat_stream(self, request: CompletionRequest) -> AsyncIterator[StreamChunk]:
         """Chunks as they arrive; the last one has `done` set and the assembled `response`."""
@@ -196,8 +275,19 @@ class LuaAdaptedProvider:
             ) as response:
                 if response.status_code >= 400:
                     await response.aread()
-                    raise status_error(self.name, response.status_code, response.text)
-                lines = response.aiter_lines()
+                    raise await self._status_error(
+                        response.status_code, response.headers, response.text
+                    )
+                if _whole_body(response):
+                    # A server that ignores "stream" answers with one JSON body: one answer.
+                    await response.aread()
+                    whole = await self._read_answer(request, response.text, response)
+                    assembler.take(whole)
+                    if whole.content or whole.reasoning_content:
+                        yield StreamChunk(whole.content, whole.reasoning_content)
+                    lines = _no_lines()
+                else:
+                    lines = response.aiter_lines()
                 payloads = (
                     sse_data(lines)
                     if self.adapter.stream_format == "sse"
@@ -211,6 +301,8 @@ class LuaAdaptedProvider:
                         raise self._bad_response(payload, exc) from exc
                     if chunk is None:
                         continue
+                    if chunk.error is not None:
+                        _raise(self.name, chunk.error)
                     assembler.feed(chunk)
                     if chunk.done:
                         break
@@ -267,3 +359,13 @@ class LuaAdaptedProvider:
         if len(response.content) > LUA_HTTP_MAX_BYTES:
             return None, f"response larger than {LUA_HTTP_MAX_BYTES} bytes"
         return response.text, response.status_code
+
+
+def _whole_body(response: httpx.Response) -> bool:
+    kind = response.headers.get("content-type", "")
+    return kind.startswith("application/json")
+
+
+async def _no_lines() -> AsyncIterator[str]:
+    return
+    yield  # an empty async generator

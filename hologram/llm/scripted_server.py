@@ -1,18 +1,23 @@
-"""The scripted local model server: a real OpenAI-compatible HTTP server on 127.0.0.1.
+"""The scripted local model server: a real HTTP server on 127.0.0.1 that speaks each
+provider's wire format, chosen by path as the real services choose it (hologram/llm/wire):
+OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Gemini generateContent and
+streamGenerateContent, and Ollama's /api/chat. It also serves `GET /v1/models` and
+`/v1/models/{id}`, and `POST .../embeddings` (deterministic vectors), and answers any other
+path with 404, as a real service does.
 
 It stands in for the remote LLM, and only for it: the adapter, httpx and the socket in
 between are the real ones. Two modes:
 
-* **scripted**: a test or notebook queues replies (text and/or tool calls, an optional delay,
-  an HTTP status, or a raw body / raw stream lines in any provider's wire format); every
-  request is recorded so the exact wire body can be asserted on.
+* **scripted**: a test or notebook queues replies (text, reasoning and/or tool calls, an
+  optional delay, an error kind or an HTTP status with headers such as Retry-After, an error
+  in the middle of a stream, or a raw body / raw stream lines); every request is recorded so
+  the exact wire body can be asserted on.
 * **offline**: with nothing queued, a deterministic rule-based responder answers (see
   `offline_model`); the kernel uses it when no LLM is configured.
 
-Any POST path answers, so a raw reply can play Anthropic's `/v1/messages` or Gemini's
-`/models/...:generateContent` as well. It also takes its script over HTTP, for when it runs
-as its own process (`python -m hologram scripted-model --port N`):
-`POST /_scripted/replies` (a JSON list of replies), `GET /_scripted/requests`.
+It also takes its script over HTTP, for when it runs as its own process
+(`python -m hologram scripted-model --port N`): `POST /_scripted/replies` (a JSON list of
+replies), `GET /_scripted/requests`.
 
 Uvicorn runs inside the caller's event loop on a socket bound here, with its signal handling
 turned off: the process that hosts it (a notebook, the service) owns SIGINT and SIGTERM.
@@ -25,7 +30,7 @@ import contextlib
 import itertools
 import json
 import logging
-import re
+import math
 import socket
 import time
 from collections import deque
@@ -42,21 +47,32 @@ from starlette.routing import Route
 from hologram.kernel.tasks import KernelTasks, first_completed
 from hologram.llm.budget import estimate_tokens
 from hologram.llm.offline_model import OfflineResponder
+from hologram.llm.wire import MESSAGES, Turn, WireFormat, embeddings_answer, format_for, pieces
 from hologram.sdk import ToolCall
 
 log = logging.getLogger(__name__)
 
 OFFLINE_MODEL_NAME = "offline-scripted"
+EMBEDDING_DIM = 64
+_STATUS_KINDS = {401: "auth", 403: "auth", 429: "rate_limited", 529: "overloaded"}
 
 
 @dataclass(slots=True)
 class ScriptedReply:
     """One queued answer.
 
-    Built as an OpenAI chat completion (streamed when the request asks) from `text`,
-    `tool_calls` and `reasoning`, unless `body` (sent as it is) or `lines` (sent as a
-    stream, one per line) is given. `delay` seconds pass before the answer, `chunk_delay`
-    between stream chunks; either ends early if the client leaves or the server stops."""
+    Built in the wire format of the path it is asked on (streamed when the request asks)
+    from `text`, `tool_calls` and `reasoning`, unless `body` (sent as it is) or `lines` (sent
+    as a stream, one per line) is given. `delay` seconds pass before the answer,
+    `chunk_delay` between stream chunks; either ends early if the client leaves or the
+    server stops.
+
+    `error` names a failure (a FailureKind value: rate_limited, quota, context_length,
+    overloaded, auth, bad_request, server), answered as that service says it, with its
+    status; `status` alone gives an error of that status. `retry_after` sends Retry-After
+    (and Gemini's RetryInfo), `headers` any other headers. `stream_error` breaks a stream
+    with the service's error event after `error_after` pieces of text. `cached_tokens` and
+    `reasoning_tokens` go into the usage the answer reports; `refusal` is OpenAI's."""
 
     text: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
@@ -68,6 +84,33 @@ class ScriptedReply:
     lines: list[str] | None = None
     content_type: str = ""
     finish_reason: str = ""
+    error: str = ""
+    retry_after: float | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    stream_error: str = ""
+    error_after: int = 1
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+    refusal: str = ""
+
+    def finish(self) -> str:
+        return self.finish_reason or ("tool_calls" if self.tool_calls else "stop")
+
+    def failure(self) -> str:
+        """The error kind this reply answers with, "" for none."""
+        if self.error:
+            return self.error
+        if self.status < 400:
+            return ""
+        return _STATUS_KINDS.get(self.status, "server" if self.status >= 500 else "bad_request")
+
+    def response_headers(self) -> dict[str, str]:
+        headers = dict(self.headers)
+        if self.retry_after is not None:
+            headers.setdefault("retry-after", str(math.ceil(self.retry_after)))
+            if not float(self.retry_after).is_integer():
+                headers.setdefault("retry-after-ms", str(round(self.retry_after * 1000)))
+        return headers
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ScriptedReply:
@@ -88,6 +131,8 @@ class RecordedRequest:
     query: str
     headers: dict[str, str]
     body: bytes
+    received_at: float = field(default_factory=time.perf_counter)
+    """When it arrived (perf_counter), for benchmarks that split a latency."""
 
     @property
     def json(self) -> Any:
@@ -183,9 +228,20 @@ class InProcessServer:
 
 
 class ScriptedModelServer:
-    def __init__(self, *, offline: bool = False, model: str = "", port: int = 0) -> None:
+    def __init__(
+        self,
+        *,
+        offline: bool = False,
+        model: str = "",
+        port: int = 0,
+        models: tuple[str, ...] = (),
+        embedding_dim: int = EMBEDDING_DIM,
+    ) -> None:
         self.offline = offline
         self.model = model or (OFFLINE_MODEL_NAME if offline else "scripted-model")
+        #: What GET /v1/models lists (and /v1/models/{id} finds).
+        self.models = (self.model, *models)
+        self.embedding_dim = embedding_dim
         self.requests: list[RecordedRequest] = []
         self.disconnects = 0
         self._replies: deque[ScriptedReply] = deque()
@@ -201,7 +257,9 @@ class ScriptedModelServer:
                 Route("/_scripted/replies", self._control_replies, methods=["POST"]),
                 Route("/_scripted/requests", self._control_requests, methods=["GET", "DELETE"]),
                 Route("/v1/models", self._models, methods=["GET"]),
+                Route("/v1/models/{model_id:path}", self._model, methods=["GET"]),
                 Route("/{path:path}", self._answer, methods=["POST"]),
+                Route("/{path:path}", self._unknown, methods=["GET"]),
             ]
         )
 
@@ -288,8 +346,9 @@ class ScriptedModelServer:
 
     async def _answer(self, request: Request) -> Response:
         body = await request.body()
+        path = request.url.path
         recorded = RecordedRequest(
-            request.method, request.url.path, request.url.query, dict(request.headers), body
+            request.method, path, request.url.query, dict(request.headers), body
         )
         self.requests.append(recorded)
         async with self._received:
@@ -298,48 +357,85 @@ class ScriptedModelServer:
             payload = json.loads(body) if body else {}
         except json.JSONDecodeError:
             payload = {}
-        if self._replies:
-            reply = self._replies.popleft()
-        elif self.offline:
-            answer = self._responder.answer(payload if isinstance(payload, dict) else {})
-            calls = [ToolCall(c["id"], c["name"], c["arguments"]) for c in answer.tool_calls]
-            reply = ScriptedReply(text=answer.text, tool_calls=calls)
-        else:
-            return JSONResponse(
-                {
-                    "error": {
-                        "message": f"the scripted model has no reply queued for request "
-                        f"#{len(self.requests)} ({recorded.path})",
-                        "type": "scripted_empty",
-                    }
-                },
-                status_code=500,
+        payload = payload if isinstance(payload, dict) else {}
+        wire = format_for(path)
+        if wire is None:
+            if path.endswith("/embeddings"):
+                return JSONResponse(embeddings_answer(payload, self.model, self.embedding_dim))
+            return _not_found(f"no such endpoint: POST {path}")
+        reply = self._next_reply(wire, payload, recorded)
+        if reply is None:
+            message = (
+                f"the scripted model has no reply queued for request #{len(self.requests)} ({path})"
             )
+            _, error = wire.error("server", message, None)
+            if isinstance(error, dict) and isinstance(error.get("error"), dict):
+                error["error"]["type"] = "scripted_empty"
+            return JSONResponse(error, status_code=500)
         if reply.delay and not await self._pause(request, reply.delay):
             return Response(status_code=499)
-        stream = isinstance(payload, dict) and bool(payload.get("stream"))
+        return self._reply(wire, reply, path, payload)
+
+    def _next_reply(
+        self, wire: WireFormat, payload: dict[str, Any], recorded: RecordedRequest
+    ) -> ScriptedReply | None:
+        if self._replies:
+            return self._replies.popleft()
+        if not self.offline:
+            return None
+        view = {"messages": wire.messages(payload), "tools": wire.tools(payload)}
+        answer = self._responder.answer(view)
+        calls = [ToolCall(c["id"], c["name"], c["arguments"]) for c in answer.tool_calls]
+        return ScriptedReply(text=answer.text, tool_calls=calls)
+
+    def _reply(
+        self, wire: WireFormat, reply: ScriptedReply, path: str, payload: dict[str, Any]
+    ) -> Response:
+        headers = reply.response_headers()
         if reply.lines is not None:
             return StreamingResponse(
                 self._raw_lines(reply),
                 status_code=reply.status,
                 media_type=reply.content_type or "text/event-stream",
+                headers=headers,
             )
         if reply.body is not None:
-            return Response(
-                reply.body,
-                status_code=reply.status,
-                media_type=reply.content_type or "application/json",
+            media = reply.content_type or "application/json"
+            return Response(reply.body, reply.status, headers, media)
+        failure = reply.failure()
+        if failure:
+            message = reply.text or MESSAGES.get(failure, "scripted error")
+            status, error = wire.error(failure, message, reply.retry_after)
+            status = reply.status if reply.status >= 400 else status
+            return JSONResponse(error, status_code=status, headers=headers)
+        turn = self._turn(wire, reply, path, payload)
+        if not turn.stream:
+            return JSONResponse(wire.answer(turn), headers=headers)
+        frames = list(wire.stream(turn))
+        if reply.stream_error:
+            frames.append(
+                wire.stream_error(reply.stream_error, MESSAGES.get(reply.stream_error, "error"))
             )
-        if reply.status >= 400:
-            return JSONResponse(
-                {"error": {"message": reply.text or "scripted error", "type": "scripted"}},
-                status_code=reply.status,
-            )
-        if stream:
-            return StreamingResponse(
-                self._openai_stream(reply, payload), media_type="text/event-stream"
-            )
-        return JSONResponse(self._openai_completion(reply, payload))
+        # The first frames go out at once; the pause is between pieces.
+        paced = self._paced(frames, reply.chunk_delay, unpaced=2)
+        return StreamingResponse(paced, media_type=wire.stream_media, headers=headers)
+
+    def _turn(
+        self, wire: WireFormat, reply: ScriptedReply, path: str, payload: dict[str, Any]
+    ) -> Turn:
+        prompt = sum(
+            estimate_tokens(json.dumps(m, ensure_ascii=False)) for m in wire.messages(payload)
+        )
+        return Turn(
+            reply=reply,
+            payload=payload,
+            model=wire.model_of(path, payload) or self.model,
+            serial=next(self._ids),
+            prompt_tokens=prompt,
+            stream=wire.wants_stream(path, payload),
+            cut=reply.error_after if reply.stream_error else None,
+            pieces=pieces(reply.text),
+        )
 
     async def _pause(self, request: Request, seconds: float) -> bool:
         """Wait `seconds`; False if the client disconnected meanwhile (which is recorded)."""
@@ -374,110 +470,20 @@ class ScriptedModelServer:
             [{**asdict(r), "body": r.body.decode("utf-8", "replace")} for r in self.requests]
         )
 
+    def _model_json(self, name: str) -> dict[str, Any]:
+        return {"id": name, "object": "model", "created": 0, "owned_by": "hologram"}
+
     async def _models(self, request: Request) -> Response:
-        return JSONResponse(
-            {
-                "object": "list",
-                "data": [{"id": self.model, "object": "model", "owned_by": "hologram"}],
-            }
-        )
+        return JSONResponse({"object": "list", "data": [self._model_json(m) for m in self.models]})
 
-    # ---- OpenAI wire format -----------------------------------------------------------------
+    async def _model(self, request: Request) -> Response:
+        name = request.path_params["model_id"]
+        if name not in self.models:
+            return _not_found(f"The model '{name}' does not exist", code="model_not_found")
+        return JSONResponse(self._model_json(name))
 
-    def _usage(self, reply: ScriptedReply, payload: dict[str, Any]) -> dict[str, int]:
-        prompt = sum(
-            estimate_tokens(json.dumps(m, ensure_ascii=False))
-            for m in payload.get("messages") or []
-        )
-        completion = estimate_tokens(reply.text) + sum(
-            estimate_tokens(json.dumps(c.arguments)) for c in reply.tool_calls
-        )
-        return {
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "total_tokens": prompt + completion,
-        }
-
-    def _finish(self, reply: ScriptedReply) -> str:
-        return reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
-
-    def _openai_completion(self, reply: ScriptedReply, payload: dict[str, Any]) -> dict[str, Any]:
-        message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
-        if reply.reasoning:
-            message["reasoning_content"] = reply.reasoning
-        if reply.tool_calls:
-            message["tool_calls"] = [
-                {
-                    "id": c.id,
-                    "type": "function",
-                    "function": {
-                        "name": c.name,
-                        "arguments": json.dumps(c.arguments, ensure_ascii=False),
-                    },
-                }
-                for c in reply.tool_calls
-            ]
-        return {
-            "id": f"chatcmpl-scripted-{next(self._ids)}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": payload.get("model") or self.model,
-            "choices": [{"index": 0, "message": message, "finish_reason": self._finish(reply)}],
-            "usage": self._usage(reply, payload),
-        }
-
-    async def _openai_stream(
-        self, reply: ScriptedReply, payload: dict[str, Any]
-    ) -> AsyncIterator[str]:
-        base = {
-            "id": f"chatcmpl-scripted-{next(self._ids)}",
-            "object": "chat.completion.chunk",
-            "created": int(time.time()),
-            "model": payload.get("model") or self.model,
-        }
-
-        def event(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
-            chunk = {
-                **base,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-                **extra,
-            }
-            return f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n"
-
-        events = [event({"role": "assistant", "content": ""})]
-        events += [event({"reasoning_content": piece}) for piece in _pieces(reply.reasoning)]
-        events += [event({"content": piece}) for piece in _pieces(reply.text)]
-        for index, call in enumerate(reply.tool_calls):
-            # The arguments arrive in two fragments, as real servers split them.
-            arguments = json.dumps(call.arguments, ensure_ascii=False)
-            half = len(arguments) // 2
-            events.append(
-                event(
-                    {
-                        "tool_calls": [
-                            {
-                                "index": index,
-                                "id": call.id,
-                                "type": "function",
-                                "function": {"name": call.name, "arguments": arguments[:half]},
-                            }
-                        ]
-                    }
-                )
-            )
-            events.append(
-                event(
-                    {"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]}
-                )
-            )
-        events.append(event({}, self._finish(reply)))
-        if (payload.get("stream_options") or {}).get("include_usage"):
-            usage = {**base, "choices": [], "usage": self._usage(reply, payload)}
-            events.append(f"data: {json.dumps(usage)}\n\n")
-        events.append("data: [DONE]\n\n")
-        # The role chunk and the first piece go out at once; the pause is between pieces.
-        async for item in self._paced(events, reply.chunk_delay, unpaced=2):
-            yield item
+    async def _unknown(self, request: Request) -> Response:
+        return _not_found(f"no such endpoint: GET {request.url.path}")
 
     async def _raw_lines(self, reply: ScriptedReply) -> AsyncIterator[str]:
         async for line in self._paced(
@@ -502,19 +508,9 @@ class ScriptedModelServer:
                 self._record_disconnect()
 
 
-_PIECE = re.compile(r"\S+\s*|\s+")
-
-
-def _pieces(text: str) -> list[str]:
-    """Split text as a model streams it: a word (with its space) at a time, and CJK text a
-    few characters at a time."""
-    pieces: list[str] = []
-    for word in _PIECE.findall(text):
-        if len(word) > 4 and any(ord(ch) > 0x2E7F for ch in word):
-            pieces.extend(word[i : i + 3] for i in range(0, len(word), 3))
-        else:
-            pieces.append(word)
-    return pieces
+def _not_found(message: str, code: str = "not_found") -> Response:
+    error = {"message": message, "type": "invalid_request_error", "param": None, "code": code}
+    return JSONResponse({"error": error}, status_code=404)
 
 
 async def run_scripted_model(port: int = 0, offline: bool = True) -> int:

@@ -2,12 +2,22 @@
 
 An adapter's `transform_stream_chunk` returns a chunk table (or nil to skip the line):
 
-    {content, reasoning_content, finish_reason, token_usage, done, model,
-     tool_calls = {{index, id, name, arguments}, ...}}
+    {content, reasoning_content, finish_reason, token_usage, done, model, provider_data,
+     tool_calls = {{index, id, name, arguments, fragment}, ...},
+     error = {kind, message, retry_after}}
 
 A tool-call delta with an `index` is a piece of the call at that index: its `arguments`
 text is appended to what came before (OpenAI and Anthropic stream the JSON in fragments).
-A delta without an index is a whole call (Ollama and Gemini send calls whole).
+A delta marked `fragment` but without an index (compatible servers that leave the index
+out) starts a new call when it has an id or a name, and continues the last call otherwise.
+Any other delta without an index is a whole call (Ollama and Gemini send calls whole).
+
+An `error` is the provider telling, inside the stream, that the answer failed (Anthropic's
+`overloaded_error` event, an OpenAI error chunk): its kind decides what happens next, as
+an HTTP error status would.
+
+`provider_data` pieces are merged: a list of tables with an `index` merges the tables of
+one index (their strings joined), other lists are extended, tables updated, values replaced.
 """
 
 from __future__ import annotations
@@ -17,10 +27,12 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from hologram.llm.errors import AdapterOutputError
+from hologram.llm.errors import AdapterOutputError, FailureKind
 from hologram.llm.messages import (
+    USAGE_FIELDS,
     CompletionResponse,
     TokenUsage,
+    read_provider_data,
     read_tool_call,
     read_usage,
 )
@@ -35,6 +47,16 @@ class ToolCallDelta:
     id: str = ""
     name: str = ""
     arguments: str | dict[str, Any] = ""
+    fragment: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkError:
+    """An error the provider reported inside a stream."""
+
+    kind: FailureKind
+    message: str
+    retry_after: float | None = None
 
 
 @dataclass(slots=True)
@@ -50,6 +72,11 @@ class StreamChunk:
     done: bool = False
     model: str = ""
     response: CompletionResponse | None = None
+    provider_data: dict[str, Any] = field(default_factory=dict)
+    error: ChunkError | None = None
+    restart: bool = False
+    """Set by the provider manager on a chunk that begins the answer again after a retry:
+    whatever was received before it is void (a consumer clears the text it showed)."""
 
     @property
     def empty(self) -> bool:
@@ -60,6 +87,8 @@ class StreamChunk:
             or self.finish_reason
             or self.token_usage
             or self.done
+            or self.provider_data
+            or self.restart
         )
 
 
@@ -72,6 +101,24 @@ def _opt_text(obj: dict[str, Any], key: str, adapter: str) -> str:
     return value
 
 
+def read_error(value: Any, adapter: str, where: str) -> ChunkError:
+    """An `error` table of a transform: {kind, message, retry_after}."""
+    if isinstance(value, str):
+        return ChunkError(FailureKind.SERVER, value)
+    if not isinstance(value, dict):
+        raise AdapterOutputError(adapter, where, "error", "a table or a message", value)
+    kind = FailureKind.named(value.get("kind", "server"))
+    if kind is None:
+        raise AdapterOutputError(
+            adapter, where, "error.kind", f"one of {', '.join(FailureKind)}", value.get("kind")
+        )
+    message = value.get("message")
+    delay = value.get("retry_after")
+    if delay is not None and (not isinstance(delay, int | float) or isinstance(delay, bool)):
+        raise AdapterOutputError(adapter, where, "error.retry_after", "seconds", delay)
+    return ChunkError(kind, str(message or kind), None if delay is None else float(delay))
+
+
 def read_chunk(value: Any, adapter: str) -> StreamChunk | None:
     """Check what `transform_stream_chunk` returned; None means "skip this line"."""
     if value is None:
@@ -80,6 +127,8 @@ def read_chunk(value: Any, adapter: str) -> StreamChunk | None:
         if value == []:
             return None
         raise AdapterOutputError(adapter, _WHERE, "(result)", "an object or nil", value)
+    if value.get("error") is not None:
+        return StreamChunk(error=read_error(value["error"], adapter, _WHERE))
     deltas: list[ToolCallDelta] = []
     raw_calls = value.get("tool_calls")
     if raw_calls not in (None, [], {}):
@@ -105,6 +154,7 @@ def read_chunk(value: Any, adapter: str) -> StreamChunk | None:
                     id=_opt_text(raw, "id", adapter),
                     name=_opt_text(raw, "name", adapter),
                     arguments=arguments,
+                    fragment=bool(raw.get("fragment")),
                 )
             )
     usage = value.get("token_usage")
@@ -116,7 +166,38 @@ def read_chunk(value: Any, adapter: str) -> StreamChunk | None:
         token_usage=None if usage in (None, {}, []) else read_usage(usage, adapter, _WHERE),
         done=bool(value.get("done")),
         model=_opt_text(value, "model", adapter),
+        provider_data=read_provider_data(value.get("provider_data"), adapter, _WHERE),
     )
+
+
+def merge_provider_data(into: dict[str, Any], piece: dict[str, Any]) -> None:
+    """Fold one chunk's provider_data into what came before (rules in the module doc)."""
+    for key, value in piece.items():
+        old = into.get(key)
+        if isinstance(value, list) and isinstance(old, list):
+            for item in value:
+                index = item.get("index") if isinstance(item, dict) else None
+                same = next(
+                    (
+                        o
+                        for o in old
+                        if isinstance(o, dict) and index is not None and o.get("index") == index
+                    ),
+                    None,
+                )
+                if same is None:
+                    old.append(dict(item) if isinstance(item, dict) else item)
+                    continue
+                for field_name, part in item.items():
+                    before = same.get(field_name)
+                    joined = isinstance(part, str) and isinstance(before, str)
+                    same[field_name] = before + part if joined else part
+        elif isinstance(value, dict) and isinstance(old, dict):
+            old.update(value)
+        elif isinstance(value, list):
+            into[key] = [dict(v) if isinstance(v, dict) else v for v in value]
+        else:
+            into[key] = value
 
 
 class StreamAssembler:
@@ -131,6 +212,7 @@ class StreamAssembler:
         self._by_index: dict[int, dict[str, Any]] = {}
         self._finish = ""
         self._usage: dict[str, int] = {}
+        self._data: dict[str, Any] = {}
         self.model = ""
 
     def feed(self, chunk: StreamChunk) -> None:
@@ -142,22 +224,44 @@ class StreamAssembler:
             self._finish = chunk.finish_reason
         if chunk.token_usage is not None:
             # Usage arrives in parts (Anthropic: input at the start, output at the end).
-            for key in ("prompt_tokens", "completion_tokens", "total_tokens", "reasoning_tokens"):
+            for key in USAGE_FIELDS:
                 number = getattr(chunk.token_usage, key)
                 if number:
                     self._usage[key] = number
         if chunk.model:
             self.model = chunk.model
+        if chunk.provider_data:
+            merge_provider_data(self._data, chunk.provider_data)
+
+    def take(self, whole: CompletionResponse) -> None:
+        """A whole answer, when the server did not stream after all."""
+        self._content.append(whole.content)
+        self._reasoning.append(whole.reasoning_content)
+        self._calls += [
+            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in whole.tool_calls
+        ]
+        self._finish = whole.finish_reason
+        self._usage.update(whole.token_usage.to_json())
+        self._data.update(whole.provider_data)
+        self.model = whole.model
 
     def _feed_call(self, delta: ToolCallDelta) -> None:
-        if delta.index is None:
+        if delta.index is None and not delta.fragment:
             self._calls.append({"id": delta.id, "name": delta.name, "arguments": delta.arguments})
             return
-        call = self._by_index.get(delta.index)
-        if call is None:
-            call = {"id": "", "name": "", "arguments": ""}
-            self._by_index[delta.index] = call
-            self._calls.append(call)
+        if delta.index is None:
+            starts = bool(delta.id or delta.name) or not self._calls
+            if starts:
+                call = {"id": "", "name": "", "arguments": ""}
+                self._calls.append(call)
+            else:
+                call = self._calls[-1]
+        else:
+            call = self._by_index.get(delta.index)
+            if call is None:
+                call = {"id": "", "name": "", "arguments": ""}
+                self._by_index[delta.index] = call
+                self._calls.append(call)
         call["id"] = call["id"] or delta.id
         call["name"] = call["name"] or delta.name
         piece = delta.arguments
@@ -172,22 +276,18 @@ class StreamAssembler:
         if calls and finish == "stop":
             # The last chunk of Ollama and Gemini streams says "stop" after a call came whole.
             finish = "tool_calls"
-        prompt = self._usage.get("prompt_tokens", 0)
-        completion = self._usage.get("completion_tokens", 0)
-        usage = TokenUsage(
-            prompt,
-            completion,
-            self._usage.get("total_tokens", prompt + completion),
-            self._usage.get("reasoning_tokens", 0),
-        )
+        counts = {key: self._usage.get(key, 0) for key in USAGE_FIELDS}
+        if not counts["total_tokens"]:
+            counts["total_tokens"] = counts["prompt_tokens"] + counts["completion_tokens"]
         return CompletionResponse(
             content="".join(self._content),
             reasoning_content="".join(self._reasoning),
             finish_reason=finish,
-            token_usage=usage,
+            token_usage=TokenUsage(**counts),
             tool_calls=calls,
             model=self.model,
             source=source,
+            provider_data=self._data,
         )
 
 

@@ -98,6 +98,7 @@ class GraphMemory:
                     "model_calls": s.model_calls,
                     "tokens_sent": s.tokens_sent,
                     "tokens_received": s.tokens_received,
+                    "measured_calls": s.measured_calls,
                 }
                 for name, s in self.heartbeat.stats.items()
             },

@@ -36,7 +36,9 @@ from hologram.sdk.events import discard
 
 log = logging.getLogger(__name__)
 
-SubmitConsolidation = Callable[[str], Awaitable[str]]
+SubmitConsolidation = Callable[[str], Awaitable[Any]]
+"""Sends a task through the `_consolidation_` channel: answers the reply text, or the turn's
+result (with `reply` and the `usage` the provider counted), so the meter uses real counts."""
 LOOPS = ("distill", "archive", "merge", "review", "rules")
 
 
@@ -46,6 +48,8 @@ class LoopStats:
     model_calls: int = 0
     tokens_sent: int = 0
     tokens_received: int = 0
+    measured_calls: int = 0
+    """Model calls whose tokens are the provider's counts, not estimates."""
     errors: int = 0
     last_tick_at: float | None = None
     last_result: dict[str, Any] = field(default_factory=dict)
@@ -267,7 +271,6 @@ class Heartbeat:
         assert self.submit is not None
         stats = self.stats[loop]
         stats.model_calls += 1
-        stats.tokens_sent += self.estimate(text)
         self._emit(
             EventType.CONSOLIDATION_TASK,
             source="memory",
@@ -276,8 +279,16 @@ class Heartbeat:
             text=text,
             **detail,
         )
-        reply = await self.submit(text)
-        stats.tokens_received += self.estimate(reply or "")
+        answer = await self.submit(text)
+        reply = answer if isinstance(answer, str) or answer is None else answer.reply
+        usage = getattr(answer, "usage", None)
+        if usage:  # the provider's own counts, when the answer carries them
+            stats.tokens_sent += usage.prompt_tokens
+            stats.tokens_received += usage.completion_tokens
+            stats.measured_calls += 1
+        else:
+            stats.tokens_sent += self.estimate(text)
+            stats.tokens_received += self.estimate(reply or "")
         return reply or ""
 
     async def _names(self) -> dict[str, list[str]]:
@@ -296,4 +307,5 @@ class Heartbeat:
             "model_calls": sum(s.model_calls for s in self.stats.values()),
             "tokens_sent": sum(s.tokens_sent for s in self.stats.values()),
             "tokens_received": sum(s.tokens_received for s in self.stats.values()),
+            "measured_calls": sum(s.measured_calls for s in self.stats.values()),
         }

@@ -18,11 +18,12 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 
 from hologram.facade import Kernel, Phase
+from hologram.llm import usage_table
 from hologram.notebook.context_widget import ContextWidget
 from hologram.notebook.graph_widget import GraphWidget
 from hologram.notebook.layers import LayersWidget
 from hologram.notebook.scheduler_widget import SchedulerWidget
-from hologram.sdk import Priority
+from hologram.sdk import Event, EventType, Priority
 
 T = TypeVar("T")
 
@@ -67,6 +68,7 @@ class HologramMagics(Magics):
             "graph": self._graph,
             "scheduler": self._scheduler,
             "plugins": self._plugins,
+            "usage": self._usage,
             "stop": self._stop,
             "shutdown": self._shutdown,
         }
@@ -84,6 +86,7 @@ class HologramMagics(Magics):
         "interrupt [--level L1-L4] TEXT: the same as an interrupt (default L1) · "
         "stop: stop the running turn and every input waiting now · "
         "scheduler: the live preemption timeline · "
+        "usage: tokens and cost of every model call, per source, day and channel · "
         "plugins [enable|disable|reload NAME]: every plugin with its health (kind, state, "
         "restarts, last error, tools), or change one (returns a handle to await)",
     )
@@ -134,8 +137,31 @@ class HologramMagics(Magics):
             raise UsageError("nothing to say: `%hologram say TEXT`, or text in a %%hologram cell")
 
         async def say() -> str:
-            reply = await kernel.say(text, channel=channel, level=level)
-            display({"text/plain": reply, "text/markdown": reply}, raw=True)
+            # The reply's output updates in place as the model streams it.
+            shown = display({"text/plain": ""}, raw=True, display_id=True)
+            ticket = await kernel.inject(text, channel, level=level)
+            pieces: list[str] = []
+
+            def typed(event: Event) -> None:
+                payload = event.payload
+                if payload.get("input_id") != ticket.id or payload.get("reasoning"):
+                    return
+                if payload.get("restart"):
+                    pieces.clear()
+                pieces.append(payload.get("text", ""))
+                if shown is not None:
+                    shown.update({"text/plain": "".join(pieces)}, raw=True)
+
+            unsubscribe = kernel.events.subscribe(EventType.AGENT_OUTPUT_DELTA, typed)
+            try:
+                reply = (await ticket).reply
+            finally:
+                unsubscribe()
+            final = {"text/plain": reply, "text/markdown": reply}
+            if shown is None:
+                display(final, raw=True)
+            else:
+                shown.update(final, raw=True)
             return reply
 
         return Pending(f"say on {channel}", kernel.spawn(say(), name=f"say-{channel}"))
@@ -182,9 +208,18 @@ class HologramMagics(Magics):
                 beat = status["graph_memory"]["heartbeat_totals"]
                 print(
                     f"  memory heartbeat: {beat['model_calls']} model calls, "
-                    f"{beat['tokens_sent']}/{beat['tokens_received']} tokens sent/received (est.)"
+                    f"{beat['tokens_sent']}/{beat['tokens_received']} tokens sent/received "
+                    f"({beat['measured_calls']} calls counted by the provider, the rest est.)"
                 )
         return status
+
+    def _usage(self, args: Any) -> dict[str, Any]:
+        kernel = self.require_kernel()
+        if kernel.state.llm is None:
+            raise UsageError("the kernel has no LLM yet: await the `%hologram start` handle")
+        summary = kernel.state.llm.usage.summary()
+        print(usage_table(summary))
+        return summary
 
     def _layers(self, args: Any) -> LayersWidget:
         return LayersWidget.for_kernel(self.require_kernel())

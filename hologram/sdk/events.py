@@ -62,6 +62,14 @@ class EventType(StrEnum):
     PROVIDER_OFFLINE = "provider_offline"
     """No LLM is configured: the offline scripted model answers."""
     PROVIDERS_EXHAUSTED = "providers_exhausted"
+    PROVIDER_RETRY = "provider_retry"
+    """A model call is made again: within a source after the delay the provider asked for
+    (or after an overloaded answer), or by a turn with a shorter prompt after the model
+    said the prompt was too long."""
+    AGENT_OUTPUT_DELTA = "agent_output_delta"
+    """A piece of a reply as the model streams it, with the input it answers (`input_id`)
+    and the model round; `restart` set means the text so far is void (the model is asked
+    again), `reasoning` set means the piece is the model's reasoning, not its reply."""
     PLUGIN_STARTED = "plugin_started"
     PLUGIN_STOPPED = "plugin_stopped"
     PLUGIN_REFUSED = "plugin_refused"

@@ -122,6 +122,9 @@ class ModelGuard:
         gate = self._firewall.gate
         text, reasoning = gate.scrubber(), gate.scrubber()
         async for chunk in chunks:
+            if chunk.restart:
+                # The answer begins again: what was held back of the old one is void.
+                text, reasoning = gate.scrubber(), gate.scrubber()
             if chunk.done:
                 yield dataclasses.replace(
                     chunk,

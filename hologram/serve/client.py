@@ -1,7 +1,8 @@
 """`python -m hologram chat`: a terminal client of a running service.
 
 Each line typed is an input. Replies come from the service's event stream, so what the
-agent does is shown as it happens: each model round that calls tools, then the reply.
+agent does is shown as it happens: the reply is typed out as the model streams it
+(`agent_output_delta`), with each model round that calls tools between.
 Commands: `/stop`, `/interrupt L1|L2|L3 TEXT`, `/status`, `/quit`. At the end of input
 (Ctrl-D, or the end of a pipe) it waits for the replies still owed, then exits.
 """
@@ -20,11 +21,16 @@ from hologram.kernel.tasks import KernelTasks
 from hologram.sdk import EndedBy
 
 REPLY_WAIT_S = 120.0
-STREAM_TYPES = ("agent_llm_chain", "agent_output")
+STREAM_TYPES = ("agent_output_delta", "agent_llm_chain", "agent_output")
 
 
 def _out(text: str) -> None:
     print(text, flush=True)
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 class Chat:
@@ -34,6 +40,9 @@ class Chat:
         self.answered: set[int] = set()
         self.settled = asyncio.Event()
         self.listening = asyncio.Event()
+        self.typing: tuple[Any, Any] | None = None
+        """(input, round) of the reply being typed on the current line."""
+        self.typed = ""
 
     # ---- the event stream ------------------------------------------------------------------
 
@@ -68,18 +77,52 @@ class Chat:
 
     def show(self, kind: str, event: dict[str, Any]) -> None:
         payload, ident = event["payload"], event.get("input")
+        if kind == "agent_output_delta":
+            self.type_out(payload)
+            return
         if kind == "agent_llm_chain":
+            if payload.get("tool_calls"):
+                self.end_line()
             for call in payload.get("tool_calls") or []:
                 _out(f"  · round {payload.get('round')}: {call['name']}")
             return
         if ident in self.answered:
+            self.end_line()
             return  # already settled by the answer to /stop
+        typed, self.typed = self.typed, ""
+        was_typing, self.typing = self.typing, None
         if payload.get("ended_by") == EndedBy.STOPPED:
+            _write("\n" if was_typing else "")
             _out(f"[#{ident}] (stopped)")
+        elif (
+            was_typing
+            and was_typing[0] == ident
+            and typed.strip() == payload.get("text", "").strip()
+        ):
+            _write("\n")  # the reply is on the screen already, as it streamed
         else:
+            _write("\n" if was_typing else "")
             _out(f"[#{ident}] hologram> {payload.get('text', '')}")
         if ident is not None:
             self.settle(ident)
+
+    def type_out(self, payload: dict[str, Any]) -> None:
+        """A piece of a reply, written as it comes."""
+        if payload.get("reasoning"):
+            return
+        ident = payload.get("input_id")
+        where = (ident, payload.get("round"))
+        if payload.get("restart") or where != self.typing:
+            self.end_line()
+            _write(f"[#{ident}] hologram> ")
+            self.typing, self.typed = where, ""
+        self.typed += payload.get("text", "")
+        _write(payload.get("text", ""))
+
+    def end_line(self) -> None:
+        if self.typing is not None:
+            _write("\n")
+            self.typing, self.typed = None, ""
 
     def settle(self, ident: int) -> None:
         self.answered.add(ident)

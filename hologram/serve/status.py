@@ -31,6 +31,10 @@ class LlmStatus:
 
     offline: Annotated[bool, Param("true when the offline scripted model answers")]
     sources: Annotated[list[dict[str, Any]], Param("the LLM sources, in fallback order")]
+    usage: Annotated[
+        dict[str, Any] | None,
+        Param("tokens and cost since boot: total, by source, day, channel and model"),
+    ] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +84,11 @@ async def get_status(request: Request) -> Response:
         kernel=kernel.status(),
         scheduler=kernel.inputs.status(),
         inputs=await kernel.inputs.journal.counts(),
-        llm=LlmStatus(offline=bool(sources) and bool(sources[0]["offline"]), sources=sources),
+        llm=LlmStatus(
+            offline=bool(sources) and bool(sources[0]["offline"]),
+            sources=sources,
+            usage=None if state.llm is None else state.llm.usage.summary(),
+        ),
         agent=None if state.agent is None else state.agent.describe(),
         memory=MemoryCounts.of(state),
         plugins=None if state.plugins is None else rows(state.plugins),

@@ -292,3 +292,8 @@ async def test_a_merge_is_decided_by_the_model_in_a_consolidation_turn_and_never
             status = graph.status()
             assert status["heartbeat"]["merge"]["model_calls"] == 1
             assert "merge: 1 ticks, 1 calls" in await graph.introspect()
+            # The token meter counts what the provider counted for the consolidation turn.
+            spent = state.llm.usage.summary()["by_channel"][CONSOLIDATION_CHANNEL]
+            assert status["heartbeat"]["merge"]["measured_calls"] == 1
+            assert status["heartbeat"]["merge"]["tokens_sent"] == spent["prompt_tokens"]
+            assert status["heartbeat"]["merge"]["tokens_received"] == spent["completion_tokens"]

@@ -22,7 +22,7 @@ async def test_openai_request_matches_the_chat_completions_format(
     assert sent.headers["content-type"] == "application/json"
     wire = sent.json
     assert wire["model"] == "test-model"
-    assert wire["temperature"] == 0.3 and wire["max_tokens"] == 512
+    assert wire["temperature"] == 0.3 and wire["max_completion_tokens"] == 512
     assert wire["stream"] is False and "stream_options" not in wire
     system, user, assistant, tool, follow_up = wire["messages"]
     assert system == {"role": "system", "content": "You are Holo."}

@@ -8,6 +8,7 @@ const MAX_EVENTS = 200;
 let lastEventId = null;
 const pending = new Map(); // input id -> its chat line
 const early = new Map(); // input id -> [text, class] of a reply that beat its acknowledgement
+const typing = new Map(); // input id -> {item, round} of the reply being typed as it streams
 
 function token() { return sessionStorage.getItem("hologram-token") || ""; }
 
@@ -67,15 +68,36 @@ function settle(id, text, cls) {
   }
   early.delete(id);
   pending.delete(id);
-  const reply = line($("messages"), text, cls);
+  // The streamed line becomes the reply (its text now the whole, final one).
+  const typed = typing.get(id);
+  typing.delete(id);
+  const reply = typed ? typed.item : line($("messages"), "", cls);
+  reply.textContent = text;
+  reply.className = cls;
   reply.dataset.input = id;
   reply.dataset.testid = "reply";
+}
+
+// A piece of a reply as the model streams it: typed into the reply's line as it comes.
+function typeOut(p) {
+  if (p.reasoning || p.input_id == null) return;
+  let typed = typing.get(p.input_id);
+  if (!typed || typed.round !== p.round || p.restart) {
+    if (typed && !p.restart) typed.item.className = "agent earlier";
+    const item = typed && p.restart ? typed.item : line($("messages"), "hologram: ", "agent typing");
+    if (p.restart) item.textContent = "hologram: ";
+    item.dataset.testid = "typing";
+    typed = { item, round: p.round };
+    typing.set(p.input_id, typed);
+  }
+  typed.item.textContent += p.text;
 }
 
 // ---- events --------------------------------------------------------------------------------
 
 function onEvent(kind, event) {
   if (event.seq !== undefined) lastEventId = event.seq;
+  if (kind === "agent_output_delta") return typeOut(event.payload);
   const list = $("events");
   line(list, `${event.seq ?? ""} ${kind} ${JSON.stringify(event.payload ?? event).slice(0, 160)}`)
     .dataset.type = kind;
@@ -85,7 +107,7 @@ function onEvent(kind, event) {
     if (p.ended_by === "stopped") settle(event.input, "(stopped)", "stopped");
     else settle(event.input, `hologram: ${p.text}`, "agent");
   }
-  if (kind === "scheduler") refreshStatus();
+  if (kind === "scheduler" || kind === "turn_finished") refreshStatus();
 }
 
 async function stream() {
@@ -138,8 +160,26 @@ function refreshStatus() {
       $("queue").textContent = s.queue.join(", ") || "–";
       $("model").textContent = status.llm.offline
         ? "offline scripted model" : `model: ${status.llm.sources[0]?.source}`;
+      if (status.llm.usage) showUsage(status.llm.usage);
     } catch (err) { console.warn("status:", err.message); }
   }, 100);
+}
+
+function showUsage(usage) {
+  const body = $("usage").tBodies[0];
+  body.replaceChildren();
+  const rows = [["total", usage.total]];
+  for (const group of ["by_source", "by_day", "by_channel"]) {
+    for (const [name, tally] of Object.entries(usage[group])) rows.push([name, tally]);
+  }
+  for (const [name, t] of rows) {
+    const row = body.insertRow();
+    row.insertCell().textContent = name;
+    row.insertCell().textContent = `${t.calls} calls`;
+    row.insertCell().textContent = `${t.prompt_tokens} in (${t.cached_tokens} cached)`;
+    row.insertCell().textContent = `${t.completion_tokens} out (${t.reasoning_tokens} thinking)`;
+    row.insertCell().textContent = t.cost ? `$${t.cost.toFixed(4)}` : "";
+  }
 }
 
 // ---- settings ------------------------------------------------------------------------------

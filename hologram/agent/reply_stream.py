@@ -1,0 +1,57 @@
+"""One model round's answer as it streams: each piece of the reply goes out at once as an
+`agent_output_delta` event carrying the input it answers, so the page, `python -m hologram
+chat` and the notebook show the reply as it is written.
+
+The text received so far is kept on the object, so a turn stopped mid-stream can record the
+partial reply. Cancelling the task that reads the stream (a preemption, a stop) cuts it at
+once: the cancellation lands in the await on the next chunk, which closes the HTTP response.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from hologram.llm import CompletionResponse, StreamChunk
+from hologram.sdk import EventType
+
+Publish = Callable[..., None]
+
+
+class ReplyStream:
+    def __init__(self, publish: Publish, input_id: int | None, round_: int, quiet: bool) -> None:
+        self._publish = publish
+        self._input_id = input_id
+        self._round = round_
+        self._quiet = quiet
+        """Publish no deltas (an internal turn whose reply goes nowhere)."""
+        self.pieces: list[str] = []
+
+    @property
+    def text(self) -> str:
+        return "".join(self.pieces)
+
+    def _delta(self, **payload: Any) -> None:
+        if not self._quiet:
+            self._publish(
+                EventType.AGENT_OUTPUT_DELTA, input_id=self._input_id, round=self._round, **payload
+            )
+
+    async def read(self, chunks: AsyncIterator[StreamChunk]) -> CompletionResponse:
+        """Read the stream to its end; its last chunk carries the whole answer."""
+        response: CompletionResponse | None = None
+        async for chunk in chunks:
+            if chunk.restart:
+                # The model is asked again: what was shown of this answer is void.
+                self.pieces.clear()
+                self._delta(text="", restart=True)
+            if chunk.reasoning_content:
+                self._delta(text=chunk.reasoning_content, reasoning=True)
+            if chunk.content:
+                self.pieces.append(chunk.content)
+                self._delta(text=chunk.content)
+            if chunk.done:
+                response = chunk.response
+        if response is None:
+            raise RuntimeError("the model's stream ended without its final chunk")
+        return response
