@@ -209,6 +209,7 @@ class StreamAssembler:
         self._reasoning: list[str] = []
         # Calls in the order they first appeared; indexed ones are looked up by index.
         self._calls: list[dict[str, Any]] = []
+        self._whole_calls: list[ToolCall] = []
         self._by_index: dict[int, dict[str, Any]] = {}
         self._finish = ""
         self._usage: dict[str, int] = {}
@@ -237,9 +238,9 @@ class StreamAssembler:
         """A whole answer, when the server did not stream after all."""
         self._content.append(whole.content)
         self._reasoning.append(whole.reasoning_content)
-        self._calls += [
-            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in whole.tool_calls
-        ]
+        # Kept as read: re-reading them would lose an `arguments_error` (arguments that
+        # were not JSON arrive as {} with the error beside them).
+        self._whole_calls += whole.tool_calls
         self._finish = whole.finish_reason
         self._usage.update(whole.token_usage.to_json())
         self._data.update(whole.provider_data)
@@ -269,8 +270,11 @@ class StreamAssembler:
 
     def response(self, source: str = "") -> CompletionResponse:
         calls: list[ToolCall] = [
-            read_tool_call(c, self.adapter, _WHERE, f"tool_calls[{i}]", i)
-            for i, c in enumerate(self._calls)
+            *self._whole_calls,
+            *(
+                read_tool_call(c, self.adapter, _WHERE, f"tool_calls[{i}]", i)
+                for i, c in enumerate(self._calls)
+            ),
         ]
         finish = self._finish or "stop"
         if calls and finish == "stop":
