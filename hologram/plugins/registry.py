@@ -162,6 +162,7 @@ class PluginRegistry:
                     "restarts": entry.restarts,
                     "error": entry.error,
                     "flags": list(entry.flags),
+                    "status": entry.sdk.status if entry.sdk is not None else {},
                 }
             )
         return rows

@@ -166,6 +166,19 @@ class Firewall:
     def take_principal(self, call_id: str) -> Principal | None:
         return self._calls.pop(call_id, None)
 
+    def call_context(self, principal: Principal) -> dict[str, Any]:
+        """What a tool running for `principal` must honour itself, because the firewall
+        decides before the call and cannot reach inside it: the network switch and the
+        sandbox roots (a command's working directory, a terminal's)."""
+        policy = self.policy()
+        return {
+            "principal": principal.name,
+            "internal": principal.internal,
+            "network": policy.network_for(principal),
+            "read_roots": [str(r) for r in policy.sandbox.read_roots],
+            "write_roots": [str(r) for r in policy.sandbox.write_roots],
+        }
+
     # ---- decisions ------------------------------------------------------------------------
 
     def refuse(self, call: ToolCall, reason: str, principal: Principal) -> ToolResult:
