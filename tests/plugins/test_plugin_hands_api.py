@@ -68,9 +68,8 @@ async def test_each_call_carries_the_principal_network_switch_and_sandbox_roots(
     seen = json.loads(await call(kernel, "probe_context"))
     assert seen["principal"] == "internal" and seen["internal"] is True
     assert seen["network"] is True
-    assert seen["write_roots"] == [str((kernel.data_dir / "workspace").resolve())] + [
-        str((kernel.data_dir / "plugin-data").resolve())
-    ]
+    roots = [str((kernel.data_dir / name).resolve()) for name in ("workspace", "plugin-data")]
+    assert seen["write_roots"] == roots
     await kernel.config.set("core.security.network", False)
     model.queue_tool_call("probe_context", {}).queue_text("ok")
     await kernel.say("probe", "test")
