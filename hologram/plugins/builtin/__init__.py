@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from hologram.plugins.builtin.pluginmgr import PluginManager
+from hologram.plugins.builtin.seq import Sequencer
 from hologram.sdk import Plugin
 
 if TYPE_CHECKING:
@@ -21,4 +22,4 @@ BuiltinFactory = Callable[["PluginRegistry"], Plugin]
 
 
 def builtin_plugins() -> dict[str, BuiltinFactory]:
-    return {"pluginmgr": PluginManager}
+    return {"pluginmgr": PluginManager, "seq": Sequencer}
