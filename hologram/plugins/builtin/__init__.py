@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from hologram.plugins.builtin.agentcli import AgentCLI
 from hologram.plugins.builtin.pluginmgr import PluginManager
 from hologram.plugins.builtin.seq import Sequencer
 from hologram.sdk import Plugin
@@ -22,4 +23,4 @@ BuiltinFactory = Callable[["PluginRegistry"], Plugin]
 
 
 def builtin_plugins() -> dict[str, BuiltinFactory]:
-    return {"pluginmgr": PluginManager, "seq": Sequencer}
+    return {"agentcli": AgentCLI, "pluginmgr": PluginManager, "seq": Sequencer}
