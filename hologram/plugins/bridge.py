@@ -131,6 +131,7 @@ class Bridge:
         parameters: dict[str, Any] | None = None,
         no_memory: bool = False,
         timeout: float | None = None,  # noqa: ASYNC109  (the tool's timeout, a field)
+        optional: list[str] | None = None,
     ) -> None:
         async def call_plugin(arguments: dict[str, Any]) -> str:
             params = {"name": name, "arguments": arguments, "context": self.sdk.call_context()}
@@ -151,6 +152,7 @@ class Bridge:
             handler=call_plugin,
             no_memory=no_memory,
             timeout=timeout,
+            optional=frozenset(optional or ()),
         )
         self.sdk.register_tool(tool)
 

@@ -41,7 +41,7 @@ class Firewall:
         self._seen = -1
         self._policy: ToolPolicy | None = None
         self._review: ContentReview | None = None
-        self.enabled = True
+        self._enabled = True
         self._turns: OrderedDict[int, tuple[dict[str, Any], Principal]] = OrderedDict()
         self._calls: dict[str, Principal] = {}
         self._expected: deque[tuple[str, str, str, Principal]] = deque(maxlen=_EXPECTED_KEPT)
@@ -56,7 +56,7 @@ class Firewall:
         self._seen = self.config.version
         self.gate.sync()
         s = self.config.read(SecuritySettings)
-        self.enabled = s.enabled
+        self._enabled = s.enabled
 
         def roots(given: tuple[str, ...]) -> tuple[Path, ...]:
             if not given:
@@ -78,6 +78,12 @@ class Firewall:
             )
         )
         self._review = ContentReview(list(s.review_sensitive_words), s.review_injection)
+
+    @property
+    def enabled(self) -> bool:
+        """The switch as the settings say now (a change takes effect on the next call)."""
+        self._refresh()
+        return self._enabled
 
     def mask(self, text: str) -> str:
         """`text` with every secret known now replaced by its alias (for what is stored)."""
