@@ -137,7 +137,7 @@ def test_config_refuses_bad_input_with_a_clear_message(
     assert result.returncode == 2 and message in result.stderr
 
 
-@pytest.mark.parametrize("command", ["serve", "graph", "depgraph", "config"])
+@pytest.mark.parametrize("command", ["serve", "graph", "depgraph", "config", "tools"])
 def test_every_command_has_help(command: str) -> None:
     result = hologram(command, "--help")
     assert result.returncode == 0 and "usage: python -m hologram" in result.stdout

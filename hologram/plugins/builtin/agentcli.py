@@ -83,8 +83,7 @@ class AgentCLI:
         sdk.register_output_channel(
             CHANNEL,
             OutputCap.TEXT,
-            "notes beside the terminals (the page's and the notebook's panels): where a turn "
-            "woken by a finished terminal answers",
+            "notes shown beside the terminals; a turn woken by a finished terminal answers here",
             self._note,
         )
         self._sweeper = self._parts.tasks.spawn(self._sweep(), name="agentcli-idle")
