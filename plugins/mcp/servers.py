@@ -71,6 +71,11 @@ def parse_servers(raw: Any) -> tuple[dict[str, ServerSpec], dict[str, str]]:
     """The servers a setting names, and for each entry that is refused, why."""
     if raw is None:
         return {}, {}
+    if isinstance(raw, str):  # `python -m hologram config set` stores an unknown key as text
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            return {}, {"*": f"plugin.mcp.servers is text that is not JSON: {exc}"}
     if not isinstance(raw, dict):
         return {}, {"*": "plugin.mcp.servers must be an object of server name → settings"}
     specs: dict[str, ServerSpec] = {}

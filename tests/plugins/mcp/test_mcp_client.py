@@ -15,6 +15,7 @@ import signal
 
 from hologram import Kernel
 from hologram.llm import ScriptedModelServer
+from hologram.notebook.magics import _mcp_table
 from hologram.sdk import EventType
 from tests.agent.conftest import Recorder
 from tests.plugins.conftest import wait_for
@@ -188,6 +189,11 @@ async def test_bad_or_missing_servers_are_refused_with_the_reason_and_others_sta
     assert not tools(kernel, "mcp__gone__")
     await wait_for(lambda: server_state(kernel, "gone").get("restarts", 0) >= 2, "retried")
     assert "could not start: there is no program" in server_state(kernel, "gone")["error"]
+    # `%hologram mcp` shows the same report
+    table = _mcp_table(status(kernel)).splitlines()
+    assert table[0].split() == ["server", "transport", "state", "restarts", "tools"]
+    assert any(line.split()[:3] == ["lab", "stdio", "ready"] for line in table)
+    assert any(line.startswith("typo") and "refused: unknown field" in line for line in table)
 
 
 async def test_a_server_added_to_the_settings_starts_and_one_removed_stops(kernel: Kernel) -> None:
