@@ -28,7 +28,8 @@ import json
 import logging
 from typing import Any
 
-from servers import Connection, ServerError, ServerSpec, parse_servers
+from servers import Connection, ServerError
+from settings import ServerSpec, parse_servers
 from wire import block_text, clean_schema, description, resource_text, result_text, tool_name
 
 from hologram.plugins.runtime import PluginApp
