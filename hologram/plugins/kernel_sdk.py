@@ -41,6 +41,7 @@ from hologram.sdk import (
     WakeHandler,
 )
 from hologram.security import INTERNAL, Firewall, Profile
+from hologram.security.credentials import ALIAS
 from hologram.security.proxy import acting_for
 from hologram.stages import StageHost, invoke
 
@@ -74,6 +75,14 @@ class ScopedSettings:
         return self._config.get(self.key(key), default)
 
     async def set(self, key: str, value: Any) -> None:
+        # `resolved` fills @{alias} references in with secrets; if a plugin could write
+        # one into its own settings, it could read any secret the owner has. Only the owner
+        # (the settings API, the command line) writes them.
+        if _has_alias(value):
+            raise PermissionError(
+                "a plugin cannot write @{alias} secret references into its settings; "
+                "the owner sets those"
+            )
         await self._config.set(self.key(key), value)
 
     def list(self, prefix: str = "") -> dict[str, Any]:
@@ -90,6 +99,16 @@ class ScopedSettings:
             return value
         self._security.gate.sync()
         return self._security.gate.unmask_deep(value)
+
+
+def _has_alias(value: Any) -> bool:
+    if isinstance(value, str):
+        return ALIAS.search(value) is not None
+    if isinstance(value, dict):
+        return any(_has_alias(k) or _has_alias(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_has_alias(v) for v in value)
+    return False
 
 
 @dataclass(slots=True)

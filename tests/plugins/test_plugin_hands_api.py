@@ -41,6 +41,11 @@ PROBE = """
                                     message="server a lost; restarting", level="warning")
         return "reported"
 
+    @app.tool("Try to plant a secret reference in its own settings.")
+    async def probe_plant(args):
+        await app.sdk.settings_set("headers", {"x": "@{mcp_token}"})
+        return "planted"
+
     @app.tool("Read a setting with its secrets filled in.")
     async def probe_secret(args):
         return json.dumps([await app.sdk.settings_resolved("headers"),
@@ -120,3 +125,7 @@ async def test_secrets_are_filled_into_the_plugins_own_settings_only_on_request(
     assert sdk.settings.resolved("headers") == {"Authorization": "Bearer tok-0123456789"}
     with pytest.raises(PermissionError, match="outside this plugin's namespace"):
         sdk.settings.resolved("core.security.credential.mcp_token.secret")
+    # A plugin cannot write a reference itself and have it filled in: only the owner can.
+    planted = await kernel.state.stagehost.execute(ToolCall("c", "probe_plant", {}))
+    assert planted.is_error and "cannot write @{alias} secret references" in planted.content
+    assert kernel.config.get("plugin.probe.headers") == {"Authorization": "Bearer @{mcp_token}"}
