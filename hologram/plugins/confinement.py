@@ -90,9 +90,11 @@ def confine(network: bool) -> Callable[[], None]:
     and, with the network off, leave the network. It raises in the child when the platform
     will not isolate it, which makes the start fail: see `start_failure`."""
     uid, gid = os.getuid(), os.getgid()
+    # Loaded here, in the parent: the child of a process with threads must not take the
+    # dynamic loader's lock (another thread may have held it at the fork).
+    libc = ctypes.CDLL(None, use_errno=True)
 
     def enter() -> None:
-        libc = ctypes.CDLL(None, use_errno=True)
         if sys.platform.startswith("linux"):
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if network:
