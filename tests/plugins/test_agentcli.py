@@ -29,6 +29,16 @@ async def ok(kernel: Kernel, tool_name: str, /, **arguments: Any) -> str:
     return result.content
 
 
+async def typed(kernel: Kernel, terminal: str, text: str, expect: str) -> str:
+    """What follows typing `text`, read until `expect` shows (a loaded machine may pause
+    between the echo of the input and the program's answer)."""
+    answer = await ok(kernel, "terminal_write", terminal=terminal, text=text)
+    async with asyncio.timeout(DEADLINE):
+        while expect not in answer:
+            answer += await ok(kernel, "terminal_read", terminal=terminal, wait_s=0.5)
+    return answer
+
+
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -46,9 +56,9 @@ async def test_a_terminal_is_a_real_pty_that_answers_what_is_typed(
 ) -> None:
     opened = json.loads(await ok(kernel, "terminal_create", name="work"))
     assert opened["terminal"] == "t1" and alive(opened["pid"])
-    answer = await ok(kernel, "terminal_write", terminal="t1", text="echo hi")
+    answer = await typed(kernel, "t1", "echo hi", "\nhi\n")
     assert "hi" in answer.splitlines(), answer  # the echoed command is "echo hi", not "hi"
-    answer = await ok(kernel, "terminal_write", terminal="t1", text="tty; pwd")
+    answer = await typed(kernel, "t1", "tty; pwd", "workspace")
     assert "/dev/pts/" in answer
     assert str((kernel.data_dir / "workspace").resolve()) in answer
     [listed] = json.loads(await ok(kernel, "terminal_list"))
@@ -100,8 +110,11 @@ async def test_terminals_die_with_the_kernel(data_dir: Path, model: ScriptedMode
     kernel = await Kernel(data_dir, environ={"HOLOGRAM_LLM_BASE_URL": model.base_url}).start()
     try:
         shell = json.loads(await ok(kernel, "terminal_create"))["pid"]
-        answer = await ok(kernel, "terminal_write", terminal="t1", text="sleep 300 & echo pid=$!")
-        job = int(answer.split("pid=")[-1].split()[0])
+        answer = await typed(kernel, "t1", "sleep 300 & echo pid=$!", "\npid=")
+        async with asyncio.timeout(DEADLINE):
+            while not answer.split("\npid=")[-1].split():
+                answer += await ok(kernel, "terminal_read", terminal="t1", wait_s=0.5)
+        job = int(answer.split("\npid=")[-1].split()[0])
         assert alive(shell) and alive(job)
     finally:
         await kernel.shutdown()

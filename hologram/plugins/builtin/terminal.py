@@ -205,7 +205,7 @@ class Terminal:
         """The last few KiB of output, read or not (what a notification quotes)."""
         return self._recent
 
-    async def settle(self, wait_s: float, quiet_s: float = 0.15) -> None:
+    async def settle(self, wait_s: float, quiet_s: float = 0.25) -> None:
         """Wait until output has come and then paused for `quiet_s`, or the program ended,
         at most `wait_s` in all."""
         loop = asyncio.get_running_loop()

@@ -9,6 +9,7 @@ import base64
 import os
 import sys
 import time
+from pathlib import Path
 
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel, Field
@@ -45,8 +46,11 @@ def pid() -> int:
 
 
 @server.tool()
-async def slow(seconds: float) -> str:
-    """Answer after a while; the server stays responsive meanwhile."""
+async def slow(seconds: float, started: str = "") -> str:
+    """Answer after a while; the server stays responsive meanwhile. `started` names a file
+    written once the call is running, so a test knows the call is in the server."""
+    if started:
+        Path(started).write_text(str(os.getpid()))  # noqa: ASYNC240  (a test marker)
     await asyncio.sleep(seconds)
     return "slept"
 

@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 import signal
+from pathlib import Path
 
 from hologram import Kernel
 from hologram.llm import ScriptedModelServer
@@ -102,12 +103,15 @@ async def test_list_changed_adds_the_new_tool(kernel: Kernel) -> None:
 
 
 async def test_a_server_killed_mid_call_gives_a_tool_error_is_announced_and_comes_back(
-    kernel: Kernel, events: Recorder
+    kernel: Kernel, events: Recorder, tmp_path: Path
 ) -> None:
     await start_mcp(kernel, {"lab": stdio(timeout_s=60)})
     pid = int(await ok(kernel, "mcp__lab__pid"))
-    pending = asyncio.ensure_future(call(kernel, "mcp__lab__slow", seconds=60))
-    await asyncio.sleep(0.2)  # the call is in the server now
+    started = tmp_path / "started"
+    pending = asyncio.ensure_future(
+        call(kernel, "mcp__lab__slow", seconds=60, started=str(started))
+    )
+    await wait_for(started.exists, "the call is running in the server")
     os.kill(pid, signal.SIGKILL)
     result = await asyncio.wait_for(pending, 30)  # not its 60 s timeout: the death is seen
     assert result.is_error and "went away during tool slow" in result.content
