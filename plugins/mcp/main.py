@@ -102,8 +102,9 @@ class Hub:
         await self.changed(None, "MCP servers reconfigured: " + (", ".join(wanted) or "none"))
 
     async def stop(self) -> None:
-        for name in list(self._tasks):
-            await self._drop(name)
+        # All at once: each stdio server is given a moment to exit, and the kernel waits
+        # for the plugin's stop only so long.
+        await asyncio.gather(*(self._drop(name) for name in list(self._tasks)))
 
     # ---- what a connection asks for (servers.Host) ------------------------------------------
 
