@@ -41,6 +41,7 @@ def _parser() -> argparse.ArgumentParser:
         _add_depgraph,
         _add_scripted_model,
         _add_config,
+        _add_tools,
         add_eval_parser,
     ):
         add(commands)
@@ -152,6 +153,33 @@ def _add_config(commands: Any) -> None:
     delete.add_argument("key")
     for action in (get, set_, listing, delete):
         data_option(action)
+
+
+def _add_tools(commands: Any) -> None:
+    tools = commands.add_parser(
+        "tools",
+        help="list the kernel's tools, or call one",
+        description="Boot the kernel on the data dir and list every tool a turn offers (with "
+        "its owner and parameters schema), or call one as the owner and print its result: how "
+        "to check a plugin or an MCP server without a model. A failed call exits 1.",
+    )
+    actions = tools.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = actions.add_parser("list", help="every tool, its owner and its schema")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    call = actions.add_parser("call", help="call one tool and print its result")
+    call.add_argument("name", help="the tool's name")
+    call.add_argument(
+        "--args", default="{}", metavar="JSON", help="its arguments, a JSON object (default: {})"
+    )
+    for action in (listing, call):
+        data_option(action)
+        action.add_argument(
+            "--enable",
+            action="append",
+            default=[],
+            metavar="PLUGIN",
+            help="start this shipped plugin for the run (repeatable), e.g. --enable mcp",
+        )
 
 
 def _depgraph_path(explicit: Path | None) -> Path:
@@ -267,6 +295,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _depgraph(args.write, _depgraph_path(args.path))
         if args.command == "config":
             return asyncio.run(_config(args))
+        if args.command == "tools":
+            from hologram.tools_cli import run_tools
+
+            return asyncio.run(run_tools(args))
         if args.command == "scripted-model":
             from hologram.llm.scripted_server import run_scripted_model
 

@@ -159,7 +159,7 @@ def test_config_set_takes_a_declared_plugin_setting_and_a_named_llm_source(
     assert got.stdout.strip() == '"notes"'
 
 
-@pytest.mark.parametrize("command", ["serve", "graph", "depgraph", "config"])
+@pytest.mark.parametrize("command", ["serve", "graph", "depgraph", "config", "tools"])
 def test_every_command_has_help(command: str) -> None:
     result = hologram(command, "--help")
     assert result.returncode == 0 and "usage: python -m hologram" in result.stdout

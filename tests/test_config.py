@@ -197,7 +197,13 @@ async def test_a_section_reads_typed_values_and_follows_changes(data_dir: Path) 
     await registry.set("core.security.read_roots", ["/srv/notes"])
     security = registry.read(SecuritySettings)
     assert security.read_roots == ("/srv/notes",), "lists come back as tuples: sections are frozen"
-    assert security.tools_hard_private == ("files_write", "spawn_*", "resident_*")
+    assert security.tools_hard_private == (
+        "files_write",
+        "spawn_*",
+        "resident_*",
+        "cmd_run",
+        "terminal_*",
+    )
     await registry.close()
 
 

@@ -146,7 +146,7 @@ class SecuritySettings:
         (), "tool name patterns refused; deny wins over allow", key="tools.deny"
     )
     tools_hard_private: tuple[str, ...] = setting(
-        ("files_write", "spawn_*", "resident_*"),
+        ("files_write", "spawn_*", "resident_*", "cmd_run", "terminal_*"),
         "tool patterns only internal principals (the owner, the kernel) may call",
         key="tools.hard_private",
     )

@@ -23,6 +23,7 @@ from hologram.notebook.context_widget import ContextWidget
 from hologram.notebook.graph_widget import GraphWidget
 from hologram.notebook.layers import LayersWidget
 from hologram.notebook.scheduler_widget import SchedulerWidget
+from hologram.notebook.terminal_widget import TerminalWidget
 from hologram.sdk import Event, EventType, Priority
 
 T = TypeVar("T")
@@ -69,6 +70,8 @@ class HologramMagics(Magics):
             "scheduler": self._scheduler,
             "plugins": self._plugins,
             "usage": self._usage,
+            "mcp": self._mcp,
+            "terminals": self._terminals,
             "stop": self._stop,
             "shutdown": self._shutdown,
         }
@@ -88,7 +91,9 @@ class HologramMagics(Magics):
         "scheduler: the live preemption timeline · "
         "usage: tokens and cost of every model call, per source, day and channel · "
         "plugins [enable|disable|reload NAME]: every plugin with its health (kind, state, "
-        "restarts, last error, tools), or change one (returns a handle to await)",
+        "restarts, last error, tools), or change one (returns a handle to await) · "
+        "mcp: the MCP servers, each with its state and tools · "
+        "terminals: agentcli's terminals, live, from their events",
     )
     @argument("args", nargs="*", help="arguments of the command")
     @argument(
@@ -267,6 +272,21 @@ class HologramMagics(Magics):
         kernel = self.require_kernel()
         return Pending(f"plugin {action} {name}", kernel.spawn(change(), name=f"plugin-{action}"))
 
+    def _mcp(self, args: Any) -> dict[str, Any]:
+        """The MCP plugin's last report: every server, its state and its tools."""
+        registry = self.require_kernel().state.plugins
+        if registry is None:
+            raise UsageError("the kernel has no plugins yet: await the `%hologram start` handle")
+        entry = registry.get("mcp")
+        status = entry.sdk.status if entry.sdk is not None else {}
+        if entry.state.value != "running":
+            print(f"the mcp plugin is {entry.state.value}: `%hologram plugins enable mcp`")
+        print(_mcp_table(status))
+        return status
+
+    def _terminals(self, args: Any) -> TerminalWidget:
+        return TerminalWidget(self.require_kernel().events.subscribe)
+
     def _stop(self, args: Any) -> list[int]:
         covered = self.require_kernel().stop_turn()
         print(f"stopped: {', '.join(f'#{n}' for n in covered) or 'nothing was running'}")
@@ -303,6 +323,23 @@ def _plugin_table(rows: list[dict[str, Any]]) -> str:
             lines.append(f"{'':<16} error: {row['error']}")
         for flag in row["flags"]:
             lines.append(f"{'':<16} flagged: {flag}")
+    return "\n".join(lines)
+
+
+def _mcp_table(status: dict[str, Any]) -> str:
+    lines = [f"{'server':<16} {'transport':<9} {'state':<11} {'restarts':>8}  tools"]
+    for name, server in status.get("servers", {}).items():
+        tools = ", ".join(server["tools"]) or "-"
+        lines.append(
+            f"{name:<16} {server['transport']:<9} {server['state']:<11} "
+            f"{server['restarts']:>8}  {tools}"
+        )
+        if server["error"]:
+            lines.append(f"{'':<16} {server['error']}")
+        for tool, why in server.get("refused", {}).items():
+            lines.append(f"{'':<16} not offered: {tool}: {why}")
+    for name, why in status.get("refused", {}).items():
+        lines.append(f"{name:<16} refused: {why}")
     return "\n".join(lines)
 
 

@@ -42,7 +42,9 @@ log = logging.getLogger(__name__)
 
 METHODS: dict[str, Capability | None] = {
     "sdk.log": None,
+    "sdk.report_status": None,
     "sdk.register_tool": Capability.TOOLS,
+    "sdk.unregister_tools": Capability.TOOLS,
     "sdk.register_stage": Capability.STAGES,
     "sdk.register_output_channel": Capability.OUTPUT_CHANNELS,
     "sdk.subscribe": Capability.EVENTS,
@@ -53,6 +55,7 @@ METHODS: dict[str, Capability | None] = {
     "sdk.settings.get": Capability.SETTINGS,
     "sdk.settings.set": Capability.SETTINGS,
     "sdk.settings.list": Capability.SETTINGS,
+    "sdk.settings.resolved": Capability.SETTINGS,
     "sdk.wake_after": Capability.TIMERS,
     "sdk.memory.recall": Capability.MEMORY,
     "sdk.memory.commit": Capability.MEMORY,
@@ -128,12 +131,12 @@ class Bridge:
         parameters: dict[str, Any] | None = None,
         no_memory: bool = False,
         timeout: float | None = None,  # noqa: ASYNC109  (the tool's timeout, a field)
+        optional: list[str] | None = None,
     ) -> None:
         async def call_plugin(arguments: dict[str, Any]) -> str:
+            params = {"name": name, "arguments": arguments, "context": self.sdk.call_context()}
             try:
-                result = await self._peer().call(
-                    "tool.call", {"name": name, "arguments": arguments}
-                )
+                result = await self._peer().call("tool.call", params)
             except RpcError as exc:
                 if exc.code == HANDLER_ERROR:
                     raise ToolError(exc.message) from None
@@ -149,8 +152,21 @@ class Bridge:
             handler=call_plugin,
             no_memory=no_memory,
             timeout=timeout,
+            optional=frozenset(optional or ()),
         )
         self.sdk.register_tool(tool)
+
+    async def _unregister_tools(self, names: list[str]) -> list[str]:
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ValueError("'names' must be a list of tool names")
+        return self.sdk.unregister_tools(names)
+
+    async def _report_status(
+        self, status: dict[str, Any], message: str = "", level: str = "info"
+    ) -> None:
+        if not isinstance(message, str):
+            raise ValueError("'message' must be a string")
+        self.sdk.report_status(status, message, level)
 
     async def _register_stage(self, stage: str, handler: str, scope: str = "global") -> None:
         peer = self._peer()
@@ -230,6 +246,9 @@ class Bridge:
 
     async def _settings_list(self, prefix: str = "") -> dict[str, Any]:
         return self.sdk.settings.list(prefix)
+
+    async def _settings_resolved(self, key: str, default: Any = None) -> Any:
+        return self.sdk.settings.resolved(key, default)
 
     async def _wake_after(self, seconds: float, key: str) -> None:
         peer = self._peer()

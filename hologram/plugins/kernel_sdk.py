@@ -9,6 +9,7 @@ capability check of `narrow`. Everything a plugin registers is recorded under it
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,10 +25,12 @@ from hologram.kernel.tasks import TaskScope
 from hologram.knowledge import KnowledgeBase
 from hologram.memory import ColdContext, GraphMemory
 from hologram.plugins.surfaces import KnowledgeAPI, MemoryAPI, SocialAPI
+from hologram.plugins.tool_api import ToolAPI
 from hologram.sdk import (
     Clock,
     Event,
     EventHandler,
+    EventType,
     HandlerScope,
     OutputCap,
     OutputHandler,
@@ -37,18 +40,25 @@ from hologram.sdk import (
     ToolDef,
     WakeHandler,
 )
-from hologram.security import Firewall, Profile
+from hologram.security import INTERNAL, Firewall, Profile
+from hologram.security.credentials import ALIAS
+from hologram.security.proxy import acting_for
 from hologram.stages import StageHost, invoke
 
 log = logging.getLogger(__name__)
+
+_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING}
 
 
 class ScopedSettings:
     """`plugin.<name>.*`, with keys written relative to it: `get("interval")`."""
 
-    def __init__(self, config: ConfigRegistry, plugin: str) -> None:
+    def __init__(
+        self, config: ConfigRegistry, plugin: str, security: Firewall | None = None
+    ) -> None:
         self._config = config
         self._prefix = f"plugin.{plugin}."
+        self._security = security
 
     def key(self, key: str) -> str:
         if not isinstance(key, str) or not key:
@@ -65,11 +75,40 @@ class ScopedSettings:
         return self._config.get(self.key(key), default)
 
     async def set(self, key: str, value: Any) -> None:
+        # `resolved` fills @{alias} references in with secrets; if a plugin could write
+        # one into its own settings, it could read any secret the owner has. Only the owner
+        # (the settings API, the command line) writes them.
+        if _has_alias(value):
+            raise PermissionError(
+                "a plugin cannot write @{alias} secret references into its settings; "
+                "the owner sets those"
+            )
         await self._config.set(self.key(key), value)
 
     def list(self, prefix: str = "") -> dict[str, Any]:
         found = self._config.list(self._prefix + prefix)
         return {k[len(self._prefix) :]: v for k, v in found.items()}
+
+    def resolved(self, key: str, default: Any = None) -> Any:
+        """The value with every `@{alias}` in it filled in by the credential gate: for a
+        secret the owner wrote into this plugin's own settings (an MCP server's token),
+        which the plugin must hand on. Only this namespace resolves, so a plugin cannot
+        read a secret the owner did not give it."""
+        value = self.get(key, default)
+        if self._security is None:
+            return value
+        self._security.gate.sync()
+        return self._security.gate.unmask_deep(value)
+
+
+def _has_alias(value: Any) -> bool:
+    if isinstance(value, str):
+        return ALIAS.search(value) is not None
+    if isinstance(value, dict):
+        return any(_has_alias(k) or _has_alias(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_has_alias(v) for v in value)
+    return False
 
 
 @dataclass(slots=True)
@@ -88,6 +127,12 @@ class KernelParts:
     graph: GraphMemory | None = None
     knowledge: KnowledgeBase | None = None
     security: Firewall | None = None
+    offered_tools: Callable[[], dict[str, ToolDef]] | None = None
+    """Every tool a turn offers the model (the agent's tool sources), for the tool table."""
+
+
+MAX_STATUS_BYTES = 64 * 1024
+"""A plugin's reported status is shown on pages and in events: a summary, not a dump."""
 
 
 class KernelSDK:
@@ -97,10 +142,12 @@ class KernelSDK:
         self._name = name
         self._parts = parts
         self._profiles = profiles
-        self._settings = ScopedSettings(parts.config, name)
+        self._settings = ScopedSettings(parts.config, name, parts.security)
         self._undo: list[Callable[[], object]] = []
         self._skills: list[str] = []
         self._wakes: set[asyncio.Task[None]] = set()
+        self.status: dict[str, Any] = {}
+        """What the plugin last reported of itself (`report_status`); empty once stopped."""
 
     @property
     def name(self) -> str:
@@ -123,10 +170,27 @@ class KernelSDK:
         """Read and write; the bridges of external plugins expose the reading half."""
         return SocialAPI(self._parts.graph)
 
+    @property
+    def tools(self) -> ToolAPI:
+        """The tool table (capability `tool_table`): built-in plugins only."""
+        offered = self._parts.offered_tools
+        if offered is None:
+            raise RuntimeError("this kernel has no agent, so no tool set to call into")
+        return ToolAPI(self._name, self._parts.stagehost, offered)
+
     # ---- the four channels ------------------------------------------------------------------
 
     def register_tool(self, tool: ToolDef) -> None:
         self._parts.stagehost.register_tool(tool, owner=self._name)
+
+    def unregister_tools(self, names: list[str]) -> list[str]:
+        """Withdraw tools this plugin registered (a server that went away); returns those
+        removed. Another plugin's tool of the same name is refused, not removed."""
+        table = self._parts.stagehost.tools
+        foreign = [n for n in names if n in table and table.owner_of(n) != self._name]
+        if foreign:
+            raise PermissionError(f"tools {foreign} are not plugin {self._name!r}'s to withdraw")
+        return [n for n in names if table.unregister(n)]
 
     def register_stage(
         self,
@@ -170,6 +234,37 @@ class KernelSDK:
             raise RuntimeError("this kernel has no agent, so no skills index to join")
         self._parts.skills.add(skill)
         self._skills.append(skill.name)
+
+    def report_status(self, status: dict[str, Any], message: str = "", level: str = "info") -> None:
+        """Say what state the plugin is in. The kernel keeps the last report (the registry's
+        status, pages, `%hologram`), logs `message` and publishes `plugin_status`: how an
+        external plugin announces a fallback without the withheld `publish`."""
+        if not isinstance(status, dict):
+            raise ValueError("a status is a JSON object")
+        size = len(json.dumps(status, default=str))
+        if size > MAX_STATUS_BYTES:
+            raise ValueError(f"a status of {size} bytes is over the {MAX_STATUS_BYTES} allowed")
+        if level not in _LEVELS:
+            raise ValueError(f"level {level!r}: use one of {sorted(_LEVELS)}")
+        self.status = status
+        if message:
+            log.log(_LEVELS[level], "plugin %s: %s", self._name, message)
+        self._parts.events.emit(
+            EventType.PLUGIN_STATUS,
+            source="plugins",
+            plugin=self._name,
+            status=status,
+            message=message,
+            level=level,
+        )
+
+    def call_context(self) -> dict[str, Any]:
+        """What the tool call running now must honour itself (the firewall's network switch
+        and sandbox roots for its principal); sent with every call to a subprocess plugin."""
+        principal = acting_for.get() or INTERNAL
+        if self._parts.security is None:
+            return {"principal": principal.name, "internal": principal.internal}
+        return self._parts.security.call_context(principal)
 
     # ---- input ------------------------------------------------------------------------------
 
@@ -276,6 +371,7 @@ class KernelSDK:
             for name in skills:
                 self._parts.skills.remove(name)
         self._skills.clear()
+        self.status = {}
         return {"tools": tools, "channels": channels, "skills": skills}
 
 

@@ -52,6 +52,7 @@ class PluginsModule:
             graph=getattr(state, "graph", None),
             knowledge=getattr(state, "knowledge", None),
             security=getattr(state, "security", None),
+            offered_tools=state.agent.build_tool_defs,
         )
 
         def has_facility(facility: Facility) -> bool:

@@ -165,6 +165,7 @@ class PluginRegistry:
                     "restarts": entry.restarts,
                     "error": entry.error,
                     "flags": list(entry.flags),
+                    "status": entry.sdk.status if entry.sdk is not None else {},
                 }
             )
         return rows
@@ -258,7 +259,12 @@ class PluginRegistry:
         if entry.plugin is None or entry.kind is not Kind.SUBPROCESS:
             entry.plugin = self._make(entry)
         if entry.sdk is None:
-            profiles = () if entry.manifest is None else entry.manifest.security_profiles
+            # A built-in declares its profiles on its class, as a manifest does for others.
+            profiles = (
+                entry.manifest.security_profiles
+                if entry.manifest is not None
+                else tuple(getattr(entry.plugin, "security_profiles", ()))
+            )
             entry.sdk = KernelSDK(entry.name, self.parts, profiles)
         entry.sdk.detach()
         try:

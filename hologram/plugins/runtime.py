@@ -20,6 +20,9 @@ exits when the kernel closes stdin or dies. Inside handlers, `app.sdk` calls int
 `await app.sdk.inject_interrupt(...)`, `await app.sdk.settings_get(...)`,
 `await app.sdk.memory.recall(...)`, `await app.sdk.knowledge.search(...)`,
 `await app.sdk.social.person(...)`, each within the manifest's capabilities.
+`app.call_context()` is what the kernel's firewall says of the tool call being handled
+(its principal, the network switch, the sandbox roots), for a tool that must honour them
+itself; `app.spawn(coro)` runs background work that ends when the plugin stops.
 
 Only the standard library and `hologram.plugins.rpc` are imported here: a plugin process does
 not load the kernel.
@@ -28,6 +31,7 @@ not load the kernel.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import copy
 import inspect
 import itertools
@@ -36,7 +40,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from hologram.kernel.tasks import first_completed
+from hologram.kernel.tasks import KernelTasks, first_completed
 from hologram.plugins.rpc import (
     DEFAULT_MAX_FRAME,
     HANDLER_ERROR,
@@ -142,6 +146,19 @@ class RemoteSDK:
             **options,
         )
 
+    async def unregister_tools(self, names: list[str]) -> list[str]:
+        """Withdraw tools this plugin registered; returns the names that were removed."""
+        for name in names:
+            self._app.tools.pop(name, None)
+        return await self.call("sdk.unregister_tools", names=list(names))
+
+    async def report_status(
+        self, status: dict[str, Any], message: str = "", level: str = "info"
+    ) -> None:
+        """Tell the kernel what state this plugin is in: it keeps the last report for its
+        pages, logs `message` at `level` and publishes a `plugin_status` event."""
+        await self.call("sdk.report_status", status=status, message=message, level=level)
+
     async def register_stage(self, stage: str, handler: Handler, scope: str = "global") -> None:
         key = f"{getattr(handler, '__name__', 'handler')}#{next(self._ids)}"
         self._app.stages[key] = handler
@@ -208,6 +225,10 @@ class RemoteSDK:
     async def settings_list(self, prefix: str = "") -> dict[str, Any]:
         return await self.call("sdk.settings.list", prefix=prefix)
 
+    async def settings_resolved(self, key: str, default: Any = None) -> Any:
+        """The setting with its `@{alias}` secrets filled in (this plugin's settings only)."""
+        return await self.call("sdk.settings.resolved", key=key, default=default)
+
     async def wake_after(self, seconds: float, key: str, handler: Handler) -> None:
         """`handler(key)` runs once `seconds` have passed on the kernel's clock."""
         self._app.wakes[key] = handler
@@ -230,6 +251,10 @@ class PluginApp:
         self.subscriptions: dict[str, Handler] = {}
         self.wakes: dict[str, Handler] = {}
         self.sdk = RemoteSDK(self)
+        self.tasks = KernelTasks().scope("plugin")
+        self._call_context: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar(
+            "hologram_plugin_call_context"
+        )
         self._declared: list[Callable[[], Any]] = []
         self._on_start: list[Handler] = []
         self._on_stop: list[Handler] = []
@@ -272,6 +297,17 @@ class PluginApp:
         self._on_stop.append(handler)
         return handler
 
+    def spawn(self, coro: Any, name: str) -> asyncio.Task[Any]:
+        """Background work of this plugin; cancelled when the plugin stops. A failure is
+        logged (to stderr, which the kernel's log keeps)."""
+        return self.tasks.spawn(coro, name=name)
+
+    def call_context(self) -> dict[str, Any]:
+        """The kernel's word on the tool call being handled: `principal`, `internal`,
+        `network` (the switch for this input) and `read_roots` / `write_roots` (the
+        sandbox). Empty outside a tool call."""
+        return self._call_context.get({})
+
     # ---- answering the kernel ---------------------------------------------------------------
 
     async def dispatch(self, method: str, params: dict[str, Any]) -> Any:
@@ -291,9 +327,11 @@ class PluginApp:
         if method == "plugin.stop":
             for handler in self._on_stop:
                 await _call(handler)
+            await self.tasks.close()
             asyncio.get_running_loop().call_later(0.05, self._done.set)
             return {}
         if method == "tool.call":
+            self._call_context.set(params.get("context") or {})
             return await self._handled(self.tools, params["name"], params.get("arguments", {}))
         if method == "stage.run":
             return await self._run_stage(params)

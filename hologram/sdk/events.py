@@ -81,6 +81,12 @@ class EventType(StrEnum):
     """A bad frame or a refused call from a subprocess plugin."""
     PLUGIN_SKILL_FLAGGED = "plugin_skill_flagged"
     """A skill whose text looks dangerous (credential exfiltration, pipe-to-shell)."""
+    PLUGIN_STATUS = "plugin_status"
+    """A plugin reported its own state (the MCP client: its servers, each up or restarting);
+    published by the kernel on the plugin's behalf, so external plugins need no `publish`."""
+    TERMINAL_OUTPUT = "terminal_output"
+    """agentcli's terminals (spec: EventTerminalOutput): output, and created / closed /
+    timed out, with `running` saying whether the session still runs."""
     TASK_FAILED = "task_failed"
     """A background task of the kernel raised: which task, whose (the source), and why."""
     SECURITY_REFUSED = "security_refused"

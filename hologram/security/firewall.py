@@ -50,7 +50,7 @@ class Firewall:
         self._seen = -1
         self._policy: ToolPolicy | None = None
         self._review: ContentReview | None = None
-        self.enabled = True
+        self._enabled = True
         self._turns: OrderedDict[int, tuple[dict[str, Any], Principal]] = OrderedDict()
         self._calls: dict[str, Principal] = {}
         self._expected: deque[tuple[str, str, str, Principal]] = deque(maxlen=_EXPECTED_KEPT)
@@ -65,7 +65,7 @@ class Firewall:
         self._seen = self.config.version
         self.gate.sync()
         s = self.config.read(SecuritySettings)
-        self.enabled = s.enabled
+        self._enabled = s.enabled
 
         def roots(given: tuple[str, ...]) -> tuple[Path, ...]:
             if not given:
@@ -87,6 +87,12 @@ class Firewall:
             )
         )
         self._review = ContentReview(list(s.review_sensitive_words), s.review_injection)
+
+    @property
+    def enabled(self) -> bool:
+        """The switch as the settings say now (a change takes effect on the next call)."""
+        self._refresh()
+        return self._enabled
 
     def mask(self, text: str) -> str:
         """`text` with every secret known now replaced by its alias (for what is stored)."""
@@ -174,6 +180,19 @@ class Firewall:
 
     def take_principal(self, call_id: str) -> Principal | None:
         return self._calls.pop(call_id, None)
+
+    def call_context(self, principal: Principal) -> dict[str, Any]:
+        """What a tool running for `principal` must honour itself, because the firewall
+        decides before the call and cannot reach inside it: the network switch and the
+        sandbox roots (a command's working directory, a terminal's)."""
+        policy = self.policy()
+        return {
+            "principal": principal.name,
+            "internal": principal.internal,
+            "network": policy.network_for(principal),
+            "read_roots": [str(r) for r in policy.sandbox.read_roots],
+            "write_roots": [str(r) for r in policy.sandbox.write_roots],
+        }
 
     # ---- decisions ------------------------------------------------------------------------
 

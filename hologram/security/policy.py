@@ -20,7 +20,7 @@ from hologram.config import SecuritySettings
 from hologram.security.paths import PathRefused, PathSandbox
 
 PROFILE_NAME = re.compile(r"^[a-z][a-z0-9_]*\.[a-z0-9_.-]{1,40}$")
-_PROFILE_FIELDS = frozenset({"internal", "allow", "deny", "network", "description"})
+_PROFILE_FIELDS = frozenset({"internal", "allow", "deny", "grant", "network", "description"})
 _URL = re.compile(r"^\s*[A-Za-z][A-Za-z0-9+.-]*://")
 
 
@@ -29,13 +29,16 @@ class Profile:
     """A plugin-named profile (`qq.owner`, `qq.guest`): what an input selecting it may do.
 
     `internal` makes its inputs count as the owner's; `allow`/`deny` narrow the kernel's
-    lists further (a profile can only take away, except that `internal` grants the
-    hard-private tools); `network` False switches network tools off for it."""
+    lists further (a profile can only take away, except that `internal` grants every
+    hard-private tool and `grant` the hard-private tools it names, such as `cmd_run`, to a
+    principal that stays non-internal otherwise); `network` False switches network tools off
+    for it."""
 
     name: str
     internal: bool = False
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
+    grant: tuple[str, ...] = ()
     network: bool | None = None
     description: str = ""
 
@@ -64,7 +67,7 @@ def parse_profiles(plugin: str, data: Any) -> dict[str, Profile]:
                 f"fields are {sorted(_PROFILE_FIELDS)}"
             )
         lists = {}
-        for key in ("allow", "deny"):
+        for key in ("allow", "deny", "grant"):
             value = spec.get(key, [])
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ValueError(f"security profile {name!r}: '{key}' must be a list of strings")
@@ -141,13 +144,13 @@ class ToolPolicy:
         for where, allow, _ in lists:
             if allow and _first(tool, allow) is None:
                 return f"tool {tool} is not in the allow list of {where}"
-        if not principal.internal and _first(tool, s.hard_private) is not None:
+        granted = profile is not None and _first(tool, profile.grant) is not None
+        if not principal.internal and not granted and _first(tool, s.hard_private) is not None:
             return (
                 f"tool {tool} is private to the owner; {principal.name!r} may not use it. "
                 "Answer without it"
             )
-        network = s.network and (profile is None or profile.network is not False)
-        if not network:
+        if not self.network_for(principal):
             if _first(tool, s.network_tools) is not None:
                 return f"tool {tool} needs the network, which is switched off for this input"
             url = _find_url(arguments)
@@ -157,6 +160,11 @@ class ToolPolicy:
                     "switched off for this input"
                 )
         return self._paths(tool, arguments)
+
+    def network_for(self, principal: Principal) -> bool:
+        """The network switch as it stands for `principal`'s inputs."""
+        profile = principal.profile
+        return self.settings.network and (profile is None or profile.network is not False)
 
     def _paths(self, tool: str, arguments: Mapping[str, Any]) -> str | None:
         paths = self.settings.path_args

@@ -1,5 +1,7 @@
-// The Hologram page: chat, the live event stream, the scheduler, settings. Everything comes
-// from /api/v1; the event stream is read with fetch so it can carry the bearer token.
+// The Hologram page: chat, the live event stream, the scheduler, agentcli's terminals, the MCP
+// servers, settings. Everything comes from /api/v1; the event stream is read with fetch so it
+// can carry the bearer token. The terminals panel is built from terminal_output events alone
+// (agentcli owns the terminals; a page opened later sees them from then on).
 "use strict";
 
 const API = "/api/v1";
@@ -108,6 +110,79 @@ function onEvent(kind, event) {
     else settle(event.input, `hologram: ${p.text}`, "agent");
   }
   if (kind === "scheduler" || kind === "turn_finished") refreshStatus();
+  if (kind === "terminal_output") onTerminal(event.payload);
+  if (kind === "plugin_status" && event.payload.plugin === "mcp") {
+    showMcp(event.payload.status, event.payload.message);
+  }
+}
+
+// ---- terminals (from terminal_output events) ----------------------------------------------
+
+const TERMINAL_KEPT = 8000;
+const terminals = new Map(); // id -> {box, head, pre}
+
+function onTerminal(p) {
+  if (p.event === "note") {
+    line($("terminal-notes"), `hologram: ${p.data}`).dataset.testid = "terminal-note";
+    return;
+  }
+  let t = terminals.get(p.terminal);
+  if (!t) {
+    const empty = $("terminals").querySelector(".empty");
+    if (empty) empty.remove();
+    const box = document.createElement("div");
+    box.className = "terminal";
+    box.dataset.terminal = p.terminal;
+    const head = document.createElement("div");
+    const pre = document.createElement("pre");
+    box.append(head, pre);
+    $("terminals").appendChild(box);
+    t = { box, head, pre, name: p.name };
+    terminals.set(p.terminal, t);
+  }
+  if (p.event === "output") {
+    t.pre.textContent = (t.pre.textContent + p.data).slice(-TERMINAL_KEPT);
+    t.pre.scrollTop = t.pre.scrollHeight;
+  }
+  let state = p.running ? "running" : (p.event === "timeout" ? "closed (idle)" : p.event);
+  if (!p.running && p.status !== undefined && p.status !== null) state += `, status ${p.status}`;
+  t.head.textContent = `${p.terminal} ${t.name} · ${state}`;
+  t.box.dataset.running = String(p.running);
+  t.box.classList.toggle("ended", !p.running);
+}
+
+// ---- MCP servers (the mcp plugin's reports) ------------------------------------------------
+
+function showMcp(status, message) {
+  const body = $("mcp").tBodies[0];
+  body.replaceChildren();
+  for (const [name, s] of Object.entries((status && status.servers) || {})) {
+    const row = body.insertRow();
+    row.dataset.server = name;
+    row.className = s.state;
+    for (const text of [name, s.transport, s.state, String(s.restarts)]) row.insertCell().textContent = text;
+    const tools = row.insertCell();
+    tools.className = "tools";
+    tools.textContent = s.tools.join(", ") || "–";
+    if (s.error) tools.title = s.error;
+  }
+  const refused = Object.entries((status && status.refused) || {}).map(([n, why]) => `${n}: ${why}`);
+  if (message || refused.length) {
+    $("mcp-message").textContent = [message, ...refused.map((r) => `refused ${r}`)]
+      .filter(Boolean).join(" · ");
+  }
+}
+
+async function loadMcp() {
+  try {
+    const { plugins } = await call("GET", "/plugins");
+    const mcp = plugins.find((p) => p.name === "mcp");
+    if (!mcp || mcp.state !== "running") {
+      $("mcp-message").textContent = "the mcp plugin is not running";
+      return;
+    }
+    showMcp(mcp.status);
+  } catch (err) { console.warn("plugins:", err.message); }
 }
 
 async function stream() {
@@ -222,5 +297,6 @@ $("token").addEventListener("change", () => {
 });
 
 refreshStatus();
+loadMcp();
 listSettings().catch((err) => { $("settings-message").textContent = err.message; });
 stream();

@@ -1,0 +1,26 @@
+"""The one list of built-in plugins (spec 000: `internal/plugins/all.go`).
+
+A plugin is built in only if it needs a surface external plugins never get (spec 000:
+"Which Plugins Stay Built-in"). Adding one is one line here; externalising one means
+removing its line in the same change, because an external copy of a built-in name is
+refused (the spec's "both copies" trap).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from hologram.plugins.builtin.agentcli import AgentCLI
+from hologram.plugins.builtin.pluginmgr import PluginManager
+from hologram.plugins.builtin.seq import Sequencer
+from hologram.sdk import Plugin
+
+if TYPE_CHECKING:
+    from hologram.plugins.registry import PluginRegistry
+
+BuiltinFactory = Callable[["PluginRegistry"], Plugin]
+
+
+def builtin_plugins() -> dict[str, BuiltinFactory]:
+    return {"agentcli": AgentCLI, "pluginmgr": PluginManager, "seq": Sequencer}
