@@ -23,6 +23,7 @@ from hologram.config import ConfigError
 from hologram.facade import Kernel
 from hologram.kernel import AssemblyError
 from hologram.kernel.tasks import first_completed
+from hologram.llm.offline_model import NO_LLM_HINT
 from hologram.llm.scripted_server import InProcessServer
 from hologram.serve.access import TOKEN_FILE, AccessGuard, is_loopback, load_or_create_token
 from hologram.serve.api import build_app
@@ -42,10 +43,7 @@ def _say(line: str) -> None:
 def _llm_line(kernel: Kernel) -> str:
     sources = [] if kernel.state.llm is None else kernel.state.llm.status()
     if sources and sources[0]["offline"]:
-        return (
-            "llm: no LLM configured: the offline scripted model answers (set "
-            "HOLOGRAM_LLM_BASE_URL and HOLOGRAM_LLM_API_KEY, or core.llm.sources.*)"
-        )
+        return f"llm: no LLM configured: the offline scripted model answers ({NO_LLM_HINT['en']})"
     return "llm: " + ", ".join(f"{s['source']} ({s['state']})" for s in sources)
 
 

@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from hologram import __version__
+from hologram.llm.offline_model import NO_LLM_HINT
 from hologram.sdk.schema import Param
 from hologram.serve.context import ServiceInfo, context
 from hologram.serve.endpoint import endpoint, reply
@@ -31,6 +32,12 @@ class LlmStatus:
 
     offline: Annotated[bool, Param("true when the offline scripted model answers")]
     sources: Annotated[list[dict[str, Any]], Param("the LLM sources, in fallback order")]
+    hint: Annotated[str | None, Param("how to configure a real model, while offline")] = None
+
+    @classmethod
+    def of(cls, sources: list[dict[str, Any]]) -> LlmStatus:
+        offline = bool(sources) and bool(sources[0]["offline"])
+        return cls(offline, sources, NO_LLM_HINT["en"] if offline else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +87,7 @@ async def get_status(request: Request) -> Response:
         kernel=kernel.status(),
         scheduler=kernel.inputs.status(),
         inputs=await kernel.inputs.journal.counts(),
-        llm=LlmStatus(offline=bool(sources) and bool(sources[0]["offline"]), sources=sources),
+        llm=LlmStatus.of(sources),
         agent=None if state.agent is None else state.agent.describe(),
         memory=MemoryCounts.of(state),
         plugins=None if state.plugins is None else rows(state.plugins),
