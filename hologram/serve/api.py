@@ -20,7 +20,7 @@ from starlette.staticfiles import StaticFiles
 
 from hologram import __version__
 from hologram.facade import Kernel
-from hologram.serve import events, inputs, openapi, plugins, settings, status
+from hologram.serve import chat_completions, events, inputs, openapi, plugins, settings, status
 from hologram.serve.bodies import ApiError
 from hologram.serve.context import ServiceContext, ServiceInfo
 from hologram.serve.endpoint import PREFIX, Endpoint, Handler
@@ -55,6 +55,16 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     plugins.uninstall_plugin,
     openapi.get_openapi,
 )
+"""The Hologram API, under /api/v1: routed, and described by its OpenAPI document."""
+
+OPENAI_ENDPOINTS: tuple[Endpoint, ...] = (
+    chat_completions.create_chat_completion,
+    chat_completions.list_models,
+)
+"""OpenAI's chat API, under /v1: routed, and not in the Hologram API's document, because
+its contract is OpenAI's published one (the official client's types are its test oracle),
+its errors are in OpenAI's shape rather than the API's, and a client generated from the
+document is a client of the Hologram API, not a second, partial OpenAI client."""
 
 
 def static_dir() -> Path:
@@ -73,7 +83,7 @@ def build_app(
     routes: list[BaseRoute] = [
         Route("/", index, methods=["GET"]),
         Mount("/static", StaticFiles(directory=static_dir()), name="static"),
-        *api_routes(ENDPOINTS),
+        *api_routes(ENDPOINTS + OPENAI_ENDPOINTS),
     ]
     app = Starlette(
         routes=routes, exception_handlers={ApiError: api_error, HTTPException: http_error}
@@ -88,7 +98,7 @@ def api_routes(endpoints: tuple[Endpoint, ...]) -> list[BaseRoute]:
     names all of them."""
     by_path: dict[str, dict[str, Handler]] = {}
     for ep in endpoints:
-        by_path.setdefault(PREFIX + ep.path, {})[ep.method] = ep.handler
+        by_path.setdefault(ep.prefix + ep.path, {})[ep.method] = ep.handler
     return [
         Route(path, _by_method(handlers), methods=list(handlers))
         for path, handlers in by_path.items()

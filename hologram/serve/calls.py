@@ -47,7 +47,7 @@ class Call:
 
     def url(self) -> str:
         filled = {k: quote(v, safe="/") for k, v in self.path.items()}
-        return PREFIX + self.endpoint.template.format(**filled)
+        return self.endpoint.prefix + self.endpoint.template.format(**filled)
 
     def arguments(self) -> dict[str, Any]:
         given: dict[str, Any] = {"method": self.endpoint.method, "url": self.url()}

@@ -29,7 +29,7 @@ from hologram.serve.access import TOKEN_FILE, AccessGuard, is_loopback, load_or_
 from hologram.serve.api import build_app
 from hologram.serve.bodies import DEFAULT_BODY_LIMIT
 from hologram.serve.context import ServiceInfo
-from hologram.serve.intake import Intake, register_http_channel
+from hologram.serve.intake import Intake, register_service_channels
 from hologram.serve.stream import EventStream
 
 DEFAULT_HOST = "127.0.0.1"
@@ -102,7 +102,7 @@ async def serve(
 
     stream = EventStream()
     unsubscribe = stream.attach(kernel.events.subscribe)
-    register_http_channel(kernel)
+    register_service_channels(kernel)
     intake = Intake(kernel)
     bound = sock.getsockname()
     url_host = f"[{host}]" if ":" in host else host
