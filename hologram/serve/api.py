@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
 from hologram import __version__
 from hologram.facade import Kernel
@@ -78,13 +79,17 @@ def build_app(
     *,
     body_limit: int,
     service: ServiceInfo,
+    mcp: ASGIApp | None = None,
 ) -> Starlette:
-    """The ASGI app of one service. `service` is shown in /status (bind, auth, …)."""
+    """The ASGI app of one service. `service` is shown in /status (bind, auth, …); `mcp`,
+    the MCP server's streamable HTTP transport, is served at /mcp."""
     routes: list[BaseRoute] = [
         Route("/", index, methods=["GET"]),
         Mount("/static", StaticFiles(directory=static_dir()), name="static"),
         *api_routes(ENDPOINTS + OPENAI_ENDPOINTS),
     ]
+    if mcp is not None:
+        routes.append(Route("/mcp", mcp))
     app = Starlette(
         routes=routes, exception_handlers={ApiError: api_error, HTTPException: http_error}
     )
