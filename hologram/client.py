@@ -34,11 +34,11 @@ from hologram.serve import inputs, settings, status
 from hologram.serve.bodies import DEFAULT_SYNC_TIMEOUT_S, HTTP_CHANNEL
 from hologram.serve.calls import (
     END_OF_STREAM,
-    OPS,
     RECONNECT,
     Call,
     Frames,
     HologramError,
+    Operations,
     events_request,
     refusal,
 )
@@ -96,7 +96,7 @@ class Client:
         self, text: str, *, channel: str = HTTP_CHANNEL, level: int | str = 0, source: str = "http"
     ) -> Ack:
         """Queue an input; its journal id once it is on disk."""
-        return self.call(OPS.send(text, channel, level, source))
+        return self.call(Operations.send(text, channel, level, source))
 
     def say(
         self,
@@ -109,7 +109,7 @@ class Client:
     ) -> InputResult:
         """Queue an input and wait (at most `wait` s) for its turn to end: the reply and
         how it ended."""
-        return self.call(OPS.say(text, channel, level, source, wait))
+        return self.call(Operations.say(text, channel, level, source, wait))
 
     def interrupt(
         self,
@@ -119,7 +119,7 @@ class Client:
         channel: str = HTTP_CHANNEL,
         source: str = "http",
     ) -> Ack:
-        return self.call(OPS.interrupt(text, channel, level, source))
+        return self.call(Operations.interrupt(text, channel, level, source))
 
     def stop(self) -> Stopped:
         return self.call(Call(inputs.post_stop))
@@ -141,7 +141,7 @@ class Client:
 
     def set_setting(self, key: str, value: Any = None, *, text: str | None = None) -> StoredSetting:
         """Store a typed value, or `text` parsed into the key's type."""
-        return self.call(OPS.setting(key, value, text))
+        return self.call(Operations.setting(key, value, text))
 
     def recall(self, q: str, *, depth: int = 2) -> Recalled:
         """What the graph recalls for a text (a read: the next turn is unaffected)."""
@@ -234,7 +234,7 @@ class AsyncClient:
     async def send(
         self, text: str, *, channel: str = HTTP_CHANNEL, level: int | str = 0, source: str = "http"
     ) -> Ack:
-        return await self.call(OPS.send(text, channel, level, source))
+        return await self.call(Operations.send(text, channel, level, source))
 
     async def say(
         self,
@@ -245,7 +245,7 @@ class AsyncClient:
         source: str = "http",
         wait: float = DEFAULT_SYNC_TIMEOUT_S,
     ) -> InputResult:
-        return await self.call(OPS.say(text, channel, level, source, wait))
+        return await self.call(Operations.say(text, channel, level, source, wait))
 
     async def interrupt(
         self,
@@ -255,7 +255,7 @@ class AsyncClient:
         channel: str = HTTP_CHANNEL,
         source: str = "http",
     ) -> Ack:
-        return await self.call(OPS.interrupt(text, channel, level, source))
+        return await self.call(Operations.interrupt(text, channel, level, source))
 
     async def stop(self) -> Stopped:
         return await self.call(Call(inputs.post_stop))
@@ -277,7 +277,7 @@ class AsyncClient:
     async def set_setting(
         self, key: str, value: Any = None, *, text: str | None = None
     ) -> StoredSetting:
-        return await self.call(OPS.setting(key, value, text))
+        return await self.call(Operations.setting(key, value, text))
 
     async def recall(self, q: str, *, depth: int = 2) -> Recalled:
         return await self.call(Call(graph.get_recall, query=RecallQuery(q, depth=depth)))

@@ -43,6 +43,10 @@ async def test_layers_widget_follows_a_boot_in_progress(
     handle = shell.run_line_magic("hologram", f"start --data {data_dir}")
     widget = shell.run_line_magic("hologram", "layers")
     assert isinstance(widget.widget, LayersWidget)
+    # Displayed by the magic; as a cell's last value the handle is one line of text, not
+    # a second view of the widget.
+    shown, _ = shell.display_formatter.format(widget)
+    assert set(shown) == {"text/plain"} and "shown above" in shown["text/plain"]
     assert 'data-module="events" data-status="pending"' in widget.svg
     await handle
     assert 'data-module="events" data-status="done"' in widget.svg

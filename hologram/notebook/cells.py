@@ -59,6 +59,10 @@ class Shown(Generic[W]):
         self.display: DisplayHandle | None = display(widget, display_id=True)
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            # Not the widget's display hooks (`_repr_mimebundle_`, `_ipython_display_`):
+            # as a cell's value the handle must not draw the widget a second time.
+            raise AttributeError(name)
         return getattr(self.widget, name)
 
     def __repr__(self) -> str:

@@ -233,7 +233,10 @@ class HologramMagics(Magics):
         async def search() -> pd.DataFrame:
             found = await memory.search(query, MEMORY_TOP)
             table = hits_table(found)
-            cell.show(table if len(table) else f"nothing in memory relates to {query!r}")
+            if len(table):
+                cell.show(table)
+            else:
+                cell.show_text(f"nothing in memory relates to {query!r}")
             return table
 
         return Pending(f"memory search {query!r}", kernel.spawn(search(), name="memory-search"))

@@ -1,4 +1,5 @@
-"""The HTTP API under /api/v1, and the page, of one kernel.
+"""The HTTP API under /api/v1, the page, and the other doors (OpenAI's chat API under /v1,
+the MCP server at /mcp) of one kernel.
 
 `build_app` lists the routes; the endpoints are module-level functions, grouped by resource
 (`inputs`, `status`, `settings`, `events`, `reads.*`, `plugins`), that read the kernel, the

@@ -16,7 +16,7 @@ import httpx
 from hologram.sdk.schema import convert, to_json
 from hologram.serve import inputs, settings
 from hologram.serve.bodies import InputBody, InterruptBody, SettingText, SettingValue
-from hologram.serve.endpoint import PREFIX, Endpoint
+from hologram.serve.endpoint import Endpoint
 from hologram.serve.events import get_events
 from hologram.serve.params import wire_name
 from hologram.serve.stream import StreamEvent
@@ -115,15 +115,12 @@ class Operations:
         return Call(settings.put_settings, body=body)
 
 
-OPS = Operations()
-
-
 def events_request(types: Iterable[str], last: int | None) -> dict[str, Any]:
     headers = {} if last is None else {"last-event-id": str(last)}
     params = {"types": ",".join(types)} if types else {}
     return {
         "method": get_events.method,
-        "url": PREFIX + get_events.path,
+        "url": get_events.prefix + get_events.path,
         "params": params,
         "headers": headers,
         "timeout": httpx.Timeout(10, read=None),
