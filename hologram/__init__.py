@@ -38,3 +38,10 @@ def load_ipython_extension(ipython: object) -> None:
     from hologram.notebook import load_ipython_extension as load
 
     load(ipython)
+
+
+def unload_ipython_extension(ipython: object) -> None:
+    """`%unload_ext hologram`: take back what loading added to the shell."""
+    from hologram.notebook import unload_ipython_extension as unload
+
+    unload(ipython)

@@ -37,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     for add in (
         _add_serve,
         _add_chat,
+        _add_mcp,
         _add_graph,
         _add_depgraph,
         _add_scripted_model,
@@ -94,6 +95,17 @@ def _add_chat(commands: Any) -> None:
     chat.add_argument(
         "--token", help="bearer token (default: $HOLOGRAM_TOKEN), for a non-loopback service"
     )
+
+
+def _add_mcp(commands: Any) -> None:
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve the companion as an MCP server over stdio",
+        description="Boot the kernel on the data dir and serve it as an MCP server on stdin "
+        "and stdout (memory recall and commit, knowledge search and create, send_input) until "
+        "the client closes stdin. A running service serves the same at /mcp (streamable HTTP).",
+    )
+    data_option(mcp)
 
 
 def _add_graph(commands: Any) -> None:
@@ -289,6 +301,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from hologram.serve.client import chat
 
             return asyncio.run(chat(args.url, args.token))
+        if args.command == "mcp":
+            from hologram.serve.mcp_server import serve_stdio
+
+            return asyncio.run(serve_stdio(args.data))
         if args.command == "graph":
             return _graph(args.json)
         if args.command == "depgraph":

@@ -42,7 +42,11 @@ async def test_layers_widget_follows_a_boot_in_progress(
 ) -> None:
     handle = shell.run_line_magic("hologram", f"start --data {data_dir}")
     widget = shell.run_line_magic("hologram", "layers")
-    assert isinstance(widget, LayersWidget)
+    assert isinstance(widget.widget, LayersWidget)
+    # Displayed by the magic; as a cell's last value the handle is one line of text, not
+    # a second view of the widget.
+    shown, _ = shell.display_formatter.format(widget)
+    assert set(shown) == {"text/plain"} and "shown above" in shown["text/plain"]
     assert 'data-module="events" data-status="pending"' in widget.svg
     await handle
     assert 'data-module="events" data-status="done"' in widget.svg
@@ -81,3 +85,76 @@ def test_layers_svg_shows_every_module_and_every_tie() -> None:
     assert svg.count('class="edge"') == 2
     assert 'data-facility="llm" data-from="llm" data-to="agent"' in svg
     assert "3 modules in 2 layers" in widget.children[0].value
+
+
+# ---- the first hour: comments, '?', help, summaries, memory --------------------------------
+
+
+def test_a_trailing_comment_is_not_an_argument_but_a_hash_word_is_text() -> None:
+    from hologram.notebook.cells import without_comment
+
+    assert (
+        without_comment("start --data /tmp/holo    # returns at once") == "start --data /tmp/holo"
+    )
+    assert without_comment("say issue #5 is fixed") == "say issue #5 is fixed"
+    assert without_comment("say I write C# daily  #") == "say I write C# daily"
+
+
+async def test_the_readme_start_line_works_with_its_comment(
+    shell: InteractiveShell, data_dir: Path
+) -> None:
+    handle = shell.run_line_magic("hologram", f"start --data {data_dir}    # returns at once")
+    kernel = await handle
+    assert kernel.data_dir == data_dir
+    await shell.run_line_magic("hologram", "shutdown   # flush and close")
+
+
+async def test_a_say_line_ending_in_a_question_mark_is_said_not_looked_up(
+    shell: InteractiveShell, data_dir: Path
+) -> None:
+    await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    outcome = shell.run_cell("t = %hologram say what do you remember about Anna?")
+    assert outcome.success, outcome.error_in_exec
+    handle = shell.user_ns["t"]
+    assert isinstance(handle, Pending)
+    assert "Anna" in await handle
+    assert (
+        shell.transform_cell("%hologram?\n").strip()
+        == "get_ipython().run_line_magic('pinfo', '%hologram')"
+    )
+    await shell.run_line_magic("hologram", "shutdown")
+
+
+@pytest.mark.parametrize("line", ["", "--help", "help"])
+def test_a_bare_hologram_prints_the_help(
+    shell: InteractiveShell, line: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert shell.run_line_magic("hologram", line) is None
+    out = " ".join(capsys.readouterr().out.split())
+    assert "positional arguments" in out and "say TEXT" in out
+
+
+async def test_status_prints_its_summary_once_and_returns_the_fields_quietly(
+    shell: InteractiveShell, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    capsys.readouterr()
+    outcome = shell.run_cell("%hologram status")
+    out = capsys.readouterr().out
+    assert outcome.result["phase"] == "ready"
+    assert out.count(" ready on ") == 1 and "layer 0" in out
+    assert "printed above" in out and "'layers'" not in out  # no second copy as a dict
+    await shell.run_line_magic("hologram", "shutdown")
+
+
+async def test_memory_finds_what_was_just_said_in_every_tier(
+    shell: InteractiveShell, data_dir: Path
+) -> None:
+    kernel = await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    await kernel.say("I love climbing")
+    table = await shell.run_line_magic("hologram", "memory climbing")
+    assert list(table.columns) == ["score", "tier", "when", "where", "text"]
+    assert (table.iloc[0]["tier"], table.iloc[0]["text"]) == ("context", "I love climbing")
+    with pytest.raises(UsageError, match="memory QUERY"):
+        shell.run_line_magic("hologram", "memory")
+    await shell.run_line_magic("hologram", "shutdown")

@@ -19,7 +19,7 @@ from pathlib import Path
 from hologram.agent.skills import SKILL_INFO, Skill
 from hologram.channels import OutputChannel
 from hologram.llm import estimate_tokens
-from hologram.sdk import MemItem
+from hologram.sdk import MemItem, PromptSection
 
 log = logging.getLogger(__name__)
 
@@ -121,17 +121,17 @@ def skills_index(inputs: PromptInputs) -> str:
 def memory_section(inputs: PromptInputs) -> str:
     ranked = sorted(inputs.memory, key=lambda m: m.score, reverse=True)
     kept = _within([f"- {m.text}" for m in ranked], inputs.budget.memory_tokens, newest_last=False)
-    return "## What you remember\n" + "\n".join(kept) if kept else ""
+    return f"{PromptSection.MEMORY}\n" + "\n".join(kept) if kept else ""
 
 
 def knowledge_section(inputs: PromptInputs) -> str:
     kept = _within(list(inputs.knowledge), inputs.budget.memory_tokens, newest_last=False)
-    return "## Knowledge\n" + "\n\n".join(kept) if kept else ""
+    return f"{PromptSection.KNOWLEDGE}\n" + "\n\n".join(kept) if kept else ""
 
 
 def context_section(inputs: PromptInputs) -> str:
     kept = _within(list(inputs.timeline), inputs.budget.context_tokens, newest_last=True)
-    return "## Recent conversation\n" + "\n".join(kept) if kept else ""
+    return f"{PromptSection.TIMELINE}\n" + "\n".join(kept) if kept else ""
 
 
 def _within(lines: list[str], budget: int, *, newest_last: bool) -> list[str]:

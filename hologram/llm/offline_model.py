@@ -6,6 +6,12 @@ model. A few patterns become tool calls, and only when the request offers a tool
 name: the memory tools do not exist until the memory subsystem registers them, and a model
 must never call a tool it was not given. Extending it is adding an `OfflineRule` to
 `OFFLINE_RULES` (or passing your own list to `OfflineResponder`).
+
+Anything else is answered from what the kernel put into the prompt for the turn: the lines
+under the memory and timeline headings (`PromptSection`) that share the most words with the
+message are quoted, so a newcomer with no model sees memory at work ("What do I love?"
+after "I love climbing" quotes the climbing turn). With nothing related, it says what it
+heard and how to configure a real model (`NO_LLM_HINT`, the one spelling of that setting).
 """
 
 from __future__ import annotations
@@ -13,6 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from hologram.config import ENV_OVERRIDES, SEED_SOURCE, SourceSettings, key_of
+from hologram.sdk import PromptSection
 
 MARK = {"en": "(offline scripted model) ", "zh": "（离线脚本模型）"}
 
@@ -88,15 +97,40 @@ OFFLINE_RULES: list[OfflineRule] = [
     ),
 ]
 
+
+def _seed_key(field: str) -> str:
+    return key_of(SourceSettings, field, name=SEED_SOURCE)
+
+
+def _env_of(key: str) -> str:
+    return next(env for env, overridden in ENV_OVERRIDES.items() if overridden == key)
+
+
+_URL, _KEY = _seed_key("base_url"), _seed_key("api_key")
+NO_LLM_HINT = {
+    "en": f"set {_URL} and {_KEY} (or the environment variables {_env_of(_URL)} and "
+    f"{_env_of(_KEY)}); the README's “Use a real model” lists the formats",
+    "zh": f"设置 {_URL} 和 {_KEY}（或环境变量 {_env_of(_URL)} 和 {_env_of(_KEY)}）；"
+    "各种格式见 README 的 “Use a real model”",
+}
+"""How to leave the offline model: the one spelling the reply, the service's start line and
+its /status use."""
+
 DEFAULT_REPLY = {
     "en": "I am the offline scripted model: no LLM source is configured, so I only follow a "
-    "few fixed rules. You said: “{text}”. Set core.llm.sources.default.base_url (or "
-    "HOLOGRAM_LLM_BASE_URL) and an API key to talk to a real model.",
-    "zh": "我是离线脚本模型：尚未配置任何 LLM 来源，所以只能按几条固定规则回答。"
-    "你说的是：“{text}”。"
-    "设置 core.llm.sources.default.base_url（或环境变量 HOLOGRAM_LLM_BASE_URL）和 API key "
-    "即可连接真正的模型。",
+    "few fixed rules, and nothing I recalled relates to what you said: “{text}”. To talk to "
+    "a real model, " + NO_LLM_HINT["en"] + ".",
+    "zh": "我是离线脚本模型：尚未配置任何 LLM 来源，所以只能按几条固定规则回答，"
+    "而我回想起的内容都与你说的无关：“{text}”。要连接真正的模型，请" + NO_LLM_HINT["zh"] + "。",
 }
+RECALLED_REPLY = {
+    "en": "No LLM is configured, so I can only quote what the kernel recalled for this turn: "
+    "{quotes}. To talk to a real model, " + NO_LLM_HINT["en"] + ".",
+    "zh": "尚未配置 LLM，所以我只能引用内核为这一轮回想起的内容：{quotes}。要连接真正的模型，请"
+    + NO_LLM_HINT["zh"]
+    + "。",
+}
+MAX_QUOTES = 3
 
 
 @dataclass(slots=True)
@@ -160,6 +194,10 @@ class OfflineResponder:
                 "arguments": fill_arguments(offered[rule.tool], subject, rule.arguments),
             }
             return OfflineAnswer(tool_calls=[call])
+        quotes = recalled_lines(messages, last_user)
+        if quotes:
+            shown = "; ".join(q.quote(lang) for q in quotes)
+            return OfflineAnswer(MARK[lang] + RECALLED_REPLY[lang].format(quotes=shown))
         return OfflineAnswer(MARK[lang] + DEFAULT_REPLY[lang].format(text=last_user.strip()))
 
     def _after_tool(self, messages: list[dict[str, Any]], last_user: str, lang: str) -> str:
@@ -175,3 +213,99 @@ class OfflineResponder:
                 subject = rule.match(last_user) or last_user
                 return rule.done[lang].format(text=subject, result=result)
         return {"en": f"The tool answered: {result}", "zh": f"工具返回：{result}"}[lang]
+
+
+# ---- answering from what the kernel recalled ---------------------------------------------------
+
+_STOPWORD_TEXT = (
+    "i me my mine you your we our he she it its they them the a an and or but to of in on at "
+    "for with from about as is are am was were be been do does did what which who whom where "
+    "when why how that this these those there here have has had can could would will shall "
+    "should may might must not no yes so if then than too very just tell know remember please "
+    "any some all"
+)
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+_WORD = re.compile(r"[a-z0-9]+")
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_MEMORY_LINE = re.compile(r"^- (?:\((?P<when>[^)]*?)(?: UTC)?, (?P<where>[^)]*)\) )?(?P<text>.+)$")
+_TIMELINE_LINE = re.compile(r"^\[(?P<when>[^\]]+)\] (?P<where>[^:]+): (?P<text>.+)$")
+_ARROW = " → "
+_AGENT = "agent"
+"""The timeline's name for the agent's own turns (what was said to it is what is quoted)."""
+
+
+def terms(text: str) -> frozenset[str]:
+    """Content words (a plural's 's' dropped) and, for Chinese, character pairs."""
+    lowered = text.lower()
+    words = {w.removesuffix("s") if len(w) > 3 else w for w in _WORD.findall(lowered)}
+    pairs = {run[i : i + 2] for run in _CJK_RUN.findall(text) for i in range(len(run) - 1)}
+    return frozenset((words - _STOPWORDS) | pairs)
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    """A line of the prompt's memory or timeline section, and how it matched."""
+
+    text: str
+    where: str
+    when: str
+    shared: int
+    rank: tuple[int, int]
+
+    def quote(self, lang: str) -> str:
+        origin = ", ".join(p for p in (self.where, self.when) if p)
+        if lang == "zh":
+            return f"“{self.text}”（{origin}）" if origin else f"“{self.text}”"
+        return f"“{self.text}” ({origin})" if origin else f"“{self.text}”"
+
+
+def _sections(messages: list[dict[str, Any]]) -> dict[PromptSection, list[str]]:
+    found: dict[PromptSection, list[str]] = {}
+    current: list[str] | None = None
+    for message in messages:
+        if message.get("role") != "system":
+            continue
+        for line in _text_of(message.get("content")).splitlines():
+            if line.startswith("## "):
+                heading = next((s for s in PromptSection if s == line.strip()), None)
+                current = None if heading is None else found.setdefault(heading, [])
+            elif current is not None and line.strip():
+                current.append(line.strip())
+    return found
+
+
+def _own_words_removed(text: str) -> str:
+    """A stored turn reads 'what was said → the reply'; a reply of this model is no memory."""
+    said, arrow, reply = text.partition(_ARROW)
+    if arrow and any(mark.strip() in reply for mark in MARK.values()):
+        return said.strip()
+    return text.strip()
+
+
+def recalled_lines(messages: list[dict[str, Any]], asked: str) -> list[Recalled]:
+    """The lines of the prompt's memory and timeline sections that share the most words
+    with `asked` (the memory section first on a tie, then the newest), best first."""
+    wanted = terms(asked)
+    if not wanted:
+        return []
+    candidates: list[Recalled] = []
+    for order, heading in enumerate((PromptSection.MEMORY, PromptSection.TIMELINE)):
+        lines = _sections(messages).get(heading, [])
+        pattern = _MEMORY_LINE if heading is PromptSection.MEMORY else _TIMELINE_LINE
+        for position, line in enumerate(lines):
+            found = pattern.match(line)
+            if found is None or found.group("where") == _AGENT:
+                continue
+            text = _own_words_removed(found.group("text"))
+            if text == asked.strip() or any(m.strip() in text for m in MARK.values()):
+                continue
+            shared = len(wanted & terms(text))
+            if shared:
+                rank = (-order, position if order else -position)
+                where, when = found.group("where") or "", found.group("when") or ""
+                candidates.append(Recalled(text, where, when, shared, rank))
+    candidates.sort(key=lambda r: (r.shared, r.rank), reverse=True)
+    unique: dict[str, Recalled] = {}
+    for candidate in candidates:
+        unique.setdefault(candidate.text, candidate)
+    return list(unique.values())[:MAX_QUOTES]

@@ -149,14 +149,13 @@ class Memory:
     async def prune(self, query: str) -> PruneReport:
         return await self.context.prune(query)
 
-    async def search(
-        self, query: str, top: int, *, with_window: bool = False
-    ) -> list[Recollection]:
-        """The `top` stored turns and documents most related to `query`, in one ranking over
-        the cold context and every layer that keeps documents in the shared recall index
-        (the graph's text blocks); none when nothing is related. The window's events are
-        left out (the prompt carries the window whole) unless `with_window`. A cold
-        document found counts as read, as the spec's auto-inject query counts it."""
+    async def search(self, query: str, top: int, *, with_window: bool = True) -> list[Recollection]:
+        """The `top` turns and documents most related to `query`, in one ranking over every
+        tier: the context window, the cold context and every layer that keeps documents in
+        the shared recall index (the graph's text blocks); none when nothing is related.
+        What was just said is in the window, so a search finds it. The turn's own recall
+        passes `with_window=False`: its prompt carries the window whole, as the timeline.
+        A cold document found counts as read, as the spec's auto-inject query counts it."""
         if top <= 0 or not query.strip():
             return []
         await self.cold.wait_ready()
@@ -203,7 +202,7 @@ class Memory:
         """Stored documents related to `query` (`search`), best first, as `MemItem`s, then
         each layer's own items (the graph's facts); none when nothing is related. Within
         `budget_tokens` when an estimator is set."""
-        found = await self.search(query, self.query_top())
+        found = await self.search(query, self.query_top(), with_window=False)
         items, used = [], 0
         for item in found:
             text = doc_line(item)[2:]
@@ -221,7 +220,7 @@ class Memory:
         self, query: str, budget_tokens: int, estimate: Estimate
     ) -> list[str]:
         """The spec's "[Related Memory Docs]" section for `query`, within `budget_tokens`."""
-        found = await self.search(query, self.query_top())
+        found = await self.search(query, self.query_top(), with_window=False)
         section = related_docs_section(found, budget_tokens, estimate)
         sections = [section] if section else []
         left = budget_tokens - (estimate(section) if section else 0)

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from hologram.notebook.cells import Shown, keep_question_marks
 from hologram.notebook.layers import LayersModel, LayersWidget, render_svg
 from hologram.notebook.magics import HologramMagics, Pending
 
 
 def load_ipython_extension(ipython: Any) -> None:
     ipython.register_magics(HologramMagics)
+    # Before IPython's help syntax, so a `%hologram say …?` line is said, not looked up.
+    if keep_question_marks not in ipython.input_transformers_cleanup:
+        ipython.input_transformers_cleanup.append(keep_question_marks)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    if keep_question_marks in ipython.input_transformers_cleanup:
+        ipython.input_transformers_cleanup.remove(keep_question_marks)
 
 
 __all__ = [
@@ -17,6 +26,8 @@ __all__ = [
     "LayersModel",
     "LayersWidget",
     "Pending",
+    "Shown",
     "load_ipython_extension",
     "render_svg",
+    "unload_ipython_extension",
 ]

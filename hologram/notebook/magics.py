@@ -3,6 +3,9 @@
 A magic is a plain function call, so it cannot itself be awaited (`await %hologram …` is a
 syntax error). Commands that take time start a task on the notebook's running event loop and
 return a `Pending` handle at once; the cell goes on, and a later line may `await` the handle.
+What a command shows it shows where it stands in the cell (`hologram.notebook.cells`): a
+widget is displayed and a handle returned, a summary is printed once, and an answer that
+comes later (a reply, a memory search) fills the place it was given in its own cell.
 """
 
 from __future__ import annotations
@@ -12,13 +15,15 @@ import json
 from collections.abc import Awaitable, Callable, Generator
 from typing import Any, TypeVar
 
+import pandas as pd
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
-from IPython.display import display
 
 from hologram.facade import Kernel, Phase
 from hologram.llm import usage_table
+from hologram.memory.recall import Recollection
+from hologram.notebook.cells import Printed, PrintedRows, ReplyCell, Shown, without_comment
 from hologram.notebook.context_widget import ContextWidget
 from hologram.notebook.graph_widget import GraphWidget
 from hologram.notebook.layers import LayersWidget
@@ -27,6 +32,7 @@ from hologram.notebook.terminal_widget import TerminalWidget
 from hologram.sdk import Event, EventType, Priority
 
 T = TypeVar("T")
+MEMORY_TOP = 10
 
 
 class Pending(Awaitable[T]):
@@ -72,6 +78,7 @@ class HologramMagics(Magics):
             "usage": self._usage,
             "mcp": self._mcp,
             "terminals": self._terminals,
+            "memory": self._memory,
             "stop": self._stop,
             "shutdown": self._shutdown,
         }
@@ -84,8 +91,11 @@ class HologramMagics(Magics):
         "context: the last prune's scores and the context window · "
         "graph [ENTITY]: graph memory around ENTITY (--depth, --history) · "
         "shutdown: close the kernel, flushing every store · "
-        "say TEXT: give the agent TEXT as input (returns at once; the reply is displayed "
-        "when it arrives, and awaiting the handle gives it) · "
+        "say TEXT: give the agent TEXT as input (returns at once; the reply shows in the "
+        "cell when it arrives, and awaiting the handle gives it; the whole line is the text, "
+        "a trailing '?' included) · "
+        "memory QUERY: what memory finds for QUERY in every tier, the context window "
+        "included (a handle; the table shows in the cell, awaiting gives the DataFrame) · "
         "interrupt [--level L1-L4] TEXT: the same as an interrupt (default L1) · "
         "stop: stop the running turn and every input waiting now · "
         "scheduler: the live preemption timeline · "
@@ -109,8 +119,12 @@ class HologramMagics(Magics):
     def hologram(self, line: str) -> Any:
         """Drive a Hologram kernel from this notebook: `%hologram start --data DIR`, then
         `%hologram layers`, `%hologram status`, `t = %hologram say hi` (then `await t`),
-        `%hologram shutdown`."""
+        `%hologram shutdown`. A `# comment` after a command is ignored ('#' then a space)."""
+        line = without_comment(line)
         command, _, text = line.strip().partition(" ")
+        if command in ("", "help", "-h", "--help"):
+            print(self.hologram.__doc__)
+            return None
         if command in ("say", "interrupt"):
             # The text is the user's words, not options: only leading options are read.
             options, text = _leading_options(text)
@@ -130,7 +144,7 @@ class HologramMagics(Magics):
     def hologram_cell(self, line: str, cell: str) -> Pending[str]:
         """The cell's text is input to the agent, as `%hologram say` with many lines.
         Returns a handle to await; the reply is displayed when it arrives."""
-        args = parse_argstring(self.hologram_cell, line)
+        args = parse_argstring(self.hologram_cell, without_comment(line))
         return self._say(cell.strip("\n"), args.channel, Priority.QUEUED)
 
     # ---- commands -------------------------------------------------------------------------
@@ -141,32 +155,31 @@ class HologramMagics(Magics):
         if not text.strip():
             raise UsageError("nothing to say: `%hologram say TEXT`, or text in a %%hologram cell")
 
+        cell = ReplyCell(f"(waiting for the reply on {channel})")
+
         async def say() -> str:
-            # The reply's output updates in place as the model streams it.
-            shown = display({"text/plain": ""}, raw=True, display_id=True)
             ticket = await kernel.inject(text, channel, level=level)
             pieces: list[str] = []
 
             def typed(event: Event) -> None:
+                # The reply's output updates in place as the model streams it.
                 payload = event.payload
                 if payload.get("input_id") != ticket.id or payload.get("reasoning"):
                     return
                 if payload.get("restart"):
                     pieces.clear()
                 pieces.append(payload.get("text", ""))
-                if shown is not None:
-                    shown.update({"text/plain": "".join(pieces)}, raw=True)
+                cell.show_partial("".join(pieces))
 
             unsubscribe = kernel.events.subscribe(EventType.AGENT_OUTPUT_DELTA, typed)
             try:
                 reply = (await ticket).reply
+            except BaseException as exc:
+                cell.show_text(f"(no reply: {type(exc).__name__}: {exc})")
+                raise
             finally:
                 unsubscribe()
-            final = {"text/plain": reply, "text/markdown": reply}
-            if shown is None:
-                display(final, raw=True)
-            else:
-                shown.update(final, raw=True)
+            cell.show_text(reply)
             return reply
 
         return Pending(f"say on {channel}", kernel.spawn(say(), name=f"say-{channel}"))
@@ -198,7 +211,7 @@ class HologramMagics(Magics):
             self.kernel.spawn(self.kernel.start(), name="kernel-start"),
         )
 
-    def _status(self, args: Any) -> dict[str, Any]:
+    def _status(self, args: Any) -> Printed:
         kernel = self.require_kernel()
         status = kernel.status()
         if kernel.state.graph is not None:
@@ -216,29 +229,52 @@ class HologramMagics(Magics):
                     f"{beat['tokens_sent']}/{beat['tokens_received']} tokens sent/received "
                     f"({beat['measured_calls']} calls counted by the provider, the rest est.)"
                 )
-        return status
+        return Printed(status)
 
-    def _usage(self, args: Any) -> dict[str, Any]:
+    def _usage(self, args: Any) -> Printed:
         kernel = self.require_kernel()
         if kernel.state.llm is None:
             raise UsageError("the kernel has no LLM yet: await the `%hologram start` handle")
         summary = kernel.state.llm.usage.summary()
         print(usage_table(summary))
-        return summary
+        return Printed(summary)
 
-    def _layers(self, args: Any) -> LayersWidget:
-        return LayersWidget.for_kernel(self.require_kernel())
+    def _layers(self, args: Any) -> Shown[LayersWidget]:
+        return Shown("layers widget", LayersWidget.for_kernel(self.require_kernel()))
 
-    def _context(self, args: Any) -> ContextWidget:
+    def _context(self, args: Any) -> Shown[ContextWidget]:
         kernel = self.require_kernel()
         if kernel.state.memory is None:
             raise UsageError("the kernel has no memory yet: await the `%hologram start` handle")
-        return ContextWidget.for_kernel(kernel)
+        return Shown("context widget", ContextWidget.for_kernel(kernel))
 
-    def _scheduler(self, args: Any) -> SchedulerWidget:
-        return SchedulerWidget(self.require_kernel().events.subscribe)
+    def _scheduler(self, args: Any) -> Shown[SchedulerWidget]:
+        return Shown("scheduler widget", SchedulerWidget(self.require_kernel().events.subscribe))
 
-    def _plugins(self, args: Any) -> list[dict[str, Any]] | Pending[dict[str, Any]]:
+    def _memory(self, args: Any) -> Pending[pd.DataFrame]:
+        """What memory finds for the query, in every tier (the window included), best first."""
+        self._running_loop()
+        kernel = self.require_kernel()
+        memory = kernel.state.memory
+        query = " ".join(args.args)
+        if memory is None:
+            raise UsageError("the kernel has no memory yet: await the `%hologram start` handle")
+        if not query.strip():
+            raise UsageError("what to look for: `%hologram memory QUERY`")
+        cell = ReplyCell(f"(searching memory for {query!r})")
+
+        async def search() -> pd.DataFrame:
+            found = await memory.search(query, MEMORY_TOP)
+            table = hits_table(found)
+            if len(table):
+                cell.show(table)
+            else:
+                cell.show_text(f"nothing in memory relates to {query!r}")
+            return table
+
+        return Pending(f"memory search {query!r}", kernel.spawn(search(), name="memory-search"))
+
+    def _plugins(self, args: Any) -> PrintedRows | Pending[dict[str, Any]]:
         kernel = self.require_kernel()
         registry = kernel.state.plugins
         if registry is None:
@@ -246,7 +282,7 @@ class HologramMagics(Magics):
         if not args.args:
             rows = registry.status()
             print(_plugin_table(rows))
-            return rows
+            return PrintedRows(rows)
         actions = {
             "enable": registry.enable,
             "disable": registry.disable,
@@ -272,7 +308,7 @@ class HologramMagics(Magics):
         kernel = self.require_kernel()
         return Pending(f"plugin {action} {name}", kernel.spawn(change(), name=f"plugin-{action}"))
 
-    def _mcp(self, args: Any) -> dict[str, Any]:
+    def _mcp(self, args: Any) -> Printed:
         """The MCP plugin's last report: every server, its state and its tools."""
         registry = self.require_kernel().state.plugins
         if registry is None:
@@ -282,17 +318,17 @@ class HologramMagics(Magics):
         if entry.state.value != "running":
             print(f"the mcp plugin is {entry.state.value}: `%hologram plugins enable mcp`")
         print(_mcp_table(status))
-        return status
+        return Printed(status)
 
-    def _terminals(self, args: Any) -> TerminalWidget:
-        return TerminalWidget(self.require_kernel().events.subscribe)
+    def _terminals(self, args: Any) -> Shown[TerminalWidget]:
+        return Shown("terminal widget", TerminalWidget(self.require_kernel().events.subscribe))
 
     def _stop(self, args: Any) -> list[int]:
         covered = self.require_kernel().stop_turn()
         print(f"stopped: {', '.join(f'#{n}' for n in covered) or 'nothing was running'}")
         return covered
 
-    def _graph(self, args: Any) -> GraphWidget:
+    def _graph(self, args: Any) -> Shown[GraphWidget]:
         """The graph widget; it fills in the background (`await widget.loading`)."""
         self._running_loop()
         kernel = self.require_kernel()
@@ -301,13 +337,31 @@ class HologramMagics(Magics):
                 "the kernel has no graph memory yet: await the `%hologram start` handle"
             )
         entity = " ".join(args.args)
-        return GraphWidget.for_kernel(kernel, entity, args.depth, args.history)
+        return Shown(
+            "graph widget", GraphWidget.for_kernel(kernel, entity, args.depth, args.history)
+        )
 
     def _shutdown(self, args: Any) -> Pending[list[str]]:
         self._running_loop()
         kernel = self.require_kernel()
         shutdown = kernel.spawn(kernel.shutdown(), name="kernel-shutdown")
         return Pending(f"kernel shutdown on {kernel.data_dir}", shutdown)
+
+
+def hits_table(found: list[Recollection]) -> pd.DataFrame:
+    """Memory hits as a table, best first: the tier each is kept in (context, cold context,
+    graph), when, where, the text."""
+    rows = [
+        {
+            "score": hit.score,
+            "tier": hit.place.name.lower().replace("_", " "),
+            "when": pd.Timestamp(hit.at, unit="s", tz="UTC"),
+            "where": hit.where,
+            "text": hit.text,
+        }
+        for hit in found
+    ]
+    return pd.DataFrame(rows, columns=["score", "tier", "when", "where", "text"])
 
 
 def _plugin_table(rows: list[dict[str, Any]]) -> str:

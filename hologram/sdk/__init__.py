@@ -28,6 +28,7 @@ from hologram.sdk.plugin import (
     WakeHandler,
 )
 from hologram.sdk.priority import Priority
+from hologram.sdk.prompt import PromptSection
 from hologram.sdk.schema import NOT_BLANK, Param, SchemaError, schema_of
 from hologram.sdk.settings import Settings
 from hologram.sdk.stages import STAGE_WRITABLE, HandlerScope, MemItem, Stage, StageContext
@@ -56,6 +57,7 @@ __all__ = [
     "PluginOrigin",
     "PluginSDK",
     "Priority",
+    "PromptSection",
     "ReviewRule",
     "SchemaError",
     "Settings",

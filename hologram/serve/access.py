@@ -2,7 +2,9 @@
 the bearer token kept in the data dir.
 
 The token is made once, on the first start that needs it, into `<data>/serve_token` with mode
-0600, and printed that one time; later starts read it. Requests to `/api/` without it get 401.
+0600, and printed that one time; later starts read it. Requests to the API (`/api/`), the
+OpenAI-compatible endpoint (`/v1/`) and the MCP server (`/mcp`) without it get 401: an
+OpenAI client sends it as its API key.
 On a loopback bind the Host header must name the loopback too, so a web page elsewhere cannot
 reach the API through a DNS name that resolves to 127.0.0.1.
 """
@@ -20,6 +22,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 TOKEN_FILE = "serve_token"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+GUARDED = ("/api/", "/v1/", "/mcp")
+"""The doors that need the token beyond loopback (the page and its static files do not)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -73,7 +77,7 @@ class AccessGuard:
                 send, 403, "this service is bound to loopback: use 127.0.0.1 or localhost"
             )
             return
-        if self.token is not None and scope["path"].startswith("/api/"):
+        if self.token is not None and scope["path"].startswith(GUARDED):
             given = headers.get("authorization", "")
             expected = f"Bearer {self.token}"
             if not hmac.compare_digest(given.encode(), expected.encode()):

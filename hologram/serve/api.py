@@ -1,4 +1,5 @@
-"""The HTTP API under /api/v1, and the page, of one kernel.
+"""The HTTP API under /api/v1, the page, and the other doors (OpenAI's chat API under /v1,
+the MCP server at /mcp) of one kernel.
 
 `build_app` lists the routes; the endpoints are module-level functions, grouped by resource
 (`inputs`, `status`, `settings`, `events`, `reads.*`, `plugins`), that read the kernel, the
@@ -17,10 +18,11 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
 from hologram import __version__
 from hologram.facade import Kernel
-from hologram.serve import events, inputs, openapi, plugins, settings, status
+from hologram.serve import chat_completions, events, inputs, openapi, plugins, settings, status
 from hologram.serve.bodies import ApiError
 from hologram.serve.context import ServiceContext, ServiceInfo
 from hologram.serve.endpoint import PREFIX, Endpoint, Handler
@@ -55,6 +57,16 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     plugins.uninstall_plugin,
     openapi.get_openapi,
 )
+"""The Hologram API, under /api/v1: routed, and described by its OpenAPI document."""
+
+OPENAI_ENDPOINTS: tuple[Endpoint, ...] = (
+    chat_completions.create_chat_completion,
+    chat_completions.list_models,
+)
+"""OpenAI's chat API, under /v1: routed, and not in the Hologram API's document, because
+its contract is OpenAI's published one (the official client's types are its test oracle),
+its errors are in OpenAI's shape rather than the API's, and a client generated from the
+document is a client of the Hologram API, not a second, partial OpenAI client."""
 
 
 def static_dir() -> Path:
@@ -68,13 +80,17 @@ def build_app(
     *,
     body_limit: int,
     service: ServiceInfo,
+    mcp: ASGIApp | None = None,
 ) -> Starlette:
-    """The ASGI app of one service. `service` is shown in /status (bind, auth, …)."""
+    """The ASGI app of one service. `service` is shown in /status (bind, auth, …); `mcp`,
+    the MCP server's streamable HTTP transport, is served at /mcp."""
     routes: list[BaseRoute] = [
         Route("/", index, methods=["GET"]),
         Mount("/static", StaticFiles(directory=static_dir()), name="static"),
-        *api_routes(ENDPOINTS),
+        *api_routes(ENDPOINTS + OPENAI_ENDPOINTS),
     ]
+    if mcp is not None:
+        routes.append(Route("/mcp", mcp))
     app = Starlette(
         routes=routes, exception_handlers={ApiError: api_error, HTTPException: http_error}
     )
@@ -88,7 +104,7 @@ def api_routes(endpoints: tuple[Endpoint, ...]) -> list[BaseRoute]:
     names all of them."""
     by_path: dict[str, dict[str, Handler]] = {}
     for ep in endpoints:
-        by_path.setdefault(PREFIX + ep.path, {})[ep.method] = ep.handler
+        by_path.setdefault(ep.prefix + ep.path, {})[ep.method] = ep.handler
     return [
         Route(path, _by_method(handlers), methods=list(handlers))
         for path, handlers in by_path.items()

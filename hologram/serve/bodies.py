@@ -25,6 +25,8 @@ JSON_KINDS = frozenset({"application/json"})
 MAX_SYNC_TIMEOUT_S = 600.0
 DEFAULT_SYNC_TIMEOUT_S = 60.0
 HTTP_CHANNEL = "http"
+OPENAI_CHANNEL = "openai"
+MCP_CHANNEL = "mcp"
 LEVELS = {"queued": Priority.QUEUED, "l1": Priority.L1, "l2": Priority.L2, "l3": Priority.L3}
 JSON_LIMITS = (
     f"JSON nested at most {MAX_DEPTH} levels, numbers of at most {MAX_NUMBER_CHARS} "

@@ -1,27 +1,29 @@
-"""`python -m hologram chat`: a terminal client of a running service.
+"""`python -m hologram chat`: a terminal client of a running service, on `hologram.client`.
 
 Each line typed is an input. Replies come from the service's event stream, so what the
-agent does is shown as it happens: the reply is typed out as the model streams it
-(`agent_output_delta`), with each model round that calls tools between.
+agent does is shown as it happens: each model round that calls tools, then the reply.
 Commands: `/stop`, `/interrupt L1|L2|L3 TEXT`, `/status`, `/quit`. At the end of input
-(Ctrl-D, or the end of a pipe) it waits for the replies still owed, then exits.
+(Ctrl-D, or the end of a pipe) it waits for the replies still owed, then exits. A refusal
+or a failed request is reported in one line and the chat goes on; the client sends a
+request once more when the server had just closed its keep-alive connection.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 from typing import Any
 
 import httpx
 
+from hologram.client import AsyncClient, HologramError, StreamEvent
 from hologram.kernel.tasks import KernelTasks
-from hologram.sdk import EndedBy
+from hologram.sdk import EndedBy, EventType
+from hologram.serve.inputs import Ack
 
 REPLY_WAIT_S = 120.0
-STREAM_TYPES = ("agent_output_delta", "agent_llm_chain", "agent_output")
+STREAM_TYPES = (EventType.AGENT_OUTPUT_DELTA, EventType.AGENT_LLM_CHAIN, EventType.AGENT_OUTPUT)
 
 
 def _out(text: str) -> None:
@@ -33,9 +35,15 @@ def _write(text: str) -> None:
     sys.stdout.flush()
 
 
+def _one_line(exc: Exception) -> str:
+    if isinstance(exc, HologramError):
+        return exc.message
+    return f"{type(exc).__name__}: {exc}".replace("\n", " ")
+
+
 class Chat:
-    def __init__(self, http: httpx.AsyncClient) -> None:
-        self.http = http
+    def __init__(self, client: AsyncClient) -> None:
+        self.client = client
         self.owed: set[int] = set()
         self.answered: set[int] = set()
         self.settled = asyncio.Event()
@@ -47,40 +55,26 @@ class Chat:
     # ---- the event stream ------------------------------------------------------------------
 
     async def listen(self) -> None:
-        last: str | None = None
+        last: int | None = None
         while True:
-            headers = {"last-event-id": last} if last else {}
             try:
-                async with self.http.stream(
-                    "GET",
-                    "/events",
-                    params={"types": ",".join(STREAM_TYPES)},
-                    headers=headers,
-                    timeout=httpx.Timeout(10, read=None),
-                ) as stream:
-                    stream.raise_for_status()
-                    self.listening.set()
-                    fields: dict[str, str] = {}
-                    async for line in stream.aiter_lines():
-                        if line:
-                            name, _, value = line.partition(": ")
-                            fields[name] = value
-                            continue
-                        if "id" in fields:
-                            last = fields["id"]
-                        if "data" in fields and fields.get("event") in STREAM_TYPES:
-                            self.show(fields["event"], json.loads(fields["data"]))
-                        fields = {}
-            except httpx.HTTPError as exc:
-                _out(f"! event stream interrupted ({exc}); reconnecting")
+                stream = self.client.events(
+                    STREAM_TYPES, last_event_id=last, opened=self.listening.set
+                )
+                async for event in stream:
+                    last = event.seq if event.seq is not None else last
+                    self.show(event)
+                return
+            except (httpx.HTTPError, HologramError) as exc:
+                _out(f"! event stream interrupted ({_one_line(exc)}); reconnecting")
             await asyncio.sleep(0.5)
 
-    def show(self, kind: str, event: dict[str, Any]) -> None:
-        payload, ident = event["payload"], event.get("input")
-        if kind == "agent_output_delta":
+    def show(self, event: StreamEvent) -> None:
+        payload, ident = event.payload, event.input
+        if event.type == EventType.AGENT_OUTPUT_DELTA:
             self.type_out(payload)
             return
-        if kind == "agent_llm_chain":
+        if event.type == EventType.AGENT_LLM_CHAIN:
             if payload.get("tool_calls"):
                 self.end_line()
             for call in payload.get("tool_calls") or []:
@@ -89,6 +83,11 @@ class Chat:
         if ident in self.answered:
             self.end_line()
             return  # already settled by the answer to /stop
+        self.show_reply(ident, payload)
+        if ident is not None:
+            self.settle(ident)
+
+    def show_reply(self, ident: int | None, payload: dict[str, Any]) -> None:
         typed, self.typed = self.typed, ""
         was_typing, self.typing = self.typing, None
         if payload.get("ended_by") == EndedBy.STOPPED:
@@ -103,8 +102,6 @@ class Chat:
         else:
             _write("\n" if was_typing else "")
             _out(f"[#{ident}] hologram> {payload.get('text', '')}")
-        if ident is not None:
-            self.settle(ident)
 
     def type_out(self, payload: dict[str, Any]) -> None:
         """A piece of a reply, written as it comes."""
@@ -132,23 +129,25 @@ class Chat:
 
     # ---- commands ----------------------------------------------------------------------------
 
-    async def send(self, path: str, body: dict[str, Any]) -> None:
-        answer = await self.http.post(path, json=body)
-        if answer.status_code >= 400:
-            _out(f"! {answer.json().get('error', answer.text)}")
-            return
-        ident = answer.json()["id"]
-        if ident not in self.answered:
-            self.owed.add(ident)
+    def sent(self, ack: Ack) -> None:
+        if ack.id not in self.answered:
+            self.owed.add(ack.id)
             self.settled.clear()
-        _out(f"[#{ident}] sent")
+        _out(f"[#{ack.id}] sent")
 
     async def command(self, line: str) -> bool:
-        """Run one line; False to quit."""
+        """Run one line; False to quit. A failure is one line of output, never a traceback."""
         if line in ("/quit", "/exit"):
             return False
+        try:
+            await self.run(line)
+        except (httpx.HTTPError, HologramError) as exc:
+            _out(f"! {_one_line(exc)}")
+        return True
+
+    async def run(self, line: str) -> None:
         if line == "/stop":
-            stopped = (await self.http.post("/stop")).json()["stopped"]
+            stopped = (await self.client.stop()).stopped
             _out(f"stopped: {stopped or 'nothing was running'}")
             # A turn cut off mid-way sends no reply event: the ids the stop covered are
             # settled here.
@@ -161,37 +160,37 @@ class Chat:
             if len(parts) < 3:
                 _out("! usage: /interrupt L1|L2|L3 TEXT")
             else:
-                await self.send("/interrupt", {"text": parts[2], "level": parts[1]})
+                self.sent(await self.client.interrupt(parts[2], level=parts[1]))
         elif line == "/status":
             await self.status()
         elif line.startswith("/"):
             _out("! commands: /stop, /interrupt L1|L2|L3 TEXT, /status, /quit")
         else:
-            await self.send("/input", {"text": line})
-        return True
+            self.sent(await self.client.send(line))
 
     async def status(self) -> None:
-        status = (await self.http.get("/status")).json()
-        scheduler, llm = status["scheduler"], status["llm"]
-        model = "offline scripted model" if llm["offline"] else llm["sources"][0]["source"]
+        status = await self.client.status()
+        scheduler, llm = status.scheduler, status.llm
+        model = f"offline scripted model ({llm.hint})" if llm.offline else llm.sources[0]["source"]
         _out(
-            f"status: {status['kernel']['phase']}; running {scheduler['running']}, "
+            f"status: {status.kernel['phase']}; running {scheduler['running']}, "
             f"stack {scheduler['stack']}, queue {scheduler['queue']}; model: {model}; "
-            f"inputs {status['inputs']}; memory {status['memory']}"
+            f"inputs {status.inputs}; memory {status.memory}"
         )
 
 
 async def chat(url: str, token: str | None = None) -> int:
     token = token or os.environ.get("HOLOGRAM_TOKEN")
-    headers = {"authorization": f"Bearer {token}"} if token else {}
-    base = url.rstrip("/") + "/api/v1"
-    async with httpx.AsyncClient(base_url=base, headers=headers, timeout=30) as http:
+    async with AsyncClient(url, token=token) as client:
         try:
-            (await http.get("/status")).raise_for_status()
-        except httpx.HTTPError as exc:
-            print(f"hologram chat: cannot reach {base}: {exc}", file=sys.stderr)
+            await client.status()
+        except (httpx.HTTPError, HologramError) as exc:
+            print(
+                f"hologram chat: cannot reach {client.url}/api/v1: {_one_line(exc)}",
+                file=sys.stderr,
+            )
             return 1
-        session = Chat(http)
+        session = Chat(client)
         tasks = KernelTasks().scope("chat")
         listener = tasks.spawn(session.listen(), name="chat-events")
         await session.listening.wait()

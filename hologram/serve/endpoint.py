@@ -48,6 +48,8 @@ class Endpoint:
     bodies, 413 and 415 for bodies, 401 for every operation)."""
     result_media: str = JSON_MEDIA
     body_media: tuple[str, ...] = (JSON_MEDIA,)
+    prefix: str = PREFIX
+    """Where `path` hangs: the API's own prefix, or another door's (OpenAI's /v1)."""
 
     @property
     def operation_id(self) -> str:

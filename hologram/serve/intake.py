@@ -12,27 +12,37 @@ import time
 from hologram.agent import Ticket
 from hologram.facade import Kernel
 from hologram.sdk import OutputCap
-from hologram.serve.bodies import HTTP_CHANNEL, ApiError, InputBody
+from hologram.serve.bodies import HTTP_CHANNEL, MCP_CHANNEL, OPENAI_CHANNEL, ApiError, InputBody
+
+SERVICE_CHANNELS = {
+    HTTP_CHANNEL: "a client of the HTTP API (the web page or the terminal chat); plain text "
+    "or JSON",
+    OPENAI_CHANNEL: "a client of the OpenAI-compatible endpoint (a chat UI or an OpenAI SDK); "
+    "plain text, shown as a chat message",
+    MCP_CHANNEL: "another agent or an editor, through the MCP server; plain text",
+}
+"""The output channels of the service's doors: the model is told which kind of client it
+answers (an API client, a chat UI, another agent), not a notebook."""
 
 
 async def _delivered(payload: str, meta: dict[str, object], type: str) -> str:
-    # The reply of an HTTP input reaches its sender through its ticket (POST /input/sync)
-    # or the event stream (agent_output); the channel only acknowledges.
-    return "delivered over HTTP"
+    # The reply of an input that came through a door reaches its sender through its ticket
+    # (POST /input/sync, a chat completion, an MCP call) or the event stream (agent_output);
+    # the channel only acknowledges.
+    return "delivered to the client"
 
 
-def register_http_channel(kernel: Kernel) -> None:
-    """The `http` output channel: replies to inputs that came over HTTP go here, so the model
-    is told it answers an API client, not a notebook."""
+def register_service_channels(kernel: Kernel) -> None:
+    """The output channels of the service's doors (`SERVICE_CHANNELS`): replies to inputs
+    that came through one go to its channel."""
     channels = kernel.state.channels
-    if channels is not None and HTTP_CHANNEL not in channels:
-        channels.register_output_channel(
-            HTTP_CHANNEL,
-            OutputCap.TEXT | OutputCap.STRUCTURED,
-            "a client of the HTTP API (the web page or the terminal chat); plain text or JSON",
-            _delivered,
-            owner="serve",
-        )
+    if channels is None:
+        return
+    for name, description in SERVICE_CHANNELS.items():
+        if name not in channels:
+            channels.register_output_channel(
+                name, OutputCap.TEXT | OutputCap.STRUCTURED, description, _delivered, owner="serve"
+            )
 
 
 class Intake:

@@ -23,12 +23,14 @@ from hologram.config import ConfigError
 from hologram.facade import Kernel
 from hologram.kernel import AssemblyError
 from hologram.kernel.tasks import first_completed
+from hologram.llm.offline_model import NO_LLM_HINT
 from hologram.llm.scripted_server import InProcessServer
 from hologram.serve.access import TOKEN_FILE, AccessGuard, is_loopback, load_or_create_token
 from hologram.serve.api import build_app
 from hologram.serve.bodies import DEFAULT_BODY_LIMIT
 from hologram.serve.context import ServiceInfo
-from hologram.serve.intake import Intake, register_http_channel
+from hologram.serve.intake import Intake, register_service_channels
+from hologram.serve.mcp_server import McpDoor
 from hologram.serve.stream import EventStream
 
 DEFAULT_HOST = "127.0.0.1"
@@ -42,10 +44,7 @@ def _say(line: str) -> None:
 def _llm_line(kernel: Kernel) -> str:
     sources = [] if kernel.state.llm is None else kernel.state.llm.status()
     if sources and sources[0]["offline"]:
-        return (
-            "llm: no LLM configured: the offline scripted model answers (set "
-            "HOLOGRAM_LLM_BASE_URL and HOLOGRAM_LLM_API_KEY, or core.llm.sources.*)"
-        )
+        return f"llm: no LLM configured: the offline scripted model answers ({NO_LLM_HINT['en']})"
     return "llm: " + ", ".join(f"{s['source']} ({s['state']})" for s in sources)
 
 
@@ -65,7 +64,8 @@ def _announce(kernel: Kernel, url: str, token: str | None, made: bool) -> None:
             _say(f"access: bound beyond loopback; bearer token in {where}")
     _say(
         f"hologram ready in {(kernel.boot_seconds or 0) * 1000:.0f} ms on {Path(kernel.data_dir)} "
-        f"(pid {os.getpid()}); serving {url} (API {url}api/v1); stop with Ctrl-C or SIGTERM"
+        f"(pid {os.getpid()}); serving {url} (API {url}api/v1, OpenAI {url}v1, MCP {url}mcp); "
+        "stop with Ctrl-C or SIGTERM"
     )
 
 
@@ -104,21 +104,36 @@ async def serve(
 
     stream = EventStream()
     unsubscribe = stream.attach(kernel.events.subscribe)
-    register_http_channel(kernel)
+    register_service_channels(kernel)
     intake = Intake(kernel)
-    bound = sock.getsockname()
+    mcp = McpDoor(kernel, intake)
     url_host = f"[{host}]" if ":" in host else host
-    url = f"http://{url_host}:{bound[1]}/"
+    url = f"http://{url_host}:{server.port}/"
     service = ServiceInfo(
-        url=url, host=host, port=bound[1], auth="loopback" if loopback else "bearer"
+        url=url, host=host, port=server.port, auth="loopback" if loopback else "bearer"
     )
-    app = build_app(kernel, stream, intake, body_limit=body_limit, service=service)
+    app = build_app(kernel, stream, intake, body_limit=body_limit, service=service, mcp=mcp.app)
     server.app = AccessGuard(app, token=token, loopback_bind=loopback)
-    await server.start(sock)
+    async with mcp.running():
+        await server.start(sock)
+        _announce(kernel, url, token, made)
+        await signals.get()
+        await _drain(kernel, intake, signals, drain_timeout)
+        stream.close()
+        unsubscribe()
+    _say("hologram stopping: flushing stores")
+    stopping = kernel.spawn(server.stop(), name="http-stop")
+    await kernel.shutdown()
+    await stopping
+    _say("hologram stopped")
+    return 0
 
-    _announce(kernel, url, token, made)
 
-    await signals.get()
+async def _drain(
+    kernel: Kernel, intake: Intake, signals: asyncio.Queue[int], drain_timeout: float
+) -> None:
+    """Take no more input and give the work in hand `drain_timeout` seconds; a second
+    signal cuts this short."""
     intake.close()
     _say(
         "hologram stopping: taking no more input; finishing the work in hand "
@@ -130,7 +145,6 @@ async def serve(
         nonlocal drained
         drained = await intake.drain(drain_timeout)
 
-    # A second signal cuts the drain short.
     await first_completed(drain(), signals.get())
     if not drained:
         left = kernel.inputs.status()
@@ -138,11 +152,3 @@ async def serve(
             f"hologram: unfinished input left in the journal for the next start "
             f"(running {left['running']}, waiting {left['pending_inputs'] + len(left['stack'])})"
         )
-    stream.close()
-    unsubscribe()
-    _say("hologram stopping: flushing stores")
-    stopping = kernel.spawn(server.stop(), name="http-stop")
-    await kernel.shutdown()
-    await stopping
-    _say("hologram stopped")
-    return 0

@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from hologram import __version__
+from hologram.llm.offline_model import NO_LLM_HINT
 from hologram.sdk.schema import Param
 from hologram.serve.context import ServiceInfo, context
 from hologram.serve.endpoint import endpoint, reply
@@ -35,6 +36,12 @@ class LlmStatus:
         dict[str, Any] | None,
         Param("tokens and cost since boot: total, by source, day, channel and model"),
     ] = None
+    hint: Annotated[str | None, Param("how to configure a real model, while offline")] = None
+
+    @classmethod
+    def of(cls, sources: list[dict[str, Any]], usage: dict[str, Any] | None) -> LlmStatus:
+        offline = bool(sources) and bool(sources[0]["offline"])
+        return cls(offline, sources, usage, NO_LLM_HINT["en"] if offline else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,11 +91,7 @@ async def get_status(request: Request) -> Response:
         kernel=kernel.status(),
         scheduler=kernel.inputs.status(),
         inputs=await kernel.inputs.journal.counts(),
-        llm=LlmStatus(
-            offline=bool(sources) and bool(sources[0]["offline"]),
-            sources=sources,
-            usage=None if state.llm is None else state.llm.usage.summary(),
-        ),
+        llm=LlmStatus.of(sources, None if state.llm is None else state.llm.usage.summary()),
         agent=None if state.agent is None else state.agent.describe(),
         memory=MemoryCounts.of(state),
         plugins=None if state.plugins is None else rows(state.plugins),

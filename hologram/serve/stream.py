@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from hologram.sdk import Event, EventType
+from hologram.sdk.schema import to_json
 
 KEEPALIVE_S = 15.0
 _CLOSE = None
@@ -35,6 +36,21 @@ class Frame:
     type: str
     text: str
     """The whole SSE frame, ready to send."""
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEvent:
+    """One event of the stream, as its `data` reads: a bus event (its `seq` is the SSE id),
+    or the stream's own notice (`gap`, `reset`, `overflow`, `closing`), which has no seq
+    and carries its facts as the payload."""
+
+    type: str
+    payload: dict[str, Any]
+    seq: int | None = None
+    source: str = ""
+    timestamp: float = 0.0
+    input: int | None = None
+    """The journal id of the input running when the event was published."""
 
 
 class StreamStats(TypedDict):
@@ -88,15 +104,10 @@ class EventStream:
 
     def publish(self, event: Event) -> None:
         self._follow_scheduler(event)
-        document = {
-            "seq": event.seq,
-            "type": event.type,
-            "source": event.source,
-            "timestamp": event.timestamp,
-            "input": self._running,
-            "payload": event.payload,
-        }
-        frame = Frame(event.seq, event.type, sse(event.type, document, event.seq))
+        document = StreamEvent(
+            event.type, event.payload, event.seq, event.source, event.timestamp, self._running
+        )
+        frame = Frame(event.seq, event.type, sse(event.type, to_json(document), event.seq))
         self._ring.append(frame)
         self._bytes += len(frame.text)
         while self._ring and (len(self._ring) > self.max_events or self._bytes > self.max_bytes):

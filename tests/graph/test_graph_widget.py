@@ -37,7 +37,7 @@ async def test_the_graph_widget_sizes_by_mentions_dashes_history_and_highlights_
     await graph.store.commit([Triple("Alice", "lives_in", "Berlin")])
     await graph.indexer.recall("Alice")
     widget = shell.run_line_magic("hologram", "graph Alice --history")
-    assert isinstance(widget, GraphWidget)
+    assert isinstance(widget.widget, GraphWidget)
     await widget.loading
     svg = widget.svg
     assert 'data-entity="Alice" data-mentions="4" data-highlighted="1"' in svg

@@ -24,7 +24,7 @@ async def test_the_widget_redraws_each_prune_with_scores_fates_and_the_window(
 ) -> None:
     kernel = await shell.run_line_magic("hologram", f"start --data {data_dir}")
     widget = shell.run_line_magic("hologram", "context")
-    assert isinstance(widget, ContextWidget) and 'data-empty="1"' in widget.svg
+    assert isinstance(widget.widget, ContextWidget) and 'data-empty="1"' in widget.svg
     context = kernel.state.memory.context
     context.top_k, context.protected_recent = 4, 2
     for text in ["coffee beans", "rain boots", "coffee grinder", "piano", "tea", "umbrella"]:

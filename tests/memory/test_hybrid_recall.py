@@ -204,12 +204,13 @@ async def test_window_events_share_the_index_and_move_with_pruning(
     for text in ("coffee", "tea", "rain"):
         await clock.advance(60)
         await window.append("qq", input=text)
-    found = await memory.search("Xochitl kite", 5, with_window=True)
+    found = await memory.search("Xochitl kite", 5)
     assert found[0].id == kite.id and found[0].place is Place.CONTEXT
-    assert await memory.search("Xochitl kite", 5) == []  # the prompt has the window already
+    # The turn's recall leaves the window out: its prompt has the window already.
+    assert await memory.search("Xochitl kite", 5, with_window=False) == []
     await window.prune("rain")
     # The kite turn was archived (a cold document now), the agentcli one dropped for good.
-    found = await memory.search("Xochitl kite", 5, with_window=True)
+    found = await memory.search("Xochitl kite", 5)
     assert (found[0].place, found[0].text) == (Place.COLD_CONTEXT, "Xochitl flies a red kite")
     assert "restart the Xochitl plugin" not in {f.text for f in found}
     await window.close()

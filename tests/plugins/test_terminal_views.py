@@ -35,7 +35,7 @@ async def test_hologram_terminals_magic_gives_a_live_widget(data_dir: Path) -> N
     shell.run_line_magic("load_ext", "hologram")
     try:
         kernel = await shell.run_line_magic("hologram", f"start --data {data_dir}")
-        widget = shell.run_line_magic("hologram", "terminals")
+        widget = shell.run_line_magic("hologram", "terminals").widget
         assert isinstance(widget, TerminalWidget)
         await kernel.state.stagehost.execute(
             ToolCall("1", "terminal_create", {"command": "echo from-magic"})

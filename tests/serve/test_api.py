@@ -66,10 +66,15 @@ def test_input_sync_returns_the_reply_of_that_input(service: Service) -> None:
 def test_status_says_the_offline_model_answers_when_no_llm_is_configured(
     service: Service,
 ) -> None:
-    assert any("offline scripted model" in line for line in service.lines)
+    [start_line] = [line for line in service.lines if "offline scripted model" in line]
     with service.client() as http:
         status = http.get("/status").json()
+        reply = http.post("/input/sync", json={"text": "hello"}).json()["reply"]
     assert status["llm"]["offline"] is True
+    # One spelling of the LLM setting: the start line, /status and the reply.
+    hint = status["llm"]["hint"]
+    assert "core.llm.sources.default.base_url" in hint and "HOLOGRAM_LLM_BASE_URL" in hint
+    assert hint in start_line and hint in reply
     assert status["kernel"]["phase"] == "ready"
     assert status["kernel"]["layers"]
     assert set(status["scheduler"]) >= {"running", "stack", "queue", "pending_inputs"}

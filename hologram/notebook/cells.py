@@ -1,0 +1,129 @@
+"""What a magic leaves in its cell: a widget shown where the magic stands, a reply that
+arrives after the cell has ended, a summary printed once; and reading the magic's line as
+a user wrote it (a trailing comment, a trailing '?').
+
+IPython shows only a cell's last value, so a magic that wants to be seen mid-cell displays
+its output itself and returns a handle whose own repr is one quiet line. A reply made in a
+background task is displayed through a display id made while the cell runs, so the output
+stays in that cell: a frontend redraws it, and nbconvert saves it there.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import re
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from IPython.display import DisplayHandle, display
+
+W = TypeVar("W")
+
+_COMMENT = re.compile(r"\s+#(?:\s.*)?$")
+"""A trailing comment as Python writes one: whitespace, '#', then a space or the end of the
+line; '#5' or 'C#' are words, not comments."""
+_HELP_HIJACK = re.compile(
+    r"^(?P<indent>\s*)(?:(?P<target>[\w.]+(?:\s*,\s*[\w.]+)*)\s*=\s*)?%hologram\s+(?P<rest>.*\?)\s*$"
+)
+
+
+def without_comment(line: str) -> str:
+    """`line` without a trailing `# comment` (IPython hands line magics their comments)."""
+    return _COMMENT.sub("", line)
+
+
+def keep_question_marks(lines: list[str]) -> list[str]:
+    """An input transformer (IPython runs it before its help syntax): a `%hologram` line
+    that ends in '?' becomes the very call IPython would make of it, so `say what do you
+    remember about Anna?` is said, not taken as a request for help on `Anna`."""
+    changed = []
+    for line in lines:
+        found = _HELP_HIJACK.match(line.rstrip("\n"))
+        if found is None:
+            changed.append(line)
+            continue
+        target = f"{found['target']} = " if found["target"] else ""
+        call = f"get_ipython().run_line_magic('hologram', {found['rest']!r})"
+        changed.append(f"{found['indent']}{target}{call}\n")
+    return changed
+
+
+class Shown(Generic[W]):
+    """A widget displayed where its magic stands in the cell. Its attributes are the
+    widget's (`layers.svg`, `await graph.loading`); as a cell's last value it shows one
+    line, not a second copy of the widget."""
+
+    def __init__(self, what: str, widget: W) -> None:
+        self.what = what
+        self.widget = widget
+        self.display: DisplayHandle | None = display(widget, display_id=True)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            # Not the widget's display hooks (`_repr_mimebundle_`, `_ipython_display_`):
+            # as a cell's value the handle must not draw the widget a second time.
+            raise AttributeError(name)
+        return getattr(self.widget, name)
+
+    def __repr__(self) -> str:
+        return f"<hologram {self.what} (shown above; .widget is the widget)>"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+
+class Printed(dict[str, Any]):
+    """A summary a magic has printed: the data itself, whose repr does not print it again."""
+
+    what = "status"
+
+    def __repr__(self) -> str:
+        return f"<hologram {self.what} (printed above; index it for the fields)>"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+
+class PrintedRows(list[dict[str, Any]]):
+    """Rows a magic has printed as a table (see `Printed`)."""
+
+    def __repr__(self) -> str:
+        return f"<hologram {len(self)} rows (printed above)>"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+
+class ReplyCell:
+    """The place in the running cell where an answer made later will show: a display id,
+    made now, that the answer updates when it comes."""
+
+    def __init__(self, waiting: str) -> None:
+        self.handle: DisplayHandle | None = display(
+            {"text/plain": waiting}, raw=True, display_id=True
+        )
+
+    def show_text(self, text: str) -> None:
+        self._update({"text/plain": text, "text/markdown": text})
+
+    def show_partial(self, text: str) -> None:
+        """What has come so far of an answer still arriving (plain text only)."""
+        self._update({"text/plain": text})
+
+    def show(self, value: Any) -> None:
+        """A rich value (a DataFrame): its own representations."""
+        if self.handle is not None:
+            _outside_any_cell(self.handle.update, value)
+
+    def _update(self, bundle: dict[str, str]) -> None:
+        if self.handle is not None:
+            _outside_any_cell(self.handle.update, bundle, raw=True)
+
+
+def _outside_any_cell(update: Callable[..., None], *args: Any, **kwargs: Any) -> None:
+    """Run `update` in an empty context. ipykernel addresses output to the request in the
+    caller's context, which for a background task is the cell that started it long ago;
+    with none, to the request it is running now. A client that reads only the replies to
+    its current request (nbclient, so nbconvert) then still sees the update, and applies it
+    by its display id to the cell that asked."""
+    contextvars.Context().run(update, *args, **kwargs)

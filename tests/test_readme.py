@@ -1,0 +1,43 @@
+"""The README points only at what the repository holds, and says what the test command
+needs beyond the [test] extra."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+# A path as the README writes one in backticks: folders and files of the checkout.
+PATH = re.compile(
+    r"`((?:hologram|tests|adapters|plugins|notebooks|datasets|benchmarks|\.ci)(?:/[\w.*-]+)*/?)`"
+)
+
+
+TOUR = re.compile(r"^((?:hologram|adapters|plugins|datasets|notebooks|benchmarks)/[\w./]*)", re.M)
+
+
+def test_every_path_the_readme_names_is_in_the_repository() -> None:
+    named = set(PATH.findall(README)) | set(TOUR.findall(README))
+    assert len(named) > 20
+    missing = sorted(p for p in named if not list(ROOT.glob(p.rstrip("/"))))
+    assert missing == []
+
+
+def test_the_readme_links_nothing_outside_the_repository() -> None:
+    assert "../" not in README
+    links = re.findall(r"\]\(([^)]+)\)", README)
+    assert all((ROOT / link).exists() for link in links if "://" not in link), links
+
+
+def test_the_readme_says_what_ci_adds_and_what_skips_without_it() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "chromium fonts-wqy-zenhei" in ci and "chromium` and `fonts-wqy-zenhei" in README
+    command = re.search(r"\.venv/bin/python -m pytest -q tests --nbmake notebooks", ci)
+    assert command is not None and command.group(0) in README
+    for skipping in (
+        "tests/browser/",
+        "tests/serve/test_page_browser.py",
+        "tests/eval/test_harness.py",
+    ):
+        assert skipping in README and list(ROOT.glob(skipping.rstrip("/")))
