@@ -20,7 +20,7 @@ from starlette.staticfiles import StaticFiles
 
 from hologram import __version__
 from hologram.facade import Kernel
-from hologram.serve import events, inputs, openapi, plugins, settings, status
+from hologram.serve import conversation, events, inputs, openapi, plugins, settings, status
 from hologram.serve.bodies import ApiError
 from hologram.serve.context import ServiceContext, ServiceInfo
 from hologram.serve.endpoint import PREFIX, Endpoint, Handler
@@ -34,6 +34,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     inputs.get_input,
     inputs.post_interrupt,
     inputs.post_stop,
+    conversation.get_conversation,
     status.get_status,
     status.get_memory,
     settings.get_settings,
@@ -61,6 +62,12 @@ def static_dir() -> Path:
     return Path(str(resources.files("hologram.serve") / "static"))
 
 
+def widgets_dir() -> Path:
+    """The notebook widgets' ES modules and style sheet, which the page imports too (a
+    folder of files: reading them imports nothing of the notebook package)."""
+    return Path(str(resources.files("hologram"))) / "notebook" / "js"
+
+
 def build_app(
     kernel: Kernel,
     stream: EventStream,
@@ -72,6 +79,7 @@ def build_app(
     """The ASGI app of one service. `service` is shown in /status (bind, auth, …)."""
     routes: list[BaseRoute] = [
         Route("/", index, methods=["GET"]),
+        Mount("/static/widgets", StaticFiles(directory=widgets_dir()), name="widgets"),
         Mount("/static", StaticFiles(directory=static_dir()), name="static"),
         *api_routes(ENDPOINTS),
     ]

@@ -75,7 +75,7 @@ export class Timeline {
   on_enqueue(p, input, at) {
     input.queuedAt = at;
     const from = p.origin ? ` from ${p.origin}` : "";
-    input.notes.push(`queued at ${levelName(input.level)}${from}`);
+    input.notes.push(`arrived at level ${levelName(input.level)}${from}`);
   }
 
   on_start(p, input, at) {

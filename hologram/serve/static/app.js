@@ -1,186 +1,29 @@
-// The Hologram page: chat, the live event stream, the scheduler, settings. Everything comes
-// from /api/v1; the event stream is read with fetch so it can carry the bearer token.
-"use strict";
+// The Hologram page: each panel is a module of its own (panels/); this file wires them to
+// the event stream and starts them. Everything comes from /api/v1.
+import { $, stream } from "./api.js";
+import { loadConversation, mountChat, onChatEvent } from "./panels/chat.js";
+import { onEventsEvent } from "./panels/events.js";
+import { mountScheduler, onSchedulerEvent, refreshStatus } from "./panels/scheduler.js";
+import { listSettings, mountSettings } from "./panels/settings.js";
 
-const API = "/api/v1";
-const $ = (id) => document.getElementById(id);
-const MAX_EVENTS = 200;
-let lastEventId = null;
-const pending = new Map(); // input id -> its chat line
-const early = new Map(); // input id -> [text, class] of a reply that beat its acknowledgement
-
-function token() { return sessionStorage.getItem("hologram-token") || ""; }
-
-async function call(method, path, body) {
-  const headers = {};
-  if (token()) headers.authorization = `Bearer ${token()}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(API + path, {
-    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (response.status === 401) $("token-box").hidden = false;
-  const data = await response.json();
-  if (!response.ok) throw new Error(data.error || response.statusText);
-  return data;
-}
-
-function line(list, text, cls) {
-  const item = document.createElement("li");
-  item.textContent = text;
-  if (cls) item.className = cls;
-  list.appendChild(item);
-  list.scrollTop = list.scrollHeight;
-  return item;
-}
-
-// ---- chat ----------------------------------------------------------------------------------
-
-$("chat").addEventListener("submit", async (e) => {
-  e.preventDefault();
-  const text = $("text").value.trim();
-  if (!text) return;
-  $("text").value = "";
-  if (text === "/stop") return stop();
-  const level = $("level").value;
-  const you = line($("messages"), `you: ${text}`, "you");
-  try {
-    const path = level === "queued" ? "/input" : "/interrupt";
-    const ack = await call("POST", path, { text, level });
-    you.dataset.input = ack.id;
-    pending.set(ack.id, you);
-    if (early.has(ack.id)) settle(ack.id, ...early.get(ack.id));
-  } catch (err) {
-    line($("messages"), `! ${err.message}`, "error");
-  }
-});
-
-async function stop() {
-  const { stopped } = await call("POST", "/stop");
-  for (const id of stopped) settle(id, "(stopped)", "stopped");
-}
-$("stop").addEventListener("click", stop);
-
-function settle(id, text, cls) {
-  if (!pending.has(id)) {
-    early.set(id, [text, cls]);
-    return;
-  }
-  early.delete(id);
-  pending.delete(id);
-  const reply = line($("messages"), text, cls);
-  reply.dataset.input = id;
-  reply.dataset.testid = "reply";
-}
-
-// ---- events --------------------------------------------------------------------------------
+const panels = [onEventsEvent, onChatEvent, onSchedulerEvent];
 
 function onEvent(kind, event) {
-  if (event.seq !== undefined) lastEventId = event.seq;
-  const list = $("events");
-  line(list, `${event.seq ?? ""} ${kind} ${JSON.stringify(event.payload ?? event).slice(0, 160)}`)
-    .dataset.type = kind;
-  while (list.children.length > MAX_EVENTS) list.removeChild(list.firstChild);
-  if (kind === "agent_output" && event.input != null) {
-    const p = event.payload;
-    if (p.ended_by === "stopped") settle(event.input, "(stopped)", "stopped");
-    else settle(event.input, `hologram: ${p.text}`, "agent");
-  }
-  if (kind === "scheduler") refreshStatus();
+  for (const panel of panels) panel(kind, event);
 }
 
-async function stream() {
-  for (;;) {
-    try {
-      const headers = {};
-      if (token()) headers.authorization = `Bearer ${token()}`;
-      if (lastEventId !== null) headers["last-event-id"] = String(lastEventId);
-      const response = await fetch(API + "/events", { headers });
-      if (!response.ok) throw new Error(`events: ${response.status}`);
-      $("link").textContent = "live"; $("link").className = "up";
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = "";
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let cut;
-        while ((cut = buffer.indexOf("\n\n")) >= 0) {
-          const frame = buffer.slice(0, cut); buffer = buffer.slice(cut + 2);
-          const fields = {};
-          for (const row of frame.split("\n")) {
-            if (row.startsWith(":")) continue;
-            const at = row.indexOf(": ");
-            if (at > 0) fields[row.slice(0, at)] = row.slice(at + 2);
-          }
-          if (fields.event && fields.data) onEvent(fields.event, JSON.parse(fields.data));
-        }
-      }
-    } catch (err) {
-      console.warn("event stream:", err.message);
-    }
-    $("link").textContent = "reconnecting…"; $("link").className = "down";
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-}
-
-// ---- scheduler and status ------------------------------------------------------------------
-
-let refreshing = null;
-function refreshStatus() {
-  if (refreshing) return;
-  refreshing = setTimeout(async () => {
-    refreshing = null;
-    try {
-      const status = await call("GET", "/status");
-      const s = status.scheduler;
-      $("running").textContent = s.running ?? "–";
-      $("stack").textContent = s.stack.join(", ") || "–";
-      $("queue").textContent = s.queue.join(", ") || "–";
-      $("model").textContent = status.llm.offline
-        ? "offline scripted model" : `model: ${status.llm.sources[0]?.source}`;
-    } catch (err) { console.warn("status:", err.message); }
-  }, 100);
-}
-
-// ---- settings ------------------------------------------------------------------------------
-
-async function listSettings() {
-  const body = $("settings").tBodies[0];
-  const { settings } = await call("GET", `/settings?prefix=${encodeURIComponent($("prefix").value)}`);
-  body.replaceChildren();
-  for (const s of settings) {
-    const row = body.insertRow();
-    row.dataset.key = s.key;
-    row.insertCell().textContent = s.key;
-    const input = document.createElement("input");
-    input.value = typeof s.value === "string" ? s.value : JSON.stringify(s.value);
-    input.type = s.secret ? "password" : "text";
-    row.insertCell().appendChild(input);
-    const save = document.createElement("button");
-    save.textContent = "Save";
-    save.addEventListener("click", async () => {
-      try {
-        const stored = await call("PUT", "/settings", { key: s.key, text: input.value });
-        $("settings-message").className = "";
-        $("settings-message").textContent = `${stored.key} = ${JSON.stringify(stored.value)}` +
-          (stored.warning ? ` (${stored.warning})` : "");
-      } catch (err) {
-        $("settings-message").className = "error";
-        $("settings-message").textContent = err.message;
-      }
-    });
-    row.insertCell().appendChild(save);
-    row.insertCell().textContent = s.source;
-    const doc = row.insertCell(); doc.textContent = s.doc; doc.className = "doc";
-  }
-}
-$("filter").addEventListener("submit", (e) => { e.preventDefault(); listSettings(); });
 $("token").addEventListener("change", () => {
   sessionStorage.setItem("hologram-token", $("token").value);
   $("token-box").hidden = true;
   refreshStatus(); listSettings();
 });
 
+mountChat();
+mountScheduler();
+mountSettings();
 refreshStatus();
 listSettings().catch((err) => { $("settings-message").textContent = err.message; });
-stream();
+// The conversation first, so the replayed events find the inputs they answer on the page.
+loadConversation()
+  .catch((err) => console.warn("conversation:", err.message))
+  .finally(() => stream(onEvent, 0));
