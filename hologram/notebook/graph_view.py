@@ -71,8 +71,11 @@ def place(
         around.setdefault(anchor or "", []).append(name)
     for anchor, group in around.items():
         cx, cy = placed[anchor] if anchor else (WIDTH / 2, HEIGHT / 2)
+        # On the half of the ring that faces the middle of the picture, so an entity near
+        # an edge opens inwards.
+        facing = math.atan2(HEIGHT / 2 - cy, WIDTH / 2 - cx)
         for index, name in enumerate(group):
-            angle = 2 * math.pi * (index + 0.5) / len(group) + 0.4
+            angle = facing - math.pi / 2 + math.pi * (index + 0.5) / len(group)
             placed[name] = [
                 round(cx + RING * math.cos(angle), 1),
                 round(cy + RING * math.sin(angle), 1),

@@ -43,10 +43,13 @@ export function tooltip(host) {
         }
       }
       tip.hidden = false;
+      // Beside the pointer, but inside the host: a notebook's output area clips the rest.
       const box = host.getBoundingClientRect();
-      const left = Math.min(event.clientX - box.left + 14, Math.max(box.width - 300, 0));
+      const x = event.clientX - box.left, y = event.clientY - box.top;
+      const left = x + 14 + tip.offsetWidth > box.width ? x - 14 - tip.offsetWidth : x + 14;
+      const top = y + 14 + tip.offsetHeight > box.height ? y - 14 - tip.offsetHeight : y + 14;
       tip.style.left = `${Math.max(left, 0)}px`;
-      tip.style.top = `${event.clientY - box.top + 14}px`;
+      tip.style.top = `${Math.max(top, 0)}px`;
     },
     hide() {
       tip.hidden = true;
