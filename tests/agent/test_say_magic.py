@@ -96,3 +96,19 @@ async def test_the_timeline_is_given_each_inputs_text_as_journaled_and_its_chann
     assert "remember the milk (test)" in widget.svg
     widget.close()
     await shell.run_line_magic("hologram", "shutdown")
+
+
+async def test_a_secret_typed_into_an_input_reaches_the_timeline_masked(
+    shell: InteractiveShell, model: ScriptedModelServer, data_dir: Path
+) -> None:
+    kernel = await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    secret = "hunter2-very-secret-value"
+    await kernel.config.set("core.security.credential.mail.password", secret)
+    widget = shell.run_line_magic("hologram", "scheduler")
+    model.queue_text("Noted.")
+    await shell.run_line_magic("hologram", f"say my mail password is {secret}")
+    (queued,) = [e["payload"] for e in widget.events if e["payload"]["action"] == "enqueue"]
+    assert queued["text"] == "my mail password is @{mail}"
+    assert secret not in str(widget.events) and secret not in widget.svg
+    widget.close()
+    await shell.run_line_magic("hologram", "shutdown")
