@@ -279,6 +279,7 @@ def check_graph(book: Notebook, page: Any, shots: Path) -> None:
     page.mouse.up()
     after = alice.bounding_box()
     assert abs(after["x"] - before["x"] - 60 + before["width"] / 2) < 3
+    dropped = [float(alice.get_attribute("cx")), float(alice.get_attribute("cy"))]
     # Hover a fact: its sentence, confidence and validity.
     graph.locator("g.fact").first.hover()
     tip = graph.locator("[data-testid=tooltip]").text_content()
@@ -288,9 +289,14 @@ def check_graph(book: Notebook, page: Any, shots: Path) -> None:
     graph.locator("g.entity[data-entity='Europe']").wait_for()
     assert count(graph, "svg.hologram-graph g.fact") == 4
     graph.locator(".jp-OutputArea-output").last.screenshot(path=str(shots / "graph.png"))
+    # Redrawn by the kernel, Alice stays where she was dropped: the kernel has her place.
+    redrawn = [float(alice.get_attribute("cx")), float(alice.get_attribute("cy"))]
+    assert max(abs(a - b) for a, b in zip(redrawn, dropped, strict=True)) < 0.1, redrawn
     book.run(6)
     seen = book.printed(6, "kernel sees:")
     assert "facts 4 expanded ['France']" in seen, seen
+    kept = json.loads(seen.split("Alice at")[1].strip())
+    assert max(abs(a - b) for a, b in zip(kept, dropped, strict=True)) < 0.1, (kept, dropped)
 
 
 def test_the_widgets_render_in_jupyterlab_and_a_person_can_drive_them(
