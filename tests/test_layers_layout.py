@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from hologram._group0 import group0
 from hologram.facade import Kernel
-from hologram.notebook.layers import LayersModel
+from hologram.kernel import Progress, Status
+from hologram.notebook.layers import LayersModel, render_svg
 from hologram.notebook.layers_layout import Layout, layout
 
 Segment = tuple[tuple[float, float], tuple[float, float]]
@@ -116,3 +117,17 @@ def test_any_layered_plan_routes_around_every_box(
     assert crossings(shape) == []
     assert overlapping_labels(shape) == []
     assert shared_runs(shape) == []
+
+
+def test_each_modules_boot_time_is_a_bar_against_the_slowest(tmp_path: Path) -> None:
+    plan = Kernel(tmp_path / "data").make_plan()
+    model = LayersModel.from_plan(plan)
+    model.apply(Progress("events", 0, Status.DONE, 0.020))
+    model.apply(Progress("llm", 0, Status.DONE, 0.005))
+    shares = {m["name"]: m["share"] for m in model.to_json()["modules"]}
+    assert (shares["events"], shares["llm"], shares["agent"]) == (1.0, 0.25, 0.0)
+    details = {m["name"]: m["detail"] for m in model.to_json()["modules"]}
+    assert details["events"] == "20.0 ms" and details["agent"] == "pending"
+    box = model.layout.boxes["llm"]
+    assert f'class="boot-bar" x="{box.x + 8}"' in render_svg(model)
+    assert f'width="{(box.w - 16) * 0.25:.1f}"' in render_svg(model)

@@ -96,10 +96,14 @@ class LayersModel:
             return f"{node.seconds * 1000:.1f} ms"
         return "failed" if node.status is Status.FAILED else str(node.status)
 
+    def boot_share(self, node: _Node) -> float:
+        """The module's boot time against the slowest module's (its bar's length)."""
+        slowest = max((n.seconds or 0.0 for n in self.nodes.values()), default=0.0) or 1.0
+        return (node.seconds or 0.0) / slowest
+
     def to_json(self) -> dict[str, Any]:
         """What the front end draws: the layout, and each module's state and boot time."""
         shape = self.layout
-        slowest = max((n.seconds or 0.0 for n in self.nodes.values()), default=0.0) or 1.0
         modules = [
             {
                 "name": node.name,
@@ -108,7 +112,7 @@ class LayersModel:
                 "fill": COLOURS[node.status][0],
                 "stroke": COLOURS[node.status][1],
                 "detail": self.detail(node),
-                "share": (node.seconds or 0.0) / slowest,
+                "share": self.boot_share(node),
                 "requires": list(node.requires),
                 "provides": list(node.provides),
                 "error": node.error,
@@ -170,8 +174,7 @@ def _module_svg(model: LayersModel, node: _Node) -> str:
     provides = f" → {', '.join(node.provides)}" if node.provides else ""
     title = escape(f"{node.name}: requires {', '.join(node.requires) or 'nothing'}{provides}")
     error = f"\n{escape(node.error)}" if node.error else ""
-    slowest = max((n.seconds or 0.0 for n in model.nodes.values()), default=0.0) or 1.0
-    bar = (box.w - 16) * (node.seconds or 0.0) / slowest
+    bar = (box.w - 16) * model.boot_share(node)
     return (
         f'<g class="module" data-module="{escape(node.name)}" data-status="{node.status}">'
         f"<title>{title}{error}</title>"
