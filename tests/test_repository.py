@@ -48,7 +48,9 @@ def test_the_kernel_package_knows_no_concrete_module() -> None:
         assert outside == [], f"{path.relative_to(ROOT)} imports {outside}"
 
 
-def test_the_wheel_ships_adapters_plugins_and_the_layer_plan(tmp_path: Path) -> None:
+def test_the_wheel_ships_adapters_plugins_the_layer_plan_and_the_front_ends(
+    tmp_path: Path,
+) -> None:
     result = subprocess.run(
         [
             sys.executable,
@@ -76,6 +78,12 @@ def test_the_wheel_ships_adapters_plugins_and_the_layer_plan(tmp_path: Path) -> 
         assert shipped, f"{folder}/ is empty"
         for source in shipped:
             assert f"hologram/_shipped/{source}" in names, f"{source} is missing from the wheel"
+    # The widgets' ES modules and the service page: nothing of them is fetched at run time.
+    for folder in ("hologram/notebook/js", "hologram/serve/static"):
+        front = sorted(str(p.relative_to(ROOT)) for p in (ROOT / folder).rglob("*") if p.is_file())
+        assert front, f"{folder}/ is empty"
+        missing = [name for name in front if name not in names]
+        assert missing == [], f"missing from the wheel: {missing}"
 
 
 def _hologram_sources() -> list[Path]:

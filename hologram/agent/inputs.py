@@ -61,7 +61,9 @@ class InputScheduler:
         self.triage = TriageAssistant(agent.model)
         self._offload_after = offload_after
         self._mask = mask
-        self._previews: dict[int, str] = {}
+        self._previews: dict[int, tuple[str, str]] = {}
+        """Each waiting input's text (as the journal keeps it: masked) and channel, for the
+        `enqueue` trace event the timeline widgets show."""
         self._triaged: set[int] = set()
         self._watcher: asyncio.Task[None] | None = None
         self._stop_records: set[asyncio.Future[None]] = set()
@@ -95,7 +97,7 @@ class InputScheduler:
         return self._inject(record, Priority(level), from_plugin)
 
     def _inject(self, record: InputRecord, level: Priority, from_plugin: bool) -> Ticket:
-        self._previews[record.id] = record.text[:PREVIEW]
+        self._previews[record.id] = (record.text[:PREVIEW], record.channel)
         ticket = self.loop.inject(
             record, level, source=record.source, from_plugin=from_plugin, task_id=record.id
         )
@@ -304,7 +306,7 @@ class InputScheduler:
     def _trace(self, decision: Decision) -> None:
         payload = decision.as_payload()
         if decision.action is Action.ENQUEUE:
-            payload["text"] = self._previews.get(decision.task, "")
+            payload["text"], payload["channel"] = self._previews.get(decision.task, ("", ""))
         elif decision.action is Action.FINISH or decision.detail.get("answered"):
             # The input is over (an answered triage never starts): forget what was kept of it.
             self._previews.pop(decision.task, None)

@@ -79,6 +79,24 @@ class RecordRow(TypedDict):
     finished: float | None
 
 
+_ROW_COLUMNS = "id, text, channel, level, source, state, reply, created_at, finished_at"
+
+
+def _record_row(row: tuple[Any, ...]) -> RecordRow:
+    ident, text, channel, level, source, state, reply, created, finished = row
+    return RecordRow(
+        id=ident,
+        text=text,
+        channel=channel,
+        level=level,
+        source=source,
+        state=InputState(state),
+        reply=reply,
+        created=created,
+        finished=finished,
+    )
+
+
 class JournalError(Exception):
     pass
 
@@ -245,25 +263,22 @@ class InputJournal:
     async def get(self, input_id: int) -> RecordRow | None:
         row = await self._read(
             lambda db: db.execute(
-                "SELECT id, text, channel, level, source, state, reply, created_at, finished_at "
-                "FROM inputs WHERE id = ?",
-                (input_id,),
+                f"SELECT {_ROW_COLUMNS} FROM inputs WHERE id = ?", (input_id,)
             ).fetchone()
         )
-        if row is None:
-            return None
-        ident, text, channel, level, source, state, reply, created, finished = row
-        return RecordRow(
-            id=ident,
-            text=text,
-            channel=channel,
-            level=level,
-            source=source,
-            state=InputState(state),
-            reply=reply,
-            created=created,
-            finished=finished,
+        return None if row is None else _record_row(row)
+
+    async def recent(self, limit: int, *, leave_out: tuple[str, ...] = ()) -> list[RecordRow]:
+        """The newest `limit` inputs, oldest first, but those on the channels `leave_out`."""
+        marks = ", ".join("?" for _ in leave_out) or "''"
+        rows = await self._read(
+            lambda db: db.execute(
+                f"SELECT {_ROW_COLUMNS} FROM inputs WHERE channel NOT IN ({marks}) "
+                "ORDER BY id DESC LIMIT ?",
+                (*leave_out, limit),
+            ).fetchall()
         )
+        return [_record_row(row) for row in reversed(rows)]
 
     async def counts(self) -> dict[str, int]:
         rows = await self._read(

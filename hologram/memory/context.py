@@ -119,6 +119,12 @@ class PruneReport:
         }
 
 
+def keep_order(scores: np.ndarray) -> np.ndarray:
+    """The candidates' indices in the order a prune keeps them: highest score first; among
+    equal scores the newer event (larger index) first."""
+    return np.lexsort((-np.arange(len(scores)), -scores))
+
+
 class ContextWindow:
     """Time-ordered events. `append` is durable before it returns; `prune` keeps the newest
     `protected_recent` unconditionally and the `top_k - protected_recent` (floor 0) others
@@ -436,10 +442,8 @@ class ContextWindow:
         keep_n = max(self.top_k - protected_n, 0)
         query_vector = (await asyncio.to_thread(self.embedder.embed_texts, [query]))[0]
         scores = self._matrix.scores(query_vector)[np.asarray(self._slots[:cut], dtype=np.int64)]
-        # Highest score first; among equal scores the newer event (larger index) first.
-        order = np.lexsort((-np.arange(cut), -scores))
         keep_mask = np.zeros(cut, dtype=bool)
-        keep_mask[order[:keep_n]] = True
+        keep_mask[keep_order(scores)[:keep_n]] = True
         kept = keep_mask.tolist()
         gone = [e for e, k in zip(candidates, kept, strict=True) if not k]
         to_archive = [e for e in gone if e.source not in NEVER_ARCHIVED]
@@ -455,4 +459,31 @@ class ContextWindow:
         report.protected = events[cut:]
         report.after = len(self._events)
         await self._maybe_compact()
+        return report
+
+    async def preview(self, query: str) -> PruneReport:
+        """What a prune for `query` would do now, changing nothing: the candidates scored
+        against it, the newest `protected_recent` protected, fates for the window's `top_k`.
+        A stale vector is computed for the preview only, not stored."""
+        async with self._lock:
+            events = list(self._events)
+            protected_n = min(self.protected_recent, len(events))
+            cut = len(events) - protected_n
+            stale = [(i, e) for i, e in enumerate(events[:cut]) if e.id in self._stale]
+            texts = [query, *(e.vector_text for _, e in stale)]
+            vectors = await asyncio.to_thread(self.embedder.embed_texts, texts)
+            rows = np.asarray(self._slots[:cut], dtype=np.int64)
+            scores = self._matrix.scores(vectors[0])[rows]
+            for (index, _), vector in zip(stale, vectors[1:], strict=True):
+                scores[index] = float(vector @ vectors[0])
+        report = PruneReport(query, self.top_k, self.protected_recent, len(events), len(events))
+        keep_n = cut if len(events) <= self.top_k else max(self.top_k - protected_n, 0)
+        keep_mask = np.zeros(cut, dtype=bool)
+        keep_mask[keep_order(scores)[:keep_n]] = True
+        report.candidates, report.scores, report.kept = events[:cut], scores, keep_mask.tolist()
+        if self.cold is not None:
+            gone = (e for e, k in zip(report.candidates, report.kept, strict=True) if not k)
+            report.archived = {e.id for e in gone if e.source not in NEVER_ARCHIVED}
+        report.protected = events[cut:]
+        report.after = protected_n + keep_n
         return report

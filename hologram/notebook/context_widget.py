@@ -1,21 +1,32 @@
-"""The pruning-score widget: the last prune of the context window as a ranked bar chart
-(score per candidate; protected, kept, archived and dropped coloured), with its query, and
-the window itself as a pandas DataFrame. It redraws on every `context_pruned` event.
+"""The pruning-score widget: every event of the context window scored against the current
+input (the newest input in the window), ranked as a prune would keep them, the newest
+`protected_recent` marked as protected, and the top-k cut drawn as a line; a `top_k` slider
+moves the cut to preview what a prune would keep; what the last prune archived is shown
+leaving for the cold store. Times read as "4 min ago"; a long text opens on a click.
 
-Drawn as SVG in Python, like the layers widget: no front-end code, no CDN.
+The scores come from `ContextWindow.preview` (the prune's own scoring, changing nothing),
+recomputed when the window changes. Each event carries the smallest `top_k` that keeps it,
+so the front end (`js/context.js`) moves the cut without asking the kernel. The last prune
+as an SVG bar chart (`render_svg`) is the static fallback.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+import anywidget
 import ipywidgets as widgets
 import pandas as pd
+import traitlets
 
-from hologram.memory import ContextWindow, Fate, PruneReport, Scored
+from hologram.kernel.tasks import KernelTasks, TaskScope
+from hologram.memory import ContextEvent, ContextWindow, Fate, PruneReport, Scored
+from hologram.memory.context import keep_order
+from hologram.notebook.front import StaticFallback, bundle, style
 from hologram.sdk import EventType
 
 if TYPE_CHECKING:
@@ -104,16 +115,87 @@ def window_frame(window: ContextWindow) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-class ContextWidget(widgets.VBox):
-    """The last prune of one context window, and the window; live when given a bus."""
+def current_input(window: ContextWindow) -> str:
+    """The input the window is judged against: the newest event's input that has one."""
+    for event in reversed(window.events):
+        if event.input.strip():
+            return event.input
+    return ""
 
-    def __init__(self, window: ContextWindow) -> None:
+
+def _row(event: ContextEvent, now: float, score: float | None, keep_from: int) -> dict[str, Any]:
+    return {
+        "id": event.id,
+        "source": event.source,
+        "channel": event.channel,
+        "text": event.text,
+        "timestamp": event.timestamp,
+        "age": max(0.0, now - event.timestamp),
+        "score": score,
+        "protected": score is None,
+        "keep_from": keep_from,
+    }
+
+
+def preview_rows(report: PruneReport, now: float) -> list[dict[str, Any]]:
+    """Every event of a preview, in the order a prune keeps them (the protected first, then
+    the candidates best first), each with the smallest `top_k` that keeps it: a prune
+    keeps everything while the window holds no more than `top_k` events, else the
+    protected and the best `top_k - protected` candidates."""
+    size, protected = report.before, len(report.protected)
+    scores = report.scores.tolist()
+    rows = [_row(e, now, None, 0) for e in reversed(report.protected)]
+    for rank, index in enumerate(keep_order(report.scores).tolist()):
+        keep_from = min(size, rank + protected + 1)
+        rows.append(_row(report.candidates[index], now, scores[index], keep_from))
+    return rows
+
+
+def leaving_rows(report: PruneReport | None, now: float) -> list[dict[str, Any]]:
+    """What the last prune took out of the window: archived (to the cold store) or
+    dropped (a terminal's events), best score first."""
+    if report is None:
+        return []
+    gone = [e for e in ranked(report) if e.fate in (Fate.ARCHIVED, Fate.DROPPED)]
+    return [
+        {
+            "id": e.event_id,
+            "source": e.source,
+            "text": e.text,
+            "age": max(0.0, now - e.timestamp),
+            "timestamp": e.timestamp,
+            "score": e.score,
+            "fate": str(e.fate),
+        }
+        for e in gone
+    ]
+
+
+class ContextView(anywidget.AnyWidget):
+    """The interactive chart. `preview_top_k` is the slider's value (it changes nothing in
+    the kernel: it only moves the cut)."""
+
+    _esm = bundle("common", "context")
+    _css = style()
+    data = traitlets.Dict().tag(sync=True)
+    preview_top_k = traitlets.Int(0).tag(sync=True)
+
+
+class ContextWidget(StaticFallback, widgets.VBox):
+    """One context window scored against its current input, and its last prune; live when
+    given a bus. `await widget.scoring` waits for the scores of the latest change."""
+
+    def __init__(self, window: ContextWindow, tasks: TaskScope | None = None) -> None:
         self.window = window
+        self._tasks = tasks or KernelTasks().scope("context-widget")
         self._caption = widgets.HTML()
-        self._chart = widgets.HTML()
-        self._table = widgets.HTML()
-        super().__init__([self._caption, self._chart, self._table])
-        self._detach: Callable[[], None] | None = None
+        self.view = ContextView(preview_top_k=window.top_k)
+        self._svg = ""
+        super().__init__([self._caption, self.view])
+        self._detach: list[Callable[[], None]] = []
+        self.scoring: asyncio.Task[None] | None = None
+        self._scorings: set[asyncio.Task[None]] = set()
+        self._generation = 0
         self.refresh()
 
     @classmethod
@@ -121,11 +203,14 @@ class ContextWidget(widgets.VBox):
         memory = kernel.state.memory
         if memory is None:
             raise RuntimeError("this kernel has no memory module: nothing to show")
-        view = cls(memory.context)
-        view._detach = kernel.events.subscribe(EventType.CONTEXT_PRUNED, view._on_prune)
+        view = cls(memory.context, kernel.state.tasks.scope("notebook"))
+        view._detach = [
+            kernel.events.subscribe(EventType.CONTEXT_PRUNED, view._on_change),
+            kernel.events.subscribe(EventType.CONTEXT_APPENDED, view._on_change),
+        ]
         return view
 
-    def _on_prune(self, _event: Any) -> None:
+    def _on_change(self, _event: Any) -> None:
         self.refresh()
 
     @property
@@ -134,16 +219,50 @@ class ContextWidget(widgets.VBox):
 
     @property
     def svg(self) -> str:
-        return self._chart.value
+        return self._svg
 
     @property
     def frame(self) -> pd.DataFrame:
         return window_frame(self.window)
 
-    def refresh(self) -> None:
+    def fallback_html(self) -> str:
+        return self._caption.value + self._svg
+
+    def refresh(self) -> asyncio.Task[None]:
+        """Redraw the last prune now; score the window again in the background."""
         report = self.report
-        self._chart.value = render_svg(report)
-        self._table.value = self.frame.to_html(index=False, max_rows=50, escape=True)
+        self._svg = render_svg(report)
+        self._caption.value = self._caption_text(report)
+        self._generation += 1
+        self.scoring = self._tasks.spawn(self._score(self._generation), name="context-scores")
+        self._scorings.add(self.scoring)
+        self.scoring.add_done_callback(self._scorings.discard)
+        return self.scoring
+
+    async def _score(self, generation: int) -> None:
+        window = self.window
+        query = current_input(window)
+        preview = await window.preview(query) if query else None
+        if generation != self._generation:
+            return  # the window changed meanwhile: the newer scoring draws
+        now = window.clock.now()
+        rows = [] if preview is None else preview_rows(preview, now)
+        if preview is None:
+            rows = [_row(e, now, None, 0) for e in reversed(window.events)]
+        last = self.report
+        self.view.data = {
+            "query": query,
+            "rows": rows,
+            "size": len(window),
+            "top_k": window.top_k,
+            "protected_recent": min(window.protected_recent, len(window)),
+            "leaving": leaving_rows(last, now),
+            "last_prune": None
+            if last is None
+            else {"query": last.query, "before": last.before, "after": last.after},
+        }
+
+    def _caption_text(self, report: PruneReport | None) -> str:
         window = self.window
         head = f"<b>context window: {len(window)} events</b> (top_k {window.top_k}, "
         head += f"last {window.protected_recent} protected)"
@@ -155,10 +274,14 @@ class ContextWidget(widgets.VBox):
                 f"<span style='color:{COLOURS[f]}'>■</span> {f} {counts[f]}" for f in Fate
             )
             head += f"<br>last prune: {report.before} → {report.after} · {legend}"
-        self._caption.value = head
+        return head
 
     def close(self) -> None:
-        if self._detach is not None:
-            self._detach()
-            self._detach = None
+        for detach in self._detach:
+            detach()
+        self._detach = []
+        # A scoring still reading would outlive the window it reads.
+        for scoring in list(self._scorings):
+            scoring.cancel()
+        self.view.close()
         super().close()

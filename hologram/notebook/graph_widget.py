@@ -1,10 +1,13 @@
 """The graph widget: `%hologram graph [ENTITY] [--depth 2] [--history]`.
 
-Entities and facts around ENTITY (or the best-known part of the graph) drawn with a networkx
-layout: nodes sized by mentions, closed facts dashed (shown only with --history), the
-entities the last recall touched highlighted; below it, the entities and relations as pandas
-DataFrames. The controls (entity, depth, history) redraw it. Drawn as SVG in Python, like
-the other widgets: no front-end code, no CDN.
+Entities and facts around ENTITY (or the best-known part of the graph): nodes sized by
+mentions, closed facts dashed and grey (loaded only with --history), the entities the last
+recall touched highlighted. The picture (`graph_view`, `js/graph.js`) pans, zooms and lets
+entities be dragged; a click on an entity opens its neighbours; hovering a fact shows its
+sentence, confidence and validity; an "as of" slider shows the graph at an earlier time
+(facts closed by then grey, facts not yet true faded); media blocks show as thumbnails.
+The controls (entity, depth, history) redraw it; `relations` and `entities` are the same as
+pandas DataFrames. The SVG drawn here is the static fallback.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ import pandas as pd
 
 from hologram.kernel.tasks import KernelTasks, TaskScope
 from hologram.memory import Fact, GraphMemory
+from hologram.notebook.front import StaticFallback
+from hologram.notebook.graph_view import GraphView, fact_json, media_of, place
 from hologram.sdk import EventType
 
 if TYPE_CHECKING:
@@ -127,9 +132,10 @@ def facts_frame(facts: list[Fact]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-class GraphWidget(widgets.VBox):
+class GraphWidget(StaticFallback, widgets.VBox):
     """One kernel's graph memory around an entity. `await widget.refresh()` (or the
-    `loading` task a magic starts) fills it; the controls redraw it."""
+    `loading` task a magic starts) fills it; the controls redraw it; a click on an entity
+    opens its neighbours (`await widget.expanding`)."""
 
     def __init__(
         self,
@@ -145,19 +151,22 @@ class GraphWidget(widgets.VBox):
         self.depth_box = widgets.IntSlider(value=depth, min=0, max=4, description="depth")
         self.history_box = widgets.Checkbox(value=history, description="history")
         self._caption = widgets.HTML()
-        self._chart = widgets.HTML()
-        self._tables = widgets.HTML()
+        self.view = GraphView()
         controls = widgets.HBox([self.entity_box, self.depth_box, self.history_box])
-        super().__init__([controls, self._caption, self._chart, self._tables])
+        super().__init__([controls, self._caption, self.view])
         self.facts: list[Fact] = []
         self.mentions: dict[str, int] = {}
+        self.expanded: list[str] = []
         self.error = ""
+        self._svg = ""
         self.loading: asyncio.Task[None] | None = None
+        self.expanding: asyncio.Task[None] | None = None
         self._refreshing: set[asyncio.Task[None]] = set()
         self._generation = 0
         self._detach: Callable[[], None] | None = None
         for box in (self.entity_box, self.depth_box, self.history_box):
             box.observe(lambda _change: self.schedule(), names="value")
+        self.view.on_msg(self._on_message)
 
     @classmethod
     def for_kernel(
@@ -173,15 +182,28 @@ class GraphWidget(widgets.VBox):
         view.schedule()
         return view
 
+    def _track(self, task: asyncio.Task[None]) -> asyncio.Task[None]:
+        self._refreshing.add(task)
+        task.add_done_callback(self._refreshing.discard)
+        return task
+
     def schedule(self) -> asyncio.Task[None]:
-        self.loading = self._tasks.spawn(self.refresh(), name="graph-widget-refresh")
-        self._refreshing.add(self.loading)
-        self.loading.add_done_callback(self._refreshing.discard)
+        self.loading = self._track(self._tasks.spawn(self.refresh(), name="graph-widget-refresh"))
         return self.loading
+
+    def _on_message(self, _view: object, content: dict[str, object], _buffers: object) -> None:
+        name = content.get("expand")
+        if isinstance(name, str) and name:
+            self.expanding = self._track(
+                self._tasks.spawn(self.expand(name), name="graph-widget-expand")
+            )
 
     @property
     def svg(self) -> str:
-        return self._chart.value
+        return self._svg
+
+    def fallback_html(self) -> str:
+        return self._caption.value + self._svg
 
     @property
     def highlighted(self) -> set[str]:
@@ -215,16 +237,49 @@ class GraphWidget(widgets.VBox):
             # awaits this one gets the widget as that one leaves it.
             await asyncio.shield(newest)  # type: ignore[arg-type]
             return
-        self.error, self.facts, self.mentions = error, facts, mentions
-        self._chart.value = render_svg(self.facts, self.mentions, self.highlighted, entity)
+        self.error, self.facts, self.mentions, self.expanded = error, facts, mentions, []
+        await self._draw()
+
+    async def expand(self, name: str) -> None:
+        """Open an entity's neighbours: its facts join the picture (closed ones too when
+        history is on), and the entities they reach appear around it."""
+        found = await self.graph.store.facts(entity=name, history=self.history_box.value)
+        known = {f.id for f in self.facts}
+        self.facts = self.facts + [f for f in found if f.id not in known]
+        names = {n for f in self.facts for n in (f.source, f.target)} | set(self.mentions)
+        self.mentions = await self.graph.store.mention_counts(names)
+        if name not in self.expanded:
+            self.expanded.append(name)
+        await self._draw()
+
+    async def _draw(self) -> None:
+        entity = self.entity_box.value.strip()
+        highlighted = self.highlighted
+        self._svg = render_svg(self.facts, self.mentions, highlighted, entity)
+        media = await media_of(self.graph, self.facts)
+        positions = place(self.mentions, self.facts, dict(self.view.positions))
+        now = self.graph.store.clock.now()
+        nodes = [
+            {"name": n, "mentions": c, "highlighted": n in highlighted}
+            for n, c in self.mentions.items()
+        ]
+        self.view.positions = positions
+        self.view.data = {
+            "focus": entity,
+            "nodes": nodes,
+            "facts": [fact_json(f, media) for f in self.facts],
+            "expanded": list(self.expanded),
+            "now": now,
+        }
         current = sum(1 for f in self.facts if f.invalid_at is None)
         self._caption.value = (
             f"<b>graph memory{' around ' + escape(entity) if entity else ''}</b>: "
             f"{len(self.mentions)} entities, {current} current facts, "
             f"{len(self.facts) - current} closed"
             + (f" · {escape(self.error)}" if self.error else "")
+            + " <span style='color:#666'>(drag to move, click an entity to open its "
+            "neighbours, wheel to zoom, hover a fact for its sentence)</span>"
         )
-        self._tables.value = self.relations.to_html(index=False, max_rows=50, escape=True)
 
     @property
     def relations(self) -> pd.DataFrame:
@@ -246,4 +301,5 @@ class GraphWidget(widgets.VBox):
         # A refresh still reading would outlive the kernel it reads from.
         for refresh in list(self._refreshing):
             refresh.cancel()
+        self.view.close()
         super().close()

@@ -1,8 +1,11 @@
 """The dependency-layers widget: modules by layer, the facilities that tie them, and how each
-one's init went, redrawn as boot progresses.
+one's init went (a bar per module: its boot time against the slowest), redrawn as boot
+progresses.
 
-The picture is an SVG drawn here in Python, so it needs no front-end code and no CDN: any
-Jupyter front end that shows ipywidgets shows it.
+The layout (`layers_layout`) routes every tie between the boxes. The interactive view
+(`js/layers.js`) draws it and, when a module is hovered, highlights what it requires and
+what it provides; the same picture as a static SVG is the fallback for viewers without
+widgets.
 """
 
 from __future__ import annotations
@@ -10,16 +13,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import anywidget
 import ipywidgets as widgets
+import traitlets
 
 from hologram.kernel import Plan, Progress, Status
+from hologram.notebook.front import StaticFallback, bundle, style
+from hologram.notebook.layers_layout import BOX_H, MARGIN, Layout, Rect, layout
 
 if TYPE_CHECKING:
     from hologram.facade import Kernel
 
-BOX_W, BOX_H, GAP_X, ROW_H, MARGIN = 170, 46, 24, 96, 16
 COLOURS = {
     Status.PENDING: ("#f2f2f2", "#9a9a9a"),
     Status.RUNNING: ("#fff3cd", "#d39e00"),
@@ -27,6 +33,7 @@ COLOURS = {
     Status.FAILED: ("#f8d7da", "#c0392b"),
     Status.CLOSED: ("#e8e8e8", "#b0b0b0"),
 }
+BAR_H = 5
 
 
 @dataclass
@@ -38,8 +45,6 @@ class _Node:
     status: Status = Status.PENDING
     seconds: float | None = None
     error: str = ""
-    x: float = 0.0
-    y: float = 0.0
 
 
 @dataclass
@@ -50,6 +55,7 @@ class LayersModel:
     layers: list[list[str]]
     nodes: dict[str, _Node] = field(default_factory=dict)
     edges: list[tuple[str, str, str]] = field(default_factory=list)
+    _layout: Layout | None = None
 
     @classmethod
     def from_plan(cls, plan: Plan, group0: list[str] | None = None) -> LayersModel:
@@ -78,69 +84,128 @@ class LayersModel:
         labelled = [(f"layer {i}", names) for i, names in enumerate(self.layers)]
         return ([("group 0", self.group0)] if self.group0 else []) + labelled
 
+    @property
+    def layout(self) -> Layout:
+        """Boxes, routes and labels: fixed by the plan, so computed once."""
+        if self._layout is None:
+            self._layout = layout(self.rows(), self.edges)
+        return self._layout
+
+    def detail(self, node: _Node) -> str:
+        if node.seconds is not None:
+            return f"{node.seconds * 1000:.1f} ms"
+        return "failed" if node.status is Status.FAILED else str(node.status)
+
+    def boot_share(self, node: _Node) -> float:
+        """The module's boot time against the slowest module's (its bar's length)."""
+        slowest = max((n.seconds or 0.0 for n in self.nodes.values()), default=0.0) or 1.0
+        return (node.seconds or 0.0) / slowest
+
+    def to_json(self) -> dict[str, Any]:
+        """What the front end draws: the layout, and each module's state and boot time."""
+        shape = self.layout
+        modules = [
+            {
+                "name": node.name,
+                "box": _rect(shape.boxes[node.name]),
+                "status": str(node.status),
+                "fill": COLOURS[node.status][0],
+                "stroke": COLOURS[node.status][1],
+                "detail": self.detail(node),
+                "share": self.boot_share(node),
+                "requires": list(node.requires),
+                "provides": list(node.provides),
+                "error": node.error,
+            }
+            for node in self.nodes.values()
+        ]
+        routes = [
+            {"from": r.provider, "to": r.requirer, "facility": r.facility, "points": r.points}
+            for r in shape.routes
+        ]
+        labels = [
+            {"facility": lb.facility, "from": lb.provider, "box": _rect(lb.rect), "shown": lb.shown}
+            for lb in shape.labels
+        ]
+        rows = [{"label": label, "y": y + BOX_H / 2 + 4} for label, y in shape.rows]
+        size = {"width": shape.width, "height": shape.height}
+        return {"modules": modules, "routes": routes, "labels": labels, "rows": rows, **size}
+
+
+def _rect(rect: Rect) -> dict[str, float]:
+    return {"x": rect.x, "y": rect.y, "w": rect.w, "h": rect.h}
+
 
 def render_svg(model: LayersModel) -> str:
-    rows = model.rows()
-    widest = max((len(names) for _, names in rows), default=1)
-    label_w = 70
-    width = MARGIN * 2 + label_w + widest * (BOX_W + GAP_X)
-    height = MARGIN * 2 + len(rows) * ROW_H
-    for r, (_, names) in enumerate(rows):
-        for c, name in enumerate(names):
-            node = model.nodes[name]
-            node.x = MARGIN + label_w + c * (BOX_W + GAP_X)
-            node.y = MARGIN + r * ROW_H
+    """The static picture (the fallback, and what tests read): the same layout the
+    interactive view draws, without its hover."""
+    shape = model.layout
+    width, height = shape.width, shape.height
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="hologram-layers" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif">'
     ]
-    for r, (label, _) in enumerate(rows):
-        y = MARGIN + r * ROW_H + BOX_H / 2 + 4
+    for label, y in shape.rows:
         parts.append(
-            f'<text x="{MARGIN}" y="{y}" font-size="12" fill="#555">{escape(label)}</text>'
+            f'<text x="{MARGIN}" y="{y + BOX_H / 2 + 4}" font-size="12" fill="#555">'
+            f"{escape(label)}</text>"
         )
-    for provider, requirer, facility in model.edges:
-        a, b = model.nodes[provider], model.nodes[requirer]
-        x1, y1, x2, y2 = a.x + BOX_W / 2, a.y + BOX_H, b.x + BOX_W / 2, b.y
+    for route in shape.routes:
+        points = " ".join(f"{x:.1f},{y:.1f}" for x, y in route.points)
         parts.append(
-            f'<g class="edge" data-facility="{escape(facility)}" data-from="{escape(provider)}" '
-            f'data-to="{escape(requirer)}"><line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" '
-            'stroke="#8899aa" stroke-width="1.2"/>'
-            f'<text x="{(x1 + x2) / 2 + 4}" y="{(y1 + y2) / 2}" font-size="10" fill="#667788">'
-            f"{escape(facility)}</text></g>"
+            f'<g class="edge" data-facility="{escape(route.facility)}" '
+            f'data-from="{escape(route.provider)}" data-to="{escape(route.requirer)}">'
+            f'<polyline points="{points}" fill="none" stroke="#8899aa" stroke-width="1.2"/></g>'
         )
-    for node in model.nodes.values():
-        fill, stroke = COLOURS[node.status]
-        detail = (
-            f"{node.seconds * 1000:.1f} ms"
-            if node.seconds is not None
-            else ("failed" if node.status is Status.FAILED else str(node.status))
-        )
-        provides = f" → {', '.join(node.provides)}" if node.provides else ""
-        title = escape(f"{node.name}: requires {', '.join(node.requires) or 'nothing'}{provides}")
-        error = f"\n{escape(node.error)}" if node.error else ""
-        parts.append(
-            f'<g class="module" data-module="{escape(node.name)}" data-status="{node.status}">'
-            f"<title>{title}{error}</title>"
-            f'<rect x="{node.x}" y="{node.y}" width="{BOX_W}" height="{BOX_H}" rx="6" '
-            f'fill="{fill}" stroke="{stroke}" stroke-width="1.5"/>'
-            f'<text x="{node.x + 8}" y="{node.y + 18}" font-size="13" font-weight="bold">'
-            f"{escape(node.name)}</text>"
-            f'<text x="{node.x + 8}" y="{node.y + 35}" font-size="11" fill="#444">'
-            f"{escape(detail + provides)}</text></g>"
-        )
+    for lb in shape.labels:
+        if lb.shown:
+            parts.append(
+                f'<text class="facility-label" x="{lb.rect.x + 2:.1f}" y="{lb.rect.y + 9:.1f}" '
+                f'font-size="10" fill="#556677">{escape(lb.facility)}</text>'
+            )
+    parts.extend(_module_svg(model, node) for node in model.nodes.values())
     parts.append("</svg>")
     return "".join(parts)
 
 
-class LayersWidget(widgets.VBox):
+def _module_svg(model: LayersModel, node: _Node) -> str:
+    box = model.layout.boxes[node.name]
+    fill, stroke = COLOURS[node.status]
+    provides = f" → {', '.join(node.provides)}" if node.provides else ""
+    title = escape(f"{node.name}: requires {', '.join(node.requires) or 'nothing'}{provides}")
+    error = f"\n{escape(node.error)}" if node.error else ""
+    bar = (box.w - 16) * model.boot_share(node)
+    return (
+        f'<g class="module" data-module="{escape(node.name)}" data-status="{node.status}">'
+        f"<title>{title}{error}</title>"
+        f'<rect x="{box.x}" y="{box.y}" width="{box.w}" height="{box.h}" rx="6" '
+        f'fill="{fill}" stroke="{stroke}" stroke-width="1.5"/>'
+        f'<text x="{box.x + 8}" y="{box.y + 18}" font-size="13" font-weight="bold">'
+        f"{escape(node.name)}</text>"
+        f'<text x="{box.x + 8}" y="{box.y + 34}" font-size="11" fill="#444">'
+        f"{escape(model.detail(node))}</text>"
+        f'<rect class="boot-bar" x="{box.x + 8}" y="{box.y + box.h - BAR_H - 6}" '
+        f'width="{bar:.1f}" height="{BAR_H}" fill="{stroke}"/></g>'
+    )
+
+
+class LayersView(anywidget.AnyWidget):
+    """The interactive picture: `data` is `LayersModel.to_json()`."""
+
+    _esm = bundle("common", "layers")
+    _css = style()
+    data = traitlets.Dict().tag(sync=True)
+
+
+class LayersWidget(StaticFallback, widgets.VBox):
     """Shows a plan's layers; attached to a kernel, it follows the kernel's boot live."""
 
     def __init__(self, model: LayersModel) -> None:
         self.model = model
-        self._html = widgets.HTML(render_svg(model))
+        self.view = LayersView(data=model.to_json())
+        self._svg = render_svg(model)
         self._caption = widgets.HTML(self._caption_text())
-        super().__init__([self._caption, self._html])
+        super().__init__([self._caption, self.view])
         self._detach: Callable[[], None] | None = None
 
     @classmethod
@@ -163,18 +228,23 @@ class LayersWidget(widgets.VBox):
         if self._detach is not None:
             self._detach()
             self._detach = None
+        self.view.close()
         super().close()
 
     @property
     def svg(self) -> str:
-        return self._html.value
+        return self._svg
+
+    def fallback_html(self) -> str:
+        return self._caption.value + self._svg
 
     def update(self, progress: Progress) -> None:
         self.model.apply(progress)
         self.refresh()
 
     def refresh(self) -> None:
-        self._html.value = render_svg(self.model)
+        self._svg = render_svg(self.model)
+        self.view.data = self.model.to_json()
         self._caption.value = self._caption_text()
 
     def _caption_text(self) -> str:
@@ -185,5 +255,6 @@ class LayersWidget(widgets.VBox):
         modules = sum(len(layer) for layer in self.model.layers)
         return (
             f"<b>{modules} modules in {len(self.model.layers)} layers</b> "
-            f"<span style='color:#666'>({escape(summary)})</span>"
+            f"<span style='color:#666'>({escape(summary)}; hover a module for what it "
+            "requires and provides)</span>"
         )

@@ -4,6 +4,12 @@ One lane per level (queued, L1-L4); a bar for each stretch of time an input ran;
 it was preempted (▼), resumed (▲) or stopped (■); and the interrupt stack as it is now. It is
 fed only by the scheduler's trace events on the bus, so it shows what the kernel decided, not
 what a second bookkeeping thinks it decided.
+
+The interactive view (`js/timeline.js`, which the service page uses too) folds the same
+events: hovering a bar shows the input's text (as the journal keeps it: masked by the
+firewall), channel and level and why each preempt, resume or stop happened; the wheel zooms
+the time axis; a reply that streams (`agent_output_delta`) draws as a bar that grows. The
+SVG drawn here is the static fallback.
 """
 
 from __future__ import annotations
@@ -13,9 +19,14 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-import ipywidgets as widgets
+import anywidget
+import traitlets
 
+from hologram.notebook.front import StaticFallback, bundle, style
 from hologram.sdk import Event, EventType
+
+OUTPUT_DELTA = EventType.AGENT_OUTPUT_DELTA
+MAX_EVENTS = 5000
 
 LANES = ["queued", "L1", "L2", "L3", "L4"]
 LANE_H, LEFT, TOP, WIDTH = 34, 64, 24, 760
@@ -40,6 +51,7 @@ class TimelineModel:
     stack: list[int] = field(default_factory=list)
     levels: dict[int, int] = field(default_factory=dict)
     labels: dict[int, str] = field(default_factory=dict)
+    channels: dict[int, str] = field(default_factory=dict)
     running: int | None = None
     first: float | None = None
     last: float = 0.0
@@ -52,6 +64,8 @@ class TimelineModel:
             self.levels[task] = int(payload["level"])
         if payload.get("text"):
             self.labels[task] = str(payload["text"])
+        if payload.get("channel"):
+            self.channels[task] = str(payload["channel"])
         level = self.levels.get(task, 0)
         if action in ("start", "resume"):
             self.runs.append(_Run(task, level, at))
@@ -103,6 +117,8 @@ def render_svg(model: TimelineModel, now: float | None = None) -> str:
         stop = run.end if run.end is not None else end
         width = max(2.0, x(stop) - x(run.start))
         label = escape(model.labels.get(run.task, f"#{run.task}"))
+        channel = model.channels.get(run.task, "")
+        label += f" ({escape(channel)})" if channel else ""
         parts.append(
             f'<g class="run" data-task="{run.task}" data-level="{run.level}" '
             f'data-ended="{run.ended_by or "running"}"><title>#{run.task} {label}</title>'
@@ -127,27 +143,65 @@ def render_svg(model: TimelineModel, now: float | None = None) -> str:
     return "".join(parts)
 
 
-class SchedulerWidget(widgets.VBox):
-    """Follows the scheduler's trace events on a bus and redraws with each one."""
+class SchedulerWidget(StaticFallback, anywidget.AnyWidget):
+    """Follows the scheduler's trace events (and the reply's stream) on a bus and redraws
+    with each one. `events` is what the front end folds: {type, timestamp, payload} each,
+    consecutive stream pieces of one input merged into one."""
+
+    _esm = bundle("common", "timeline", "scheduler")
+    _css = style()
+    events = traitlets.List([]).tag(sync=True)
 
     def __init__(self, subscribe: Callable[..., Callable[[], None]] | None = None) -> None:
+        super().__init__()
         self.model = TimelineModel()
-        self._html = widgets.HTML(render_svg(self.model))
-        super().__init__([self._html])
-        self._unsubscribe = (
-            None if subscribe is None else subscribe(EventType.SCHEDULER, self.on_event)
-        )
+        self._svg = render_svg(self.model)
+        self._unsubscribe: list[Callable[[], None]] = []
+        if subscribe is not None:
+            self._unsubscribe = [
+                subscribe(EventType.SCHEDULER, self.on_event),
+                subscribe(OUTPUT_DELTA, self.on_delta),
+            ]
 
     @property
     def svg(self) -> str:
-        return self._html.value
+        return self._svg
+
+    def fallback_html(self) -> str:
+        return self._svg
 
     def on_event(self, event: Event) -> None:
         self.model.apply(event.payload)
-        self._html.value = render_svg(self.model)
+        self._svg = render_svg(self.model)
+        entry = {"type": str(event.type), "timestamp": event.timestamp, "payload": event.payload}
+        self.events = [*self.events[-MAX_EVENTS:], entry]
+
+    def on_delta(self, event: Event) -> None:
+        """A piece of a streamed reply: merged into the previous entry when that is a piece
+        of the same input, so a long reply stays one entry that grows."""
+        payload = event.payload
+        if payload.get("reasoning") or payload.get("input_id") is None:
+            return
+        chars = len(str(payload.get("text", "")))
+        last = self.events[-1] if self.events else None
+        if (
+            last is not None
+            and last["type"] == OUTPUT_DELTA
+            and last["payload"]["input_id"] == payload["input_id"]
+            and not payload.get("restart")
+        ):
+            merged = {**last["payload"], "chars": last["payload"]["chars"] + chars}
+            entry = {**last, "timestamp": event.timestamp, "payload": merged}
+            self.events = [*self.events[:-1], entry]
+            return
+        piece = {"input_id": payload["input_id"], "chars": chars, "since": event.timestamp}
+        if payload.get("restart"):
+            piece["restart"] = True
+        entry = {"type": OUTPUT_DELTA, "timestamp": event.timestamp, "payload": piece}
+        self.events = [*self.events[-MAX_EVENTS:], entry]
 
     def close(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe = []
         super().close()

@@ -22,7 +22,16 @@ from starlette.types import ASGIApp
 
 from hologram import __version__
 from hologram.facade import Kernel
-from hologram.serve import chat_completions, events, inputs, openapi, plugins, settings, status
+from hologram.serve import (
+    chat_completions,
+    conversation,
+    events,
+    inputs,
+    openapi,
+    plugins,
+    settings,
+    status,
+)
 from hologram.serve.bodies import ApiError
 from hologram.serve.context import ServiceContext, ServiceInfo
 from hologram.serve.endpoint import PREFIX, Endpoint, Handler
@@ -36,6 +45,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     inputs.get_input,
     inputs.post_interrupt,
     inputs.post_stop,
+    conversation.get_conversation,
     status.get_status,
     status.get_memory,
     settings.get_settings,
@@ -73,6 +83,12 @@ def static_dir() -> Path:
     return Path(str(resources.files("hologram.serve") / "static"))
 
 
+def widgets_dir() -> Path:
+    """The notebook widgets' ES modules and style sheet, which the page imports too (a
+    folder of files: reading them imports nothing of the notebook package)."""
+    return Path(str(resources.files("hologram"))) / "notebook" / "js"
+
+
 def build_app(
     kernel: Kernel,
     stream: EventStream,
@@ -86,6 +102,7 @@ def build_app(
     the MCP server's streamable HTTP transport, is served at /mcp."""
     routes: list[BaseRoute] = [
         Route("/", index, methods=["GET"]),
+        Mount("/static/widgets", StaticFiles(directory=widgets_dir()), name="widgets"),
         Mount("/static", StaticFiles(directory=static_dir()), name="static"),
         *api_routes(ENDPOINTS + OPENAI_ENDPOINTS),
     ]

@@ -80,3 +80,35 @@ async def test_interrupt_stop_and_the_scheduler_widget_from_magics(
         shell.run_line_magic("hologram", "interrupt --level L9 hi")
     widget.close()
     await shell.run_line_magic("hologram", "shutdown")
+
+
+async def test_the_timeline_is_given_each_inputs_text_as_journaled_and_its_channel(
+    shell: InteractiveShell, model: ScriptedModelServer, data_dir: Path
+) -> None:
+    await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    widget = shell.run_line_magic("hologram", "scheduler")
+    model.queue_text("Noted.")
+    await shell.run_line_magic("hologram", "say --channel test remember the milk")
+    (queued,) = [e["payload"] for e in widget.events if e["payload"]["action"] == "enqueue"]
+    assert (queued["text"], queued["channel"], queued["level"]) == ("remember the milk", "test", 0)
+    actions = [e["payload"]["action"] for e in widget.events if e["type"] == "scheduler"]
+    assert actions == ["enqueue", "start", "finish"]
+    assert "remember the milk (test)" in widget.svg
+    widget.close()
+    await shell.run_line_magic("hologram", "shutdown")
+
+
+async def test_a_secret_typed_into_an_input_reaches_the_timeline_masked(
+    shell: InteractiveShell, model: ScriptedModelServer, data_dir: Path
+) -> None:
+    kernel = await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    secret = "hunter2-very-secret-value"
+    await kernel.config.set("core.security.credential.mail.password", secret)
+    widget = shell.run_line_magic("hologram", "scheduler")
+    model.queue_text("Noted.")
+    await shell.run_line_magic("hologram", f"say my mail password is {secret}")
+    (queued,) = [e["payload"] for e in widget.events if e["payload"]["action"] == "enqueue"]
+    assert queued["text"] == "my mail password is @{mail}"
+    assert secret not in str(widget.events) and secret not in widget.svg
+    widget.close()
+    await shell.run_line_magic("hologram", "shutdown")

@@ -35,10 +35,13 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
         ("svg.hologram-scheduler text.mark[data-mark='resume']", 1),
         ("svg.hologram-scheduler text.mark[data-mark='stop']", 1),
     ],
-    # the context widget after a prune that archived something
+    # the context widget after a prune that archived something: the window's events
+    # scored, and what the prune archived leaving for the cold store
     "05_context_memory.ipynb": [
-        ("svg.hologram-prune", 1),
-        ("svg.hologram-prune g.candidate[data-fate='archived']", -1),
+        (".hg-context .hologram-prune", 1),
+        (".hg-context .hologram-prune .candidate[data-fate='protected']", -1),
+        ("[data-testid=top-k-cut]", 1),
+        (".hg-context .hg-leaving .candidate[data-fate='archived']", -1),
     ],
     # the graph around 小明, one hop, with history
     "06_graph_memory.ipynb": [

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
+from hologram.memory import Fate
 from hologram.notebook.context_widget import ContextWidget, render_svg
 
 
@@ -46,3 +47,70 @@ async def test_the_widget_redraws_each_prune_with_scores_fates_and_the_window(
 
 def test_an_empty_report_says_no_prune_happened() -> None:
     assert "no prune yet" in render_svg(None)
+
+
+async def test_a_preview_scores_as_the_prune_that_follows_and_changes_nothing(
+    shell: InteractiveShell, data_dir: Path
+) -> None:
+    kernel = await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    context = kernel.state.memory.context
+    context.top_k, context.protected_recent = 4, 2
+    for text in ["coffee beans", "rain boots", "coffee grinder", "piano", "tea", "umbrella"]:
+        await context.append("notebook", input=text)
+    before = [e.id for e in context.events]
+    preview = await context.preview("coffee")
+    assert [e.id for e in context.events] == before and context.last_prune is None
+    report = await context.prune("coffee")
+    assert [e.id for e in preview.candidates] == [e.id for e in report.candidates]
+    assert preview.scores.tolist() == report.scores.tolist()
+    assert preview.kept == report.kept and preview.archived == report.archived
+    assert (preview.before, preview.after) == (report.before, report.after) == (6, 4)
+    await shell.run_line_magic("hologram", "shutdown")
+
+
+async def test_the_widget_ranks_every_event_with_the_smallest_top_k_that_keeps_it(
+    shell: InteractiveShell, data_dir: Path
+) -> None:
+    kernel = await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    context = kernel.state.memory.context
+    context.top_k, context.protected_recent = 40, 2
+    widget = shell.run_line_magic("hologram", "context")
+    texts = ["coffee beans", "rain boots", "coffee grinder", "piano", "tea", "where is coffee?"]
+    for text in texts:
+        await context.append("notebook", input=text)
+    await widget.scoring
+    data = widget.view.data
+    assert data["query"] == "where is coffee?" and data["size"] == len(texts)
+    rows = data["rows"]
+    assert sorted(r["id"] for r in rows) == sorted(e.id for e in context.events)
+    assert [r["protected"] for r in rows] == [True, True] + [False] * 4
+    assert [r["keep_from"] for r in rows] == sorted(r["keep_from"] for r in rows)
+    # Whatever top_k the slider previews, the rows it keeps are what a prune keeps then.
+    for top_k in range(len(texts) + 1):
+        context.top_k = top_k
+        preview = await context.preview(data["query"])
+        kept = {e.id for e, k in zip(preview.candidates, preview.kept, strict=True) if k}
+        kept |= {e.id for e in preview.protected}
+        assert {r["id"] for r in rows if r["keep_from"] <= top_k} == kept, top_k
+    assert all(r["age"] >= 0 for r in rows)
+    widget.close()
+    await shell.run_line_magic("hologram", "shutdown")
+
+
+async def test_what_the_last_prune_archived_is_shown_leaving_for_the_cold_store(
+    shell: InteractiveShell, data_dir: Path
+) -> None:
+    kernel = await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    context = kernel.state.memory.context
+    context.top_k, context.protected_recent = 3, 1
+    widget = shell.run_line_magic("hologram", "context")
+    for text in ["coffee beans", "rain boots", "coffee grinder", "piano", "coffee?"]:
+        await context.append("notebook", input=text)
+    report = await context.prune("coffee?")
+    await widget.scoring
+    leaving = widget.view.data["leaving"]
+    assert {r["id"] for r in leaving} == set(report.ids(Fate.ARCHIVED)) and len(leaving) == 2
+    assert {r["fate"] for r in leaving} == {"archived"}
+    assert widget.view.data["last_prune"] == {"query": "coffee?", "before": 5, "after": 3}
+    widget.close()
+    await shell.run_line_magic("hologram", "shutdown")

@@ -68,3 +68,23 @@ async def test_a_stop_is_marked() -> None:
         widget.close()
         await loop.close()
         await bus.close()
+
+
+async def test_a_streamed_reply_is_one_entry_that_grows_and_a_restart_begins_again() -> None:
+    bus = EventBus()
+    widget = SchedulerWidget(bus.subscribe)
+    try:
+        bus.emit(EventType.SCHEDULER, action="start", task=7, at=0.0, level=0)
+        for piece in ["Once ", "upon ", "a time"]:
+            bus.emit("agent_output_delta", input_id=7, round=0, text=piece)
+        bus.emit("agent_output_delta", input_id=7, round=0, text="hmm", reasoning=True)
+        streamed = [e for e in widget.events if e["type"] == "agent_output_delta"]
+        assert len(streamed) == 1 and streamed[0]["payload"]["chars"] == len("Once upon a time")
+        assert streamed[0]["payload"]["since"] <= streamed[0]["timestamp"]
+        bus.emit("agent_output_delta", input_id=7, round=1, text="", restart=True)
+        bus.emit("agent_output_delta", input_id=7, round=1, text="Again")
+        streamed = [e["payload"] for e in widget.events if e["type"] == "agent_output_delta"]
+        assert [(p["chars"], p.get("restart", False)) for p in streamed] == [(16, False), (5, True)]
+    finally:
+        widget.close()
+        await bus.close()

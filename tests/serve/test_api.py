@@ -17,6 +17,7 @@ def test_the_server_serves_an_openapi_document_naming_every_endpoint(service: Se
         "/inputs/{id}",
         "/interrupt",
         "/stop",
+        "/conversation",
         "/status",
         "/settings",
         "/events",

@@ -68,3 +68,37 @@ def test_a_setting_changed_on_the_page_is_stored_and_a_bad_one_refused(
     p.wait_for_selector("#settings-message.error")  # type: ignore[attr-defined]
     assert "expects int" in p.text_content("#settings-message")  # type: ignore[attr-defined]
     screenshot(p, tmp_path, "settings")
+
+
+def test_the_page_opens_on_the_conversation_and_replays_the_recent_events(
+    service: Service, tmp_path: Path
+) -> None:
+    """Two inputs answered over the API before the page is opened: the page shows them
+    with their replies, its events panel replays their events, and its timeline (the
+    notebook widget's own) draws their runs, each hover showing the input's text."""
+    with httpx.Client(base_url=service.api, timeout=30) as client:
+        for text in ("first, over the API", "second, 你好"):
+            assert client.post("/input/sync", json={"text": text}).status_code == 200
+    with chromium_page(1280, 900, 30_000) as (p, problems):
+        p.goto(service.url + "/")
+        p.wait_for_selector("#link.up")
+        p.wait_for_function("document.querySelectorAll('[data-testid=reply]').length === 2")
+        replies = p.locator("[data-testid=reply]")
+        assert [replies.nth(i).get_attribute("data-input") for i in range(2)] == ["1", "2"]
+        assert "first, over the API" in replies.nth(0).text_content()
+        said = p.locator("#messages li.you").all_text_contents()
+        assert said == ["http: first, over the API", "http: second, 你好"]
+        p.wait_for_selector("#events li[data-type=agent_output]")
+        assert p.locator("#events li[data-type=agent_output]").count() == 2
+        finished = "#timeline svg.hologram-scheduler g.run[data-ended=finish]"
+        p.wait_for_function(f"document.querySelectorAll('{finished}').length === 2")
+        p.locator(f"{finished}[data-task='2']").hover()
+        tip = p.locator("#timeline [data-testid=tooltip]")
+        tip.wait_for()
+        assert "second, 你好" in tip.text_content() and "http" in tip.text_content()
+        screenshot(p, tmp_path, "opened_on_conversation")
+        # A reply still arriving is not shown twice, and a new message follows on.
+        p.fill("[data-testid=chat-input]", "third, from the page")
+        p.press("[data-testid=chat-input]", "Enter")
+        p.wait_for_function("document.querySelectorAll('[data-testid=reply]').length === 3")
+        assert problems == []
