@@ -99,7 +99,7 @@ async def test_the_interactive_chart_is_valid_vega_lite_with_a_value_on_every_ba
 ) -> None:
     configs = [EvalConfig(name="kernel"), EvalConfig(name="episodic", ranker=Ranker.EPISODIC)]
     results = await Experiment([tiny_dataset], configs, tmp_path / "out", progress=False).arun()
-    bundle = results.chart(ks=(5, 10))._repr_mimebundle_()
+    bundle, metadata = results.chart(ks=(5, 10))._repr_mimebundle_()
     spec = bundle[VEGA_LITE_MIME]
     alt.Chart.from_dict(spec)  # validates against the Vega-Lite 5 schema
     assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/v5")
@@ -116,4 +116,5 @@ async def test_the_interactive_chart_is_valid_vega_lite_with_a_value_on_every_ba
     assert {"config", "category", "k", "recall"} <= tooltip
     # The static picture for viewers that draw no Vega: the same bars as SVG.
     assert bundle["image/svg+xml"].startswith("<svg") and "episodic" in bundle["image/svg+xml"]
+    assert metadata[VEGA_LITE_MIME]["embed_options"]["renderer"] == "svg"
     json.dumps(bundle)  # a notebook saves it as JSON
