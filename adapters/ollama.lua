@@ -55,9 +55,12 @@ function adapter.transform_request(raw)
       }
     end
   end
-  if req.temperature or req.max_tokens then
-    body.options = { temperature = req.temperature, num_predict = req.max_tokens }
-  end
+  -- num_ctx: the server's default window (2048 to 4096 tokens) cuts a longer prompt from the
+  -- front without a word, so the window the kernel plans for is always asked for.
+  body.options = {
+    temperature = req.temperature, num_predict = req.max_tokens, num_ctx = req.context_window,
+  }
+  if next(body.options) == nil then body.options = nil end
   -- Only sent when asked for: models without a thinking mode reject "think".
   if req.thinking then body.think = true end
   for key, value in pairs(req.extra or {}) do body[key] = value end

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hologram.llm import ChatMessage, CompletionRequest
+
 from .golden import IMAGE, WEATHER, body, collect, conversation, stream
 
 
@@ -16,7 +18,8 @@ async def test_ollama_request_matches_the_api_chat_format(server, make_provider)
     wire = sent.json
     assert wire["model"] == "test-model"
     assert wire["stream"] is False  # Ollama streams unless told not to
-    assert wire["options"] == {"temperature": 0.3, "num_predict": 512}
+    # test-model has no known window: the conservative one the kernel plans for is asked for.
+    assert wire["options"] == {"temperature": 0.3, "num_predict": 512, "num_ctx": 16384}
     assert "think" not in wire
     system, user, assistant, tool, follow_up = wire["messages"]
     assert system == {"role": "system", "content": "You are Holo."}
@@ -73,3 +76,18 @@ async def test_ollama_ndjson_stream_is_read_line_by_line(server, make_provider) 
     # The last line says "stop"; a call came whole before it, so the turn ends in tool calls.
     assert final.finish_reason == "tool_calls"
     assert (final.token_usage.prompt_tokens, final.token_usage.completion_tokens) == (26, 282)
+
+
+async def test_ollama_is_asked_for_the_window_the_kernel_plans_the_prompt_for(
+    server, make_provider
+) -> None:
+    """Ollama's default num_ctx (2048 to 4096) would cut a longer prompt from the front."""
+    declared = make_provider("ollama", server.url, api_key="", context_window=65536)
+    known = make_provider("ollama", server.url, api_key="", model="llama3.2")
+    server.queue(body("ollama_text.json"), body("ollama_text.json"))
+    hello = CompletionRequest([ChatMessage.user("hi")])
+    await declared.chat(hello)
+    assert server.last_request.json["options"] == {"num_ctx": 65536}
+    await known.chat(hello)
+    assert server.last_request.json["options"] == {"num_ctx": known.max_context_tokens}
+    assert known.max_context_tokens == 131072
