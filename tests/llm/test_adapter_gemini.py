@@ -17,7 +17,7 @@ from hologram.llm import (
 )
 from hologram.sdk import ToolCall, ToolDef, ToolResult
 
-from .golden import IMAGE, body, collect, conversation, stream
+from .golden import IMAGE, PYDANTIC_STYLE, body, collect, conversation, stream
 
 
 async def test_gemini_request_matches_generate_content(server, make_provider) -> None:
@@ -109,36 +109,6 @@ async def test_gemini_streams_over_sse_with_whole_function_calls(server, make_pr
     assert [(c.name, c.arguments) for c in final.tool_calls] == [("get_weather", {"city": "Paris"})]
     assert final.finish_reason == "tool_calls"
     assert final.token_usage.total_tokens == 23
-
-
-# A tool schema as pydantic writes one: references, const, a nullable union, a type list.
-PYDANTIC_STYLE = ToolDef(
-    "plan_trip",
-    "Plan a trip",
-    {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "type": "object",
-        "$defs": {
-            "Place": {
-                "type": "object",
-                "title": "Place",
-                "properties": {"city": {"type": "string"}, "kind": {"const": "city"}},
-                "required": ["city"],
-                "additionalProperties": False,
-            }
-        },
-        "properties": {
-            "stops": {"type": "array", "items": {"$ref": "#/$defs/Place"}},
-            "start": {"$ref": "#/$defs/Place", "description": "where it begins"},
-            "note": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
-            "days": {"type": ["integer", "null"], "minimum": 1},
-            "mode": {"oneOf": [{"const": "train"}, {"const": "car"}]},
-            "level": {"enum": [1, 2, 3], "type": "integer"},
-        },
-        "required": ["stops"],
-        "additionalProperties": False,
-    },
-)
 
 
 async def test_gemini_tool_schemas_are_rewritten_into_the_apis_schema_subset(
