@@ -1,0 +1,212 @@
+"""The adapters that reach the spec's ten: OpenAI's Responses API, Azure OpenAI, OpenRouter,
+Qwen (DashScope's compatible mode) and Moonshot's Kimi. Each one's request is checked against
+the official SDK's request type, and each reads the scripted server's answers: text with
+reasoning and usage, tool calls whole and streamed, and the provider's errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hologram.llm import (
+    ChatMessage,
+    CompletionRequest,
+    ContextTooLong,
+    FailureKind,
+    ProviderError,
+    ScriptedReply,
+)
+from hologram.sdk import ToolCall, ToolResult
+
+from .golden import PYDANTIC_STYLE, body, collect, conversation
+from .sdk_types import check_request
+
+WEATHER_CALL = ToolCall("call_w1", "get_weather", {"city": "巴黎"})
+
+# adapter -> (base path, the path it posts to, request type, auth header, keys it adds)
+COMPATIBLE = {
+    "openai_responses": ("/v1", "/v1/responses", "responses", "authorization", ()),
+    "azure_openai": (
+        "",
+        "/openai/deployments/test-model/chat/completions",
+        "openai",
+        "api-key",
+        (),
+    ),
+    "openrouter": (
+        "/api/v1",
+        "/api/v1/chat/completions",
+        "openai",
+        "authorization",
+        ("reasoning",),
+    ),
+    "qwen": (
+        "/compatible-mode/v1",
+        "/compatible-mode/v1/chat/completions",
+        "openai",
+        "authorization",
+        ("enable_thinking",),
+    ),
+    "moonshot": ("/v1", "/v1/chat/completions", "openai", "authorization", ()),
+}
+
+
+def provider_for(make_provider, server, adapter: str):
+    return make_provider(adapter, server.url + COMPATIBLE[adapter][0])
+
+
+@pytest.mark.parametrize("adapter", sorted(COMPATIBLE))
+@pytest.mark.parametrize("thinking", [False, True])
+async def test_each_request_goes_to_the_services_path_in_its_sdks_type(
+    server, make_provider, adapter: str, thinking: bool
+) -> None:
+    _, path, kind, auth, extensions = COMPATIBLE[adapter]
+    provider = provider_for(make_provider, server, adapter)
+    server.queue(ScriptedReply(text="ok"), ScriptedReply(text="ok"))
+    request = conversation(thinking=thinking)
+    request.tools.append(PYDANTIC_STYLE)
+    await provider.chat(request)
+    sent = server.last_request
+    assert sent.path == path
+    assert sent.headers[auth] in ("sk-test", "Bearer sk-test")
+    check_request(kind, sent.json, *extensions)
+    await collect(provider.chat_stream(request))
+    check_request(kind, server.last_request.json, *extensions)
+    assert server.last_request.json["stream"] is True
+
+
+@pytest.mark.parametrize("adapter", sorted(COMPATIBLE))
+async def test_each_reads_text_reasoning_usage_and_tool_calls_whole_and_streamed(
+    server, make_provider, adapter: str
+) -> None:
+    provider = provider_for(make_provider, server, adapter)
+    server.queue(
+        ScriptedReply(text="Sunny.", reasoning="Look it up.", cached_tokens=2, reasoning_tokens=3),
+        ScriptedReply(text="Let me look.", tool_calls=[WEATHER_CALL]),
+        ScriptedReply(text="Let me look.", tool_calls=[WEATHER_CALL]),
+    )
+    ask = CompletionRequest([ChatMessage.user("weather?")])
+    text = await provider.chat(ask)
+    assert text.content == "Sunny." and text.finish_reason == "stop"
+    if adapter != "openrouter":  # the scripted server writes reasoning as OpenAI's servers do
+        assert text.reasoning_content == "Look it up."
+    usage = text.token_usage
+    assert usage.cached_tokens == 2 and usage.reasoning_tokens == 3 and usage.prompt_tokens > 0
+    call = await provider.chat(ask)
+    assert [(c.id, c.name, c.arguments) for c in call.tool_calls] == [
+        ("call_w1", "get_weather", {"city": "巴黎"})
+    ]
+    assert call.finish_reason == "tool_calls"
+    chunks = await collect(provider.chat_stream(ask))
+    final = chunks[-1].response
+    assert final is not None and final.content == "Let me look."
+    assert len([c for c in chunks if c.content]) >= 2  # piece by piece
+    assert [(c.name, c.arguments) for c in final.tool_calls] == [("get_weather", {"city": "巴黎"})]
+    assert final.finish_reason == "tool_calls"
+    # and the loop goes on: the call and its result go back in the format
+    server.queue(ScriptedReply(text="It is sunny."))
+    answer = await provider.chat(
+        CompletionRequest(
+            [
+                *ask.messages,
+                final.to_message(),
+                ChatMessage.tool(ToolResult("call_w1", "get_weather", "sunny")),
+            ]
+        )
+    )
+    assert answer.content == "It is sunny."
+    kind, extensions = COMPATIBLE[adapter][2], COMPATIBLE[adapter][4]
+    check_request(kind, server.last_request.json, *extensions)
+
+
+@pytest.mark.parametrize("adapter", sorted(COMPATIBLE))
+async def test_each_classes_the_providers_errors(server, make_provider, adapter: str) -> None:
+    provider = provider_for(make_provider, server, adapter)
+    server.queue(
+        ScriptedReply(error="rate_limited", retry_after=2),
+        ScriptedReply(error="quota"),
+        ScriptedReply(error="auth"),
+        ScriptedReply(text="one two three", stream_error="server", error_after=1),
+        ScriptedReply(error="context_length"),
+    )
+    hello = CompletionRequest([ChatMessage.user("hi")])
+    found = []
+    for _ in range(3):
+        with pytest.raises(ProviderError) as caught:
+            await provider.chat(hello)
+        found.append((caught.value.kind, caught.value.retry_after))
+    assert found == [
+        (FailureKind.RATE_LIMITED, 2.0),
+        (FailureKind.QUOTA, None),
+        (FailureKind.AUTH, None),
+    ]
+    with pytest.raises(ProviderError) as mid_stream:
+        await collect(provider.chat_stream(hello))
+    assert mid_stream.value.kind is FailureKind.SERVER  # the provider's, not a misread body
+    with pytest.raises(ContextTooLong):
+        await provider.chat(hello)
+
+
+@pytest.mark.parametrize(
+    ("adapter", "error", "kind"),
+    [
+        ("openrouter", {"code": 402, "message": "Insufficient credits"}, FailureKind.QUOTA),
+        ("openrouter", {"code": 502, "message": "upstream down"}, FailureKind.OVERLOADED),
+        (
+            "qwen",
+            {"code": "Arrearage", "message": "Access denied, account is in arrears"},
+            FailureKind.QUOTA,
+        ),
+        (
+            "qwen",
+            {
+                "code": "invalid_parameter_error",
+                "message": "Range of input length should be [1, 129024]",
+            },
+            FailureKind.CONTEXT_LENGTH,
+        ),
+        (
+            "moonshot",
+            {"type": "exceeded_current_quota_error", "message": "quota"},
+            FailureKind.QUOTA,
+        ),
+        (
+            "moonshot",
+            {"type": "engine_overloaded_error", "message": "busy"},
+            FailureKind.OVERLOADED,
+        ),
+        (
+            "moonshot",
+            {
+                "type": "invalid_request_error",
+                "message": "Invalid request: Your request exceeded model token limit: 8192",
+            },
+            FailureKind.CONTEXT_LENGTH,
+        ),
+        ("azure_openai", {"code": "content_filter", "message": "filtered"}, FailureKind.REJECTED),
+    ],
+)
+async def test_each_services_own_error_words_are_read(
+    server, make_provider, adapter: str, error: dict, kind: FailureKind
+) -> None:
+    provider = provider_for(make_provider, server, adapter)
+    server.queue(ScriptedReply(status=400, body=json.dumps({"error": error})))
+    with pytest.raises(ProviderError) as caught:
+        await provider.chat(CompletionRequest([ChatMessage.user("hi")]))
+    assert caught.value.kind is kind
+
+
+async def test_the_library_ships_the_ten_adapters(library) -> None:
+    assert set(library.names()) >= {
+        "openai",
+        "deepseek",
+        "anthropic",
+        "gemini",
+        "ollama",
+        "openai_responses",
+        "azure_openai",
+        "openrouter",
+        "qwen",
+        "moonshot",
+    }
