@@ -19,7 +19,7 @@ from hologram.llm import (
 )
 from hologram.sdk import ToolCall, ToolResult
 
-from .golden import PYDANTIC_STYLE, body, collect, conversation
+from .golden import PYDANTIC_STYLE, collect, conversation
 from .sdk_types import check_request
 
 WEATHER_CALL = ToolCall("call_w1", "get_weather", {"city": "巴黎"})
