@@ -45,6 +45,14 @@ local function add_items(items, m)
       type = "function_call_output", call_id = m.tool_call_id, output = text_of(m.content),
     }
   elseif m.role == "assistant" then
+    -- Reasoning items first, as the model wrote them: with nothing stored on OpenAI's side,
+    -- their encrypted content is how a reasoning model keeps its thread through a tool loop.
+    for _, item in ipairs(((m.provider_data or {}).reasoning) or {}) do
+      items[#items + 1] = {
+        type = "reasoning", id = item.id, summary = item.summary or json.array(),
+        encrypted_content = item.encrypted_content,
+      }
+    end
     local text = text_of(m.content)
     if text ~= "" then items[#items + 1] = { role = "assistant", content = text } end
     for _, call in ipairs(m.tool_calls or {}) do
@@ -84,7 +92,10 @@ function adapter.transform_request(raw)
   end
   body.temperature = req.temperature
   body.max_output_tokens = req.max_tokens
-  if req.thinking then body.reasoning = { summary = "auto" } end
+  if req.thinking then
+    body.reasoning = { summary = "auto" }
+    body.include = json.array({ "reasoning.encrypted_content" })
+  end
   if req.stream then body.stream = true end
   for key, value in pairs(req.extra or {}) do body[key] = value end
   return body
@@ -133,9 +144,13 @@ local function finish_of(r, calls)
   return #calls > 0 and "tool_calls" or "stop"
 end
 
+local function reasoning_item(item)
+  return { id = item.id, summary = item.summary, encrypted_content = item.encrypted_content }
+end
+
 local function read(r)
   if r.error and r.error ~= json.null then return { error = error_of(r.error, nil) } end
-  local texts, thoughts, calls = {}, {}, json.array()
+  local texts, thoughts, calls, reasoning = {}, {}, json.array(), json.array()
   for _, item in ipairs(r.output or {}) do
     if item.type == "message" then
       for _, part in ipairs(item.content or {}) do
@@ -144,6 +159,7 @@ local function read(r)
       end
     elseif item.type == "reasoning" then
       for _, part in ipairs(item.summary or {}) do thoughts[#thoughts + 1] = part.text end
+      reasoning[#reasoning + 1] = reasoning_item(item)
     elseif item.type == "function_call" then
       calls[#calls + 1] = { id = item.call_id, name = item.name, arguments = item.arguments }
     end
@@ -155,6 +171,7 @@ local function read(r)
     tool_calls = calls,
     token_usage = usage_of(r.usage),
     model = r.model,
+    provider_data = (#reasoning > 0) and { reasoning = reasoning } or nil,
   }
 end
 
@@ -179,6 +196,8 @@ function adapter.transform_stream_chunk(line)
     return { tool_calls = json.array({
       { index = e.output_index, id = e.item.call_id, name = e.item.name, arguments = "" },
     }) }
+  elseif kind == "response.output_item.done" and (e.item or {}).type == "reasoning" then
+    return { provider_data = { reasoning = json.array({ reasoning_item(e.item) }) } }
   elseif kind == "response.function_call_arguments.delta" then
     return { tool_calls = json.array({ { index = e.output_index, arguments = e.delta } }) }
   elseif kind == "response.completed" or kind == "response.incomplete" then

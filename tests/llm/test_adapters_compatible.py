@@ -5,6 +5,7 @@ reasoning and usage, tool calls whole and streamed, and the provider's errors.""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -210,3 +211,34 @@ async def test_the_library_ships_the_ten_adapters(library) -> None:
         "qwen",
         "moonshot",
     }
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_responses_reasoning_items_go_back_before_the_calls_they_led_to(
+    server, make_provider, streamed: bool
+) -> None:
+    """Nothing is stored at OpenAI (store false): the reasoning item, with its encrypted
+    content, is how a reasoning model keeps its thread through a tool loop."""
+    provider = provider_for(make_provider, server, "openai_responses")
+    server.queue(ScriptedReply(reasoning="Need the weather.", tool_calls=[WEATHER_CALL]))
+    server.queue(ScriptedReply(text="Sunny."))
+    ask = CompletionRequest([ChatMessage.user("weather?")], thinking=True)
+    if streamed:
+        first = (await collect(provider.chat_stream(ask)))[-1].response
+        assert first is not None
+    else:
+        first = await provider.chat(ask)
+    assert server.requests[0].json["include"] == ["reasoning.encrypted_content"]
+    result = ChatMessage.tool(ToolResult("call_w1", "get_weather", "sunny"))
+    await provider.chat(CompletionRequest([*ask.messages, first.to_message(), result]))
+    items = server.last_request.json["input"]
+    check_request("responses", server.last_request.json)
+    assert [item.get("type", item.get("role")) for item in items] == [
+        "user",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+    ]
+    assert items[1]["summary"] == [{"type": "summary_text", "text": "Need the weather."}]
+    sealed = "gAAAA" + hashlib.sha256(b"Need the weather.").hexdigest()
+    assert items[1]["encrypted_content"] == sealed  # as the server sealed it
