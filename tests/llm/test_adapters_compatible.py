@@ -90,8 +90,7 @@ async def test_each_reads_text_reasoning_usage_and_tool_calls_whole_and_streamed
     ask = CompletionRequest([ChatMessage.user("weather?")])
     text = await provider.chat(ask)
     assert text.content == "Sunny." and text.finish_reason == "stop"
-    if adapter != "openrouter":  # the scripted server writes reasoning as OpenAI's servers do
-        assert text.reasoning_content == "Look it up."
+    assert text.reasoning_content == "Look it up."
     usage = text.token_usage
     assert usage.cached_tokens == 2 and usage.reasoning_tokens == 3 and usage.prompt_tokens > 0
     call = await provider.chat(ask)
