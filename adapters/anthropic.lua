@@ -55,7 +55,9 @@ local function thinking_blocks(m)
     if block.type == "redacted_thinking" then
       blocks[#blocks + 1] = { type = "redacted_thinking", data = block.data }
     elseif block.signature and block.signature ~= "" then
-      blocks[#blocks + 1] = { type = "thinking", thinking = block.thinking or "", signature = block.signature }
+      blocks[#blocks + 1] = {
+        type = "thinking", thinking = block.thinking or "", signature = block.signature,
+      }
     end
   end
   return blocks
@@ -201,7 +203,9 @@ function adapter.transform_response(raw)
       texts[#texts + 1] = block.text
     elseif block.type == "thinking" then
       thoughts[#thoughts + 1] = block.thinking
-      thinking[#thinking + 1] = { type = "thinking", thinking = block.thinking, signature = block.signature }
+      thinking[#thinking + 1] = {
+        type = "thinking", thinking = block.thinking, signature = block.signature,
+      }
     elseif block.type == "redacted_thinking" then
       thinking[#thinking + 1] = { type = "redacted_thinking", data = block.data }
     elseif block.type == "tool_use" then
@@ -234,10 +238,13 @@ local function block_start(r)
   elseif block.type == "text" and block.text ~= "" then
     return { content = block.text }
   elseif block.type == "thinking" then
-    local start = { type = "thinking", thinking = block.thinking or "", signature = block.signature or "" }
+    local start = {
+      type = "thinking", thinking = block.thinking or "", signature = block.signature or "",
+    }
     return { reasoning_content = block.thinking, provider_data = thinking_piece(r.index, start) }
   elseif block.type == "redacted_thinking" then
-    return { provider_data = thinking_piece(r.index, { type = "redacted_thinking", data = block.data }) }
+    local redacted = { type = "redacted_thinking", data = block.data }
+    return { provider_data = thinking_piece(r.index, redacted) }
   end
   return nil
 end

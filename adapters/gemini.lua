@@ -262,7 +262,8 @@ local function error_of(e, http_status)
     end
   end
   local lower = string.lower(message)
-  if reason == "API_KEY_INVALID" or e.status == "PERMISSION_DENIED" or e.status == "UNAUTHENTICATED" then
+  local refused = e.status == "PERMISSION_DENIED" or e.status == "UNAUTHENTICATED"
+  if reason == "API_KEY_INVALID" or refused then
     out.kind = "auth"
   elseif e.status == "RESOURCE_EXHAUSTED" then
     -- A per-minute limit says "quota" and "billing" too: only a daily quota, or a refusal
@@ -312,7 +313,9 @@ local function read(r)
     out.reasoning_content = table.concat(thoughts)
     if candidate.finishReason then
       out.finish_reason = FINISH[candidate.finishReason] or string.lower(candidate.finishReason)
-      if out.finish_reason == "stop" and #out.tool_calls > 0 then out.finish_reason = "tool_calls" end
+      if out.finish_reason == "stop" and #out.tool_calls > 0 then
+        out.finish_reason = "tool_calls"
+      end
     end
   elseif r.promptFeedback and r.promptFeedback.blockReason then
     out.finish_reason = "content_filter"

@@ -190,7 +190,8 @@ function adapter.transform_stream_chunk(line)
   local kind = e.type
   if kind == "response.output_text.delta" or kind == "response.refusal.delta" then
     return { content = e.delta }
-  elseif kind == "response.reasoning_summary_text.delta" or kind == "response.reasoning_text.delta" then
+  elseif kind == "response.reasoning_summary_text.delta"
+    or kind == "response.reasoning_text.delta" then
     return { reasoning_content = e.delta }
   elseif kind == "response.output_item.added" and (e.item or {}).type == "function_call" then
     return { tool_calls = json.array({
