@@ -46,6 +46,11 @@ RESPONSES = {
     "ollama": "ollama_tool_call.json",
     "anthropic": "anthropic_tool_use.json",
     "gemini": "gemini_function_call.json",
+    "openai_responses": "openai_responses_function_call.json",
+    "azure_openai": "openai_tool_call.json",
+    "openrouter": "openai_tool_call.json",
+    "qwen": "openai_tool_call.json",
+    "moonshot": "openai_tool_call.json",
 }
 TRANSFORM_TARGET_US = 150.0
 RATIO_TARGET = 1.3

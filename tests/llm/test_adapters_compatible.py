@@ -20,7 +20,7 @@ from hologram.llm import (
 )
 from hologram.sdk import ToolCall, ToolResult
 
-from .golden import PYDANTIC_STYLE, collect, conversation
+from .golden import PYDANTIC_STYLE, body, collect, conversation
 from .sdk_types import check_request
 
 WEATHER_CALL = ToolCall("call_w1", "get_weather", {"city": "巴黎"})
@@ -241,3 +241,23 @@ async def test_responses_reasoning_items_go_back_before_the_calls_they_led_to(
     assert items[1]["summary"] == [{"type": "summary_text", "text": "Need the weather."}]
     sealed = "gAAAA" + hashlib.sha256(b"Need the weather.").hexdigest()
     assert items[1]["encrypted_content"] == sealed  # as the server sealed it
+
+
+async def test_a_responses_answer_from_openais_docs_is_read_whole(server, make_provider) -> None:
+    provider = provider_for(make_provider, server, "openai_responses")
+    server.queue(body("openai_responses_function_call.json"))
+    answer = await provider.chat(CompletionRequest([ChatMessage.user("weather?")]))
+    assert answer.content == "Let me check."
+    assert answer.reasoning_content == "The user asks about Paris weather."
+    [call] = answer.tool_calls
+    assert (call.id, call.name, call.arguments) == (
+        "call_unLAR8MvFNptuiZK6K6HCy5k",
+        "get_weather",
+        {"city": "Paris"},
+    )
+    assert answer.finish_reason == "tool_calls"
+    usage = answer.token_usage
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens) == (291, 23, 128)
+    assert usage.reasoning_tokens == 6
+    [reasoning] = answer.provider_data["reasoning"]
+    assert reasoning["id"] == "rs_67ccd2bf17f0819081ff3bb2cf6508e6"

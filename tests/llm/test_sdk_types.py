@@ -9,6 +9,7 @@ import json
 import anthropic.types
 import ollama
 import openai.types.chat
+import openai.types.responses
 import pytest
 from google.genai import types as genai_types
 
@@ -82,6 +83,7 @@ RESPONSE_TYPES = {
     "gemini_function_call.json": genai_types.GenerateContentResponse,
     "ollama_text.json": ollama.ChatResponse,
     "ollama_tool_call.json": ollama.ChatResponse,
+    "openai_responses_function_call.json": openai.types.responses.Response,
 }
 STREAM_TYPES = {
     "openai_stream.sse": openai.types.chat.ChatCompletionChunk,

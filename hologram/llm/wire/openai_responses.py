@@ -97,7 +97,10 @@ class OpenAIResponses(WireFormat):
             "tools": [],
             "usage": {
                 "input_tokens": turn.prompt_tokens,
-                "input_tokens_details": {"cached_tokens": turn.reply.cached_tokens},
+                "input_tokens_details": {
+                    "cached_tokens": turn.reply.cached_tokens,
+                    "cache_write_tokens": 0,
+                },
                 "output_tokens": completion,
                 "output_tokens_details": {"reasoning_tokens": turn.reply.reasoning_tokens},
                 "total_tokens": turn.prompt_tokens + completion,
