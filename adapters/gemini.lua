@@ -154,7 +154,13 @@ end
 
 local function call_parts(m)
   local parts = parts_of(m.content)
-  local known = ((m.provider_data or {}).calls) or {}
+  local data = m.provider_data or {}
+  local known = data.calls or {}
+  -- A signed answer without calls signs its last text part (not checked, but without it
+  -- Gemini 3 reasons less well on the next turn).
+  if data.text_signature and #parts > 0 and parts[#parts].text then
+    parts[#parts].thoughtSignature = data.text_signature
+  end
   for _, call in ipairs(m.tool_calls or {}) do
     local mine = known[call.id] or {}
     local fc = { name = call.name, args = call.arguments or {}, id = mine.id }
@@ -295,7 +301,7 @@ local function read(r)
   }
   local candidate = r.candidates and r.candidates[1]
   if candidate then
-    local texts, thoughts, calls = {}, {}, {}
+    local texts, thoughts, calls, text_signature = {}, {}, {}, nil
     for _, part in ipairs((candidate.content or {}).parts or {}) do
       if part.functionCall then
         local fc = part.functionCall
@@ -306,9 +312,15 @@ local function read(r)
         thoughts[#thoughts + 1] = part.text
       elseif part.text then
         texts[#texts + 1] = part.text
+        -- in a stream, often an empty text part of its own at the end
+        if part.thoughtSignature then text_signature = part.thoughtSignature end
       end
     end
-    if #out.tool_calls > 0 then out.provider_data = { calls = calls } end
+    if #out.tool_calls > 0 then
+      out.provider_data = { calls = calls }
+    elseif text_signature then
+      out.provider_data = { text_signature = text_signature }
+    end
     out.content = table.concat(texts)
     out.reasoning_content = table.concat(thoughts)
     if candidate.finishReason then

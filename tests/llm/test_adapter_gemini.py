@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pytest
 from google.genai import types as genai_types
@@ -240,3 +241,33 @@ async def test_an_error_inside_a_gemini_stream_is_classed_as_the_provider_said(
     with pytest.raises(ProviderError) as caught:
         await collect(provider.chat_stream(CompletionRequest([ChatMessage.user("hi")])))
     assert caught.value.kind is FailureKind.OVERLOADED
+
+
+async def test_a_signed_text_answer_signs_its_text_when_it_goes_back(server, make_provider) -> None:
+    provider = make_provider("gemini", server.url + "/v1beta", model="gemini-3-pro")
+    # Streamed as Gemini 3 does: the signature on an empty text part of the last chunk.
+    chunks = [
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": "Hello"}]}}]},
+        {
+            "candidates": [
+                {
+                    "content": {
+                        "role": "model",
+                        "parts": [{"text": "", "thoughtSignature": "c2ln"}],
+                    },
+                    "finishReason": "STOP",
+                }
+            ]
+        },
+    ]
+    for chunk in chunks:
+        genai_types.GenerateContentResponse.model_validate(chunk)
+    lines = [line for chunk in chunks for line in (f"data: {json.dumps(chunk)}", "")]
+    server.queue(ScriptedReply(lines=lines, content_type="text/event-stream"))
+    server.queue(body("gemini_text.json"))
+    ask = [ChatMessage.user("hi")]
+    answer = (await collect(provider.chat_stream(CompletionRequest(ask))))[-1].response
+    assert answer is not None and answer.content == "Hello"
+    await provider.chat(CompletionRequest([*ask, answer.to_message(), ChatMessage.user("and?")]))
+    model_turn = server.last_request.json["contents"][1]
+    assert model_turn == {"role": "model", "parts": [{"text": "Hello", "thoughtSignature": "c2ln"}]}
