@@ -3,7 +3,9 @@
 -- Differences from openai.lua: reasoning is asked for with `reasoning` and comes back as
 -- `message.reasoning`; errors carry the HTTP status as a number in `error.code` (402: the
 -- credits are spent; 502/503: the upstream model is down or overloaded); the stream sends
--- ": OPENROUTER PROCESSING" comments, which SSE framing drops.
+-- ": OPENROUTER PROCESSING" comments, which SSE framing drops. An answer's reasoning_details
+-- (signed or encrypted reasoning of the upstream model: Anthropic's, Gemini's) go back on the
+-- assistant message as they came, as OpenRouter asks for in a tool loop.
 
 local adapter = {
   name = "openrouter",
@@ -45,6 +47,8 @@ local function wire_message(m)
   end
   if m.role == "assistant" then
     local msg = { role = "assistant", content = text_of(m.content) }
+    local details = (m.provider_data or {}).reasoning_details
+    if details and #details > 0 then msg.reasoning_details = details end
     if m.tool_calls and #m.tool_calls > 0 then
       -- The API wants null content beside tool calls when the model said nothing.
       if msg.content == "" then msg.content = json.null end
@@ -133,6 +137,11 @@ function adapter.transform_error(raw, http)
   return found
 end
 
+local function details_of(details)
+  if type(details) ~= "table" or #details == 0 then return nil end
+  return { reasoning_details = details }
+end
+
 function adapter.transform_response(raw)
   local r = json.decode(raw)
   if r.error then return { error = error_of(r.error, nil) } end
@@ -157,6 +166,7 @@ function adapter.transform_response(raw)
     tool_calls = calls,
     token_usage = usage_of(r.usage),
     model = r.model,
+    provider_data = details_of(msg.reasoning_details),
   }
 end
 
@@ -173,6 +183,8 @@ function adapter.transform_stream_chunk(line)
       chunk.content, chunk.finish_reason = delta.refusal, "content_filter"
     end
     chunk.reasoning_content = delta.reasoning or delta.reasoning_content
+    -- Pieces of one detail share its index: the host joins their text.
+    chunk.provider_data = details_of(delta.reasoning_details)
     chunk.finish_reason = chunk.finish_reason or choice.finish_reason
     if delta.tool_calls then
       chunk.tool_calls = json.array()

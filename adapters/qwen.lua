@@ -82,7 +82,9 @@ function adapter.transform_request(raw)
   -- that wants it gets it through the request's extra.
   body.max_completion_tokens = req.max_tokens
   if req.stream then body.stream_options = { include_usage = true } end
-  body.enable_thinking = req.thinking and true or false
+  -- DashScope refuses thinking on a call that does not stream ("enable_thinking must be set
+  -- to false for non-streaming calls"): a whole answer is asked for without it.
+  body.enable_thinking = (req.thinking and req.stream) and true or false
   for key, value in pairs(req.extra or {}) do body[key] = value end
   return body
 end

@@ -261,3 +261,61 @@ async def test_a_responses_answer_from_openais_docs_is_read_whole(server, make_p
     assert usage.reasoning_tokens == 6
     [reasoning] = answer.provider_data["reasoning"]
     assert reasoning["id"] == "rs_67ccd2bf17f0819081ff3bb2cf6508e6"
+
+
+DETAIL = {"type": "reasoning.encrypted", "data": "gAAAAsealed", "id": "r1", "format": "anthropic-claude-v1", "index": 0}  # fmt: skip
+
+
+def openrouter_answer(**message: object) -> str:
+    choice = {
+        "index": 0,
+        "finish_reason": "tool_calls",
+        "message": {"role": "assistant", "content": None, **message},
+    }
+    return json.dumps({"id": "gen-1", "object": "chat.completion", "created": 1, "model": "x", "choices": [choice]})  # fmt: skip
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_openrouter_reasoning_details_go_back_as_they_came(
+    server, make_provider, streamed: bool
+) -> None:
+    provider = provider_for(make_provider, server, "openrouter")
+    call = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}  # fmt: skip
+    if streamed:
+        pieces = [
+            {"reasoning_details": [{**DETAIL, "data": "gAAAA"}]},
+            {"reasoning_details": [{"index": 0, "data": "sealed"}]},
+            {"tool_calls": [{"index": 0, **call}]},
+        ]
+        chunks = [
+            {"id": "gen-1", "object": "chat.completion.chunk", "created": 1, "model": "x",
+             "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+            for delta in pieces
+        ]  # fmt: skip
+        lines = [line for c in chunks for line in (f"data: {json.dumps(c)}", "")] + ["data: [DONE]"]
+        server.queue(ScriptedReply(lines=lines, content_type="text/event-stream"))
+    else:
+        answer = openrouter_answer(tool_calls=[call], reasoning_details=[DETAIL])
+        server.queue(ScriptedReply(body=answer, content_type="application/json"))
+    server.queue(ScriptedReply(text="done"))
+    ask = CompletionRequest([ChatMessage.user("weather?")], thinking=True)
+    if streamed:
+        first = (await collect(provider.chat_stream(ask)))[-1].response
+    else:
+        first = await provider.chat(ask)
+    assert first is not None
+    result = ChatMessage.tool(ToolResult("call_1", "get_weather", "sunny"))
+    await provider.chat(CompletionRequest([*ask.messages, first.to_message(), result]))
+    assistant = server.last_request.json["messages"][1]
+    assert assistant["reasoning_details"] == [DETAIL]
+
+
+async def test_qwen_thinks_only_on_a_streamed_call(server, make_provider) -> None:
+    """DashScope refuses enable_thinking on a call that does not stream."""
+    provider = provider_for(make_provider, server, "qwen")
+    server.queue(ScriptedReply(text="ok"), ScriptedReply(text="ok"))
+    ask = CompletionRequest([ChatMessage.user("hi")], thinking=True)
+    await provider.chat(ask)
+    assert server.last_request.json["enable_thinking"] is False
+    await collect(provider.chat_stream(ask))
+    assert server.last_request.json["enable_thinking"] is True
