@@ -30,6 +30,10 @@ local function wire_message(m)
   local text, images = split_content(m.content)
   local msg = { role = m.role, content = text, images = images }
   if m.role == "tool" then msg.tool_name = m.name end
+  -- A thinking model's reasoning goes back with its turn, as Ollama's tool loops expect.
+  if m.role == "assistant" and m.reasoning_content and m.reasoning_content ~= "" then
+    msg.thinking = m.reasoning_content
+  end
   if m.role == "assistant" and m.tool_calls and #m.tool_calls > 0 then
     msg.tool_calls = json.array()
     for i, call in ipairs(m.tool_calls) do
@@ -87,9 +91,18 @@ local function finish_of(r, calls)
   return r.done_reason or "stop"
 end
 
+-- Ollama's errors are one line of text: a model that is not there, or the runner failing.
+local function error_of(message)
+  local text = tostring(message)
+  local lower = string.lower(text)
+  local kind = "server"
+  if lower:find("not found", 1, true) then kind = "bad_request" end
+  return { kind = kind, message = "ollama: " .. text }
+end
+
 function adapter.transform_response(raw)
   local r = json.decode(raw)
-  if r.error then error("ollama returned an error: " .. tostring(r.error)) end
+  if r.error then return { error = error_of(r.error) } end
   local msg = r.message
   if not msg then error("the response has no message") end
   local calls = calls_of(msg)
@@ -105,7 +118,8 @@ end
 
 function adapter.transform_stream_chunk(line)
   local r = json.decode(line)
-  if r.error then error("ollama returned an error: " .. tostring(r.error)) end
+  -- mid-stream: the runner failed, which is the server's, not a body misread
+  if r.error then return { error = error_of(r.error) } end
   local msg = r.message or {}
   -- Ollama sends each tool call whole, so the calls carry no index: each is complete.
   local calls = calls_of(msg)

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
-from hologram.llm import ChatMessage, CompletionRequest
+import pytest
+
+from hologram.llm import (
+    ChatMessage,
+    CompletionRequest,
+    FailureKind,
+    ProviderError,
+    ScriptedReply,
+)
+from hologram.sdk import ToolCall, ToolResult
 
 from .golden import IMAGE, WEATHER, body, collect, conversation, stream
+from .sdk_types import check_request
 
 
 async def test_ollama_request_matches_the_api_chat_format(server, make_provider) -> None:
@@ -91,3 +101,22 @@ async def test_ollama_is_asked_for_the_window_the_kernel_plans_the_prompt_for(
     await known.chat(hello)
     assert server.last_request.json["options"] == {"num_ctx": known.max_context_tokens}
     assert known.max_context_tokens == 131072
+
+
+async def test_ollama_gets_the_thinking_back_and_a_stream_error_is_the_servers(
+    server, make_provider
+) -> None:
+    provider = make_provider("ollama", server.url, api_key="", model="qwen3")
+    server.queue(ScriptedReply(reasoning="hmm, Paris", tool_calls=[ToolCall("c1", "get_weather", {"city": "Paris"})]))  # fmt: skip
+    server.queue(ScriptedReply(text="sunny"))
+    ask = CompletionRequest([ChatMessage.user("weather?")], thinking=True)
+    first = await provider.chat(ask)
+    result = ChatMessage.tool(ToolResult(first.tool_calls[0].id, "get_weather", "sunny"))
+    await provider.chat(CompletionRequest([*ask.messages, first.to_message(), result]))
+    wire = server.last_request.json
+    check_request("ollama", wire)
+    assert wire["messages"][1]["thinking"] == "hmm, Paris"
+    server.queue(ScriptedReply(text="one two three", stream_error="server", error_after=1))
+    with pytest.raises(ProviderError) as caught:
+        await collect(provider.chat_stream(ask))
+    assert caught.value.kind is FailureKind.SERVER
