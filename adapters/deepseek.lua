@@ -98,15 +98,37 @@ local function usage_of(u)
   }
 end
 
-local function api_error(r)
-  local e = r.error
-  if type(e) == "table" then return e.message or json.encode(e) end
-  return tostring(e)
+-- What an error body says, as {kind, message}: DeepSeek answers OpenAI's error shape; a
+-- prompt over the window is told in words ("maximum context length").
+local KINDS = {
+  insufficient_quota = "quota",
+  context_length_exceeded = "context_length",
+  rate_limit_exceeded = "rate_limited",
+  invalid_api_key = "auth",
+  authentication_error = "auth",
+  server_overloaded = "overloaded",
+}
+
+local function error_of(e, status)
+  if type(e) ~= "table" then return { kind = "server", message = tostring(e) } end
+  local kind = KINDS[e.code] or KINDS[e.type]
+  local message = e.message or json.encode(e)
+  if string.lower(message):find("maximum context length", 1, true) then kind = "context_length" end
+  if not kind and status == nil then kind = "server" end -- inside a stream: the server's
+  return { kind = kind, message = message }
+end
+
+function adapter.transform_error(raw, http)
+  local ok, r = pcall(json.decode, raw)
+  if not ok or type(r) ~= "table" or r.error == nil then return nil end
+  local found = error_of(r.error, http.status)
+  if not found.kind then return nil end -- the status says it all
+  return found
 end
 
 function adapter.transform_response(raw)
   local r = json.decode(raw)
-  if r.error then error("the API returned an error: " .. api_error(r)) end
+  if r.error then return { error = error_of(r.error, nil) } end
   local choice = r.choices and r.choices[1]
   if not choice then error("the response has no choices[1]") end
   local msg = choice.message or {}
@@ -128,7 +150,7 @@ end
 function adapter.transform_stream_chunk(line)
   if line == "[DONE]" then return { done = true } end
   local r = json.decode(line)
-  if r.error then error("the API returned an error: " .. api_error(r)) end
+  if r.error then return { error = error_of(r.error, nil) } end
   local chunk = { token_usage = usage_of(r.usage), model = r.model }
   local choice = r.choices and r.choices[1]
   if choice then

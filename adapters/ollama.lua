@@ -30,6 +30,10 @@ local function wire_message(m)
   local text, images = split_content(m.content)
   local msg = { role = m.role, content = text, images = images }
   if m.role == "tool" then msg.tool_name = m.name end
+  -- A thinking model's reasoning goes back with its turn, as Ollama's tool loops expect.
+  if m.role == "assistant" and m.reasoning_content and m.reasoning_content ~= "" then
+    msg.thinking = m.reasoning_content
+  end
   if m.role == "assistant" and m.tool_calls and #m.tool_calls > 0 then
     msg.tool_calls = json.array()
     for i, call in ipairs(m.tool_calls) do
@@ -55,9 +59,12 @@ function adapter.transform_request(raw)
       }
     end
   end
-  if req.temperature or req.max_tokens then
-    body.options = { temperature = req.temperature, num_predict = req.max_tokens }
-  end
+  -- num_ctx: the server's default window (2048 to 4096 tokens) cuts a longer prompt from the
+  -- front without a word, so the window the kernel plans for is always asked for.
+  body.options = {
+    temperature = req.temperature, num_predict = req.max_tokens, num_ctx = req.context_window,
+  }
+  if next(body.options) == nil then body.options = nil end
   -- Only sent when asked for: models without a thinking mode reject "think".
   if req.thinking then body.think = true end
   for key, value in pairs(req.extra or {}) do body[key] = value end
@@ -84,9 +91,18 @@ local function finish_of(r, calls)
   return r.done_reason or "stop"
 end
 
+-- Ollama's errors are one line of text: a model that is not there, or the runner failing.
+local function error_of(message)
+  local text = tostring(message)
+  local lower = string.lower(text)
+  local kind = "server"
+  if lower:find("not found", 1, true) then kind = "bad_request" end
+  return { kind = kind, message = "ollama: " .. text }
+end
+
 function adapter.transform_response(raw)
   local r = json.decode(raw)
-  if r.error then error("ollama returned an error: " .. tostring(r.error)) end
+  if r.error then return { error = error_of(r.error) } end
   local msg = r.message
   if not msg then error("the response has no message") end
   local calls = calls_of(msg)
@@ -102,7 +118,8 @@ end
 
 function adapter.transform_stream_chunk(line)
   local r = json.decode(line)
-  if r.error then error("ollama returned an error: " .. tostring(r.error)) end
+  -- mid-stream: the runner failed, which is the server's, not a body misread
+  if r.error then return { error = error_of(r.error) } end
   local msg = r.message or {}
   -- Ollama sends each tool call whole, so the calls carry no index: each is complete.
   local calls = calls_of(msg)

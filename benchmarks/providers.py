@@ -46,6 +46,11 @@ RESPONSES = {
     "ollama": "ollama_tool_call.json",
     "anthropic": "anthropic_tool_use.json",
     "gemini": "gemini_function_call.json",
+    "openai_responses": "openai_responses_function_call.json",
+    "azure_openai": "openai_tool_call.json",
+    "openrouter": "openai_tool_call.json",
+    "qwen": "openai_tool_call.json",
+    "moonshot": "openai_tool_call.json",
 }
 TRANSFORM_TARGET_US = 150.0
 RATIO_TARGET = 1.3
@@ -87,7 +92,7 @@ async def transforms(rounds: int) -> None:
     library = AdapterLibrary()
     unified = turn().to_unified()
     print(f"adapter transform_request + transform_response, median of {rounds} calls")
-    print(f"  {'adapter':<10} {'request µs':>11} {'response µs':>12} {'total µs':>9}  target")
+    print(f"  {'adapter':<16} {'request µs':>11} {'response µs':>12} {'total µs':>9}  target")
     for name, fixture in RESPONSES.items():
         adapter = library.load(name)
         body = (FIXTURES / fixture).read_text()
@@ -106,7 +111,7 @@ async def transforms(rounds: int) -> None:
         total = median_us([a + b for a, b in zip(req, resp, strict=True)])
         verdict = "ok" if total <= TRANSFORM_TARGET_US else "OVER"
         print(
-            f"  {name:<10} {median_us(req):>11.1f} {median_us(resp):>12.1f} {total:>9.1f}"
+            f"  {name:<16} {median_us(req):>11.1f} {median_us(resp):>12.1f} {total:>9.1f}"
             f"  ≤ {TRANSFORM_TARGET_US:.0f}  {verdict}"
         )
 

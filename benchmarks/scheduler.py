@@ -12,6 +12,8 @@
    server (real HTTP); `kernel.inject(..., level=L3)` is called; measured until the server has
    seen the call's connection close *and* the scheduler has started the interrupt's turn, from
    the call and from its acknowledgement (the journal row committed with a full fsync).
+   Twice: with the call waiting for its first byte, and with the reply streaming (its first
+   delta published, the next piece a minute away), which is how a turn is mostly interrupted.
 """
 
 from __future__ import annotations
@@ -108,16 +110,25 @@ async def interrupt_latency(trials: int) -> tuple[list[float], int]:
     return latencies, closed
 
 
-async def kernel_interrupt_latency(trials: int) -> tuple[list[float], list[float]]:
+async def kernel_interrupt_latency(
+    trials: int, mid_stream: bool = False
+) -> tuple[list[float], list[float]]:
     """Per trial: seconds from the inject call, and from its acknowledgement, until both
-    the in-flight model call was seen aborted and the interrupt's turn had started."""
+    the in-flight model call was seen aborted and the interrupt's turn had started. With
+    `mid_stream`, the long turn's reply is streaming when the interrupt comes."""
     from_call: list[float] = []
     from_ack: list[float] = []
     started: dict[int, float] = {}
+    streaming = asyncio.Event()
 
     def on_scheduler(event: Event) -> None:
         if event.payload["action"] == "start":
             started[event.payload["task"]] = time.perf_counter()
+
+    def slow_reply() -> ScriptedReply:
+        if mid_stream:
+            return ScriptedReply(text="one two three four five six", chunk_delay=60)
+        return ScriptedReply(text="never", delay=60)
 
     async with ScriptedModelServer() as model:
         environ = {"HOLOGRAM_LLM_BASE_URL": model.base_url, "HOLOGRAM_LLM_MODEL": "m"}
@@ -126,13 +137,17 @@ async def kernel_interrupt_latency(trials: int) -> tuple[list[float], list[float
                 await kernel.config.set("core.scheduler.preempt_cooldown_s", 0.0)
             async with Kernel(Path(data), environ=environ) as kernel:
                 kernel.events.subscribe(EventType.SCHEDULER, on_scheduler)
+                kernel.events.subscribe(EventType.AGENT_OUTPUT_DELTA, lambda e: streaming.set())
                 for _ in range(trials):
-                    model.queue(ScriptedReply(text="never", delay=60))
+                    model.queue(slow_reply())
                     model.queue_text("interrupt answered")
-                    model.queue(ScriptedReply(text="never", delay=60))
+                    model.queue(slow_reply())
                     asked = len(model.requests)
+                    streaming.clear()
                     long_turn = await kernel.inject("a long question")
                     await model.wait_for_requests(asked + 1)
+                    if mid_stream:
+                        await streaming.wait()
                     aborted_before = model.disconnects
                     called = time.perf_counter()
                     interrupt = await kernel.inject("the timer rang", level=Priority.L3)
@@ -173,14 +188,15 @@ def main() -> None:
         f"server saw {closed} of {2 * args.trials} requests aborted by the client"
     )
     kernel_trials = max(1, args.trials // 5)
-    from_call, from_ack = asyncio.run(kernel_interrupt_latency(kernel_trials))
-    (call50, call99), (ack50, ack99) = percentiles(from_call), percentiles(from_ack)
-    print(
-        f"whole kernel, {kernel_trials} trials: kernel.inject(L3) -> model call aborted at the "
-        f"server and interrupt turn started: p50 {call50:.2f} ms, p99 {call99:.2f} ms from the "
-        f"call; p50 {ack50:.2f} ms, p99 {ack99:.2f} ms from the acknowledgement (target p99 "
-        "<= 5 ms)"
-    )
+    for mid_stream, when in ((False, "waiting for its answer"), (True, "streaming its reply")):
+        from_call, from_ack = asyncio.run(kernel_interrupt_latency(kernel_trials, mid_stream))
+        (call50, call99), (ack50, ack99) = percentiles(from_call), percentiles(from_ack)
+        print(
+            f"whole kernel, {kernel_trials} trials, model call {when}: kernel.inject(L3) -> "
+            f"model call aborted at the server and interrupt turn started: p50 {call50:.2f} ms, "
+            f"p99 {call99:.2f} ms from the call; p50 {ack50:.2f} ms, p99 {ack99:.2f} ms from "
+            "the acknowledgement (target p99 <= 5 ms)"
+        )
 
 
 if __name__ == "__main__":

@@ -400,8 +400,12 @@ class Turn:
     ) -> _OpenRound:
         """Start every call of the round at once, each through its own two stages. The calls
         run as tasks of their own, so a preemption of the turn never cuts a tool off midway."""
+        # provider_data goes back with the message: a thinking signature, Gemini's thought
+        # signatures of these calls (the next request is refused without them).
         self.loop_messages.append(
-            ChatMessage.assistant(self.ctx.llm_text, calls, response.reasoning_content)
+            ChatMessage.assistant(
+                self.ctx.llm_text, calls, response.reasoning_content, response.provider_data
+            )
         )
         spawn = self.agent.tasks.spawn
         return _OpenRound(

@@ -191,10 +191,12 @@ class LuaAdaptedProvider:
 
     async def _body(self, request: CompletionRequest, stream: bool) -> tuple[str, str]:
         model = request.model or self.source.model
+        unified = request.to_unified(self.source.model, stream=stream)
+        # The window the kernel plans the prompt for: a server that sizes its context per
+        # request (Ollama's num_ctx, 2048 or 4096 by default) would otherwise cut the prompt.
+        unified["context_window"] = self.max_context_tokens
         try:
-            body = await self.adapter.transform_request(
-                request.to_unified(self.source.model, stream=stream), self._lua_http
-            )
+            body = await self.adapter.transform_request(unified, self._lua_http)
         except AdapterError as exc:
             raise ProviderError(self.name, FailureKind.ADAPTER, str(exc)) from exc
         return self.adapter.url(self.source.base_url, model, stream), body

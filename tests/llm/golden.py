@@ -34,6 +34,36 @@ WEATHER = ToolDef(
 )
 
 
+# A tool schema as pydantic writes one: references, const, a nullable union, a type list.
+PYDANTIC_STYLE = ToolDef(
+    "plan_trip",
+    "Plan a trip",
+    {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "Place": {
+                "type": "object",
+                "title": "Place",
+                "properties": {"city": {"type": "string"}, "kind": {"const": "city"}},
+                "required": ["city"],
+                "additionalProperties": False,
+            }
+        },
+        "properties": {
+            "stops": {"type": "array", "items": {"$ref": "#/$defs/Place"}},
+            "start": {"$ref": "#/$defs/Place", "description": "where it begins"},
+            "note": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+            "days": {"type": ["integer", "null"], "minimum": 1},
+            "mode": {"oneOf": [{"const": "train"}, {"const": "car"}]},
+            "level": {"enum": [1, 2, 3], "type": "integer"},
+        },
+        "required": ["stops"],
+        "additionalProperties": False,
+    },
+)
+
+
 def conversation(**options: object) -> CompletionRequest:
     return CompletionRequest(
         messages=[

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from hologram.llm import ChatMessage, CompletionRequest
+import pytest
+
+from hologram.llm import (
+    ChatMessage,
+    CompletionRequest,
+    ContextTooLong,
+    FailureKind,
+    ProviderError,
+    ScriptedReply,
+)
 from hologram.sdk import ToolCall
 
 from .golden import body, collect, conversation, stream
@@ -65,3 +74,17 @@ async def test_deepseek_stream_separates_reasoning_from_content(server, make_pro
     final = chunks[-1].response
     assert final is not None and final.finish_reason == "stop"
     assert final.token_usage.reasoning_tokens == 5
+
+
+async def test_deepseek_errors_are_classed_inside_a_stream_too(server, make_provider) -> None:
+    provider = make_provider("deepseek", server.url)
+    server.queue(
+        ScriptedReply(text="one two three", stream_error="overloaded", error_after=1),
+        ScriptedReply(error="context_length"),
+    )
+    hello = CompletionRequest([ChatMessage.user("hi")])
+    with pytest.raises(ProviderError) as mid_stream:
+        await collect(provider.chat_stream(hello))
+    assert mid_stream.value.kind is FailureKind.OVERLOADED  # not a response misread
+    with pytest.raises(ContextTooLong):
+        await provider.chat(hello)

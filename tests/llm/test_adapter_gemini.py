@@ -2,7 +2,23 @@
 
 from __future__ import annotations
 
-from .golden import IMAGE, body, collect, conversation, stream
+import hashlib
+import json
+
+import pytest
+from google.genai import types as genai_types
+
+from hologram.llm import (
+    ChatMessage,
+    CompletionRequest,
+    ContextTooLong,
+    FailureKind,
+    ProviderError,
+    ScriptedReply,
+)
+from hologram.sdk import ToolCall, ToolDef, ToolResult
+
+from .golden import IMAGE, PYDANTIC_STYLE, body, collect, conversation, stream
 
 
 async def test_gemini_request_matches_generate_content(server, make_provider) -> None:
@@ -94,3 +110,164 @@ async def test_gemini_streams_over_sse_with_whole_function_calls(server, make_pr
     assert [(c.name, c.arguments) for c in final.tool_calls] == [("get_weather", {"city": "Paris"})]
     assert final.finish_reason == "tool_calls"
     assert final.token_usage.total_tokens == 23
+
+
+async def test_gemini_tool_schemas_are_rewritten_into_the_apis_schema_subset(
+    server, make_provider
+) -> None:
+    provider = make_provider("gemini", server.url + "/v1beta", model="gemini-2.5-flash")
+    server.queue(body("gemini_text.json"))
+    await provider.chat(CompletionRequest([ChatMessage.user("plan")], tools=[PYDANTIC_STYLE]))
+    [declaration] = server.last_request.json["tools"][0]["functionDeclarations"]
+    sent = declaration["parameters"]
+    # The SDK's Schema forbids every key it does not know: $ref, $defs, const, oneOf...
+    genai_types.Schema.model_validate(sent)
+    place = {
+        "type": "object",
+        "title": "Place",
+        "properties": {"city": {"type": "string"}, "kind": {"type": "string", "enum": ["city"]}},
+        "required": ["city"],
+    }
+    properties = sent["properties"]
+    assert properties["stops"] == {"type": "array", "items": place}
+    assert properties["start"] == {**place, "description": "where it begins"}
+    assert properties["note"] == {"type": "string", "nullable": True}
+    assert properties["days"] == {"type": "integer", "nullable": True, "minimum": 1}
+    assert properties["mode"]["anyOf"] == [
+        {"type": "string", "enum": ["train"]},
+        {"type": "string", "enum": ["car"]},
+    ]
+    # Gemini's enums are strings: integer choices stay integers, told in the description.
+    assert properties["level"] == {"type": "integer", "description": "one of 1, 2, 3"}
+    assert sent["required"] == ["stops"] and "$defs" not in sent
+
+
+async def test_a_recursive_reference_is_cut_instead_of_looping(server, make_provider) -> None:
+    tree = ToolDef(
+        "walk",
+        "Walk a tree",
+        {
+            "type": "object",
+            "$defs": {
+                "Node": {
+                    "type": "object",
+                    "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+                }
+            },
+            "properties": {"root": {"$ref": "#/$defs/Node"}},
+        },
+    )
+    provider = make_provider("gemini", server.url + "/v1beta", model="gemini-2.5-flash")
+    server.queue(body("gemini_text.json"))
+    await provider.chat(CompletionRequest([ChatMessage.user("walk")], tools=[tree]))
+    sent = server.last_request.json["tools"][0]["functionDeclarations"][0]["parameters"]
+    genai_types.Schema.model_validate(sent)
+    assert sent["properties"]["root"]["properties"]["kids"]["type"] == "array"
+
+
+async def test_thought_signatures_and_gemini_ids_go_back_with_the_calls_they_came_with(
+    server, make_provider
+) -> None:
+    """Gemini 3 refuses a tool loop whose function-call parts lost their thoughtSignature."""
+    provider = make_provider("gemini", server.url + "/v1beta", model="gemini-3-pro")
+    server.queue(ScriptedReply(tool_calls=[ToolCall("g-7", "get_weather", {"city": "Paris"})]))
+    server.queue(ScriptedReply(tool_calls=[ToolCall("g-7", "get_weather", {"city": "Oslo"})]))
+    server.queue(ScriptedReply(text="done"))
+    ask = [ChatMessage.user("weather in Paris, then Oslo?")]
+    first = await provider.chat(CompletionRequest(ask))
+    [paris] = first.tool_calls
+    conversation_so_far = [
+        *ask,
+        first.to_message(),
+        ChatMessage.tool(ToolResult(paris.id, "get_weather", "sunny")),
+    ]
+    second = await provider.chat(CompletionRequest(conversation_so_far))
+    [oslo] = second.tool_calls
+    assert paris.id != oslo.id  # unique ids although Gemini gave both calls the same one
+    await provider.chat(
+        CompletionRequest(
+            [
+                *conversation_so_far,
+                second.to_message(),
+                ChatMessage.tool(ToolResult(oslo.id, "get_weather", "rain")),
+            ]
+        )
+    )
+    contents = server.last_request.json["contents"]
+    calls = [p for c in contents for p in c["parts"] if "functionCall" in p]
+    answers = [
+        p["functionResponse"] for c in contents for p in c["parts"] if "functionResponse" in p
+    ]
+    assert [p["functionCall"]["id"] for p in calls] == ["g-7", "g-7"]
+    assert [p["functionCall"]["args"] for p in calls] == [{"city": "Paris"}, {"city": "Oslo"}]
+    # The scripted server signs each call (sha256 of its id); it comes back on the same part.
+    signed = hashlib.sha256(b"g-7").hexdigest()[:24]
+    assert [p["thoughtSignature"] for p in calls] == [signed, signed]
+    assert [a["id"] for a in answers] == ["g-7", "g-7"]
+    for content in contents:
+        genai_types.Content.model_validate(content)
+
+
+async def test_gemini_errors_are_read_from_the_google_rpc_details(server, make_provider) -> None:
+    provider = make_provider("gemini", server.url + "/v1beta", model="gemini-2.5-flash")
+    server.queue(
+        ScriptedReply(error="rate_limited", retry_after=7),
+        ScriptedReply(error="quota"),
+        ScriptedReply(error="auth"),
+        ScriptedReply(error="overloaded"),
+    )
+    hello = CompletionRequest([ChatMessage.user("hi")])
+    found = []
+    for _ in range(4):
+        with pytest.raises(ProviderError) as caught:
+            await provider.chat(hello)
+        found.append((caught.value.kind, caught.value.retry_after))
+    assert found == [
+        (FailureKind.RATE_LIMITED, 7.0),  # RetryInfo's retryDelay "7s", not in a header
+        (FailureKind.QUOTA, None),  # QuotaFailure names a daily quota
+        (FailureKind.AUTH, None),  # a 400 whose ErrorInfo says API_KEY_INVALID
+        (FailureKind.OVERLOADED, None),
+    ]
+    server.queue(ScriptedReply(error="context_length"))
+    with pytest.raises(ContextTooLong):
+        await provider.chat(hello)
+
+
+async def test_an_error_inside_a_gemini_stream_is_classed_as_the_provider_said(
+    server, make_provider
+) -> None:
+    provider = make_provider("gemini", server.url + "/v1beta", model="gemini-2.5-flash")
+    server.queue(ScriptedReply(text="one two three", stream_error="overloaded", error_after=1))
+    with pytest.raises(ProviderError) as caught:
+        await collect(provider.chat_stream(CompletionRequest([ChatMessage.user("hi")])))
+    assert caught.value.kind is FailureKind.OVERLOADED
+
+
+async def test_a_signed_text_answer_signs_its_text_when_it_goes_back(server, make_provider) -> None:
+    provider = make_provider("gemini", server.url + "/v1beta", model="gemini-3-pro")
+    # Streamed as Gemini 3 does: the signature on an empty text part of the last chunk.
+    chunks = [
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": "Hello"}]}}]},
+        {
+            "candidates": [
+                {
+                    "content": {
+                        "role": "model",
+                        "parts": [{"text": "", "thoughtSignature": "c2ln"}],
+                    },
+                    "finishReason": "STOP",
+                }
+            ]
+        },
+    ]
+    for chunk in chunks:
+        genai_types.GenerateContentResponse.model_validate(chunk)
+    lines = [line for chunk in chunks for line in (f"data: {json.dumps(chunk)}", "")]
+    server.queue(ScriptedReply(lines=lines, content_type="text/event-stream"))
+    server.queue(body("gemini_text.json"))
+    ask = [ChatMessage.user("hi")]
+    answer = (await collect(provider.chat_stream(CompletionRequest(ask))))[-1].response
+    assert answer is not None and answer.content == "Hello"
+    await provider.chat(CompletionRequest([*ask, answer.to_message(), ChatMessage.user("and?")]))
+    model_turn = server.last_request.json["contents"][1]
+    assert model_turn == {"role": "model", "parts": [{"text": "Hello", "thoughtSignature": "c2ln"}]}

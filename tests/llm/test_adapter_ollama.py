@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
+import pytest
+
+from hologram.llm import (
+    ChatMessage,
+    CompletionRequest,
+    FailureKind,
+    ProviderError,
+    ScriptedReply,
+)
+from hologram.sdk import ToolCall, ToolResult
+
 from .golden import IMAGE, WEATHER, body, collect, conversation, stream
+from .sdk_types import check_request
 
 
 async def test_ollama_request_matches_the_api_chat_format(server, make_provider) -> None:
@@ -16,7 +28,8 @@ async def test_ollama_request_matches_the_api_chat_format(server, make_provider)
     wire = sent.json
     assert wire["model"] == "test-model"
     assert wire["stream"] is False  # Ollama streams unless told not to
-    assert wire["options"] == {"temperature": 0.3, "num_predict": 512}
+    # test-model has no known window: the conservative one the kernel plans for is asked for.
+    assert wire["options"] == {"temperature": 0.3, "num_predict": 512, "num_ctx": 16384}
     assert "think" not in wire
     system, user, assistant, tool, follow_up = wire["messages"]
     assert system == {"role": "system", "content": "You are Holo."}
@@ -73,3 +86,37 @@ async def test_ollama_ndjson_stream_is_read_line_by_line(server, make_provider) 
     # The last line says "stop"; a call came whole before it, so the turn ends in tool calls.
     assert final.finish_reason == "tool_calls"
     assert (final.token_usage.prompt_tokens, final.token_usage.completion_tokens) == (26, 282)
+
+
+async def test_ollama_is_asked_for_the_window_the_kernel_plans_the_prompt_for(
+    server, make_provider
+) -> None:
+    """Ollama's default num_ctx (2048 to 4096) would cut a longer prompt from the front."""
+    declared = make_provider("ollama", server.url, api_key="", context_window=65536)
+    known = make_provider("ollama", server.url, api_key="", model="llama3.2")
+    server.queue(body("ollama_text.json"), body("ollama_text.json"))
+    hello = CompletionRequest([ChatMessage.user("hi")])
+    await declared.chat(hello)
+    assert server.last_request.json["options"] == {"num_ctx": 65536}
+    await known.chat(hello)
+    assert server.last_request.json["options"] == {"num_ctx": known.max_context_tokens}
+    assert known.max_context_tokens == 131072
+
+
+async def test_ollama_gets_the_thinking_back_and_a_stream_error_is_the_servers(
+    server, make_provider
+) -> None:
+    provider = make_provider("ollama", server.url, api_key="", model="qwen3")
+    server.queue(ScriptedReply(reasoning="hmm, Paris", tool_calls=[ToolCall("c1", "get_weather", {"city": "Paris"})]))  # fmt: skip
+    server.queue(ScriptedReply(text="sunny"))
+    ask = CompletionRequest([ChatMessage.user("weather?")], thinking=True)
+    first = await provider.chat(ask)
+    result = ChatMessage.tool(ToolResult(first.tool_calls[0].id, "get_weather", "sunny"))
+    await provider.chat(CompletionRequest([*ask.messages, first.to_message(), result]))
+    wire = server.last_request.json
+    check_request("ollama", wire)
+    assert wire["messages"][1]["thinking"] == "hmm, Paris"
+    server.queue(ScriptedReply(text="one two three", stream_error="server", error_after=1))
+    with pytest.raises(ProviderError) as caught:
+        await collect(provider.chat_stream(ask))
+    assert caught.value.kind is FailureKind.SERVER

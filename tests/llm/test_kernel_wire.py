@@ -5,6 +5,7 @@ an overloaded stream is retried, replies stream as deltas and a stop keeps the p
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -159,3 +160,24 @@ async def test_a_stop_mid_stream_cuts_it_and_records_the_partial_reply_as_stoppe
     assert any("(stopped) alpha" in line for line in kernel.state.memory.timeline())
     [finished] = of(seen, EventType.TURN_FINISHED)
     assert finished.payload["ended_by"] == "stopped"
+
+
+async def test_a_gemini_tool_loop_through_the_kernel_sends_each_calls_signature_back(
+    data_dir: Path, server: ScriptedModelServer
+) -> None:
+    environ = {
+        "HOLOGRAM_LLM_ADAPTER": "gemini",
+        "HOLOGRAM_LLM_BASE_URL": server.url + "/v1beta",
+        "HOLOGRAM_LLM_MODEL": "gemini-3-pro",
+        "HOLOGRAM_LLM_API_KEY": "gm-key",
+    }
+    server.queue_tool_call("coldcontext_commit", {"content": "lives in Paris"}, call_id="g-1")
+    server.queue_text("Noted.")
+    async with Kernel(data_dir, environ=environ) as kernel, asyncio.timeout(DEADLINE):
+        reply = await kernel.say("remember that I live in Paris")
+    assert reply == "Noted." and len(server.requests) == 2
+    parts = [p for c in server.last_request.json["contents"] for p in c["parts"]]
+    [call] = [p for p in parts if "functionCall" in p]
+    [answer] = [p["functionResponse"] for p in parts if "functionResponse" in p]
+    assert call["functionCall"]["id"] == answer["id"] == "g-1"
+    assert call["thoughtSignature"] == hashlib.sha256(b"g-1").hexdigest()[:24]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import anthropic
+import httpx
 import ollama
 import openai
 import pytest
@@ -303,3 +304,32 @@ async def test_models_and_embeddings_are_served_and_unknown_paths_are_404(server
     assert model.id == "scripted-model"
     same, again, other = (v.embedding for v in vectors.data)
     assert same == again and same != other and len(same) == server.embedding_dim
+
+
+ASKS = {
+    # path, body, the SDK's type of the answer
+    "chat": ("/v1/chat/completions", {"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+             openai.types.chat.ChatCompletion),
+    "responses": ("/v1/responses", {"model": "m", "input": "hi"}, openai.types.responses.Response),
+    "anthropic": ("/v1/messages", {"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": "hi"}]},
+                  anthropic.types.Message),
+    "gemini": ("/v1beta/models/m:generateContent", {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]},
+               genai_types.GenerateContentResponse),
+    "ollama": ("/api/chat", {"model": "m", "stream": False, "messages": [{"role": "user", "content": "hi"}]},
+               ollama.ChatResponse),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("wire", sorted(ASKS))
+async def test_every_scripted_answer_validates_as_the_sdks_response_type(server, wire) -> None:
+    """The SDKs build their objects without validating them; validating shows a field the
+    scripted server left out that a real service sends."""
+    path, request, answer_type = ASKS[wire]
+    server.queue(
+        ScriptedReply(text="Hi", reasoning="brief", cached_tokens=1, reasoning_tokens=2),
+        ScriptedReply(text="Looking.", tool_calls=[WEATHER]),
+    )
+    async with httpx.AsyncClient(base_url=server.url) as client:
+        for _ in range(2):
+            answer = await client.post(path, json=request)
+            answer_type.model_validate(answer.json())

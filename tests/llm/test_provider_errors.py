@@ -68,7 +68,9 @@ def test_every_contract_problem_is_listed_at_once(tmp_path: Path) -> None:
 
 
 def test_an_unknown_adapter_lists_the_available_ones() -> None:
-    with pytest.raises(AdapterError, match="no such adapter; available: anthropic, deepseek"):
+    with pytest.raises(
+        AdapterError, match="no such adapter; available: anthropic, azure_openai, deepseek"
+    ):
         AdapterLibrary().find("openia")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import pytest
 
 from hologram.config import CORE_DEFAULTS, ConfigRegistry
 from hologram.events import EventBus
+from hologram.llm import ScriptedModelServer
 from hologram.memory import (
     BUILTIN_EMBEDDERS,
     EmbedderError,
@@ -201,3 +203,31 @@ def test_http_embedder_reports_an_unreachable_server() -> None:
 def test_http_embedder_without_settings_says_which_to_set() -> None:
     with pytest.raises(EmbedderUnavailable, match=r"embedders\.http\.base_url"):
         BUILTIN_EMBEDDERS["http"]({})
+
+
+async def test_the_configured_http_embedder_relates_texts_through_the_scripted_servers_embeddings(
+    config: ConfigRegistry,
+) -> None:
+    """The `http` embedder as configured, over real HTTP to the scripted model server's
+    /v1/embeddings (the stand-in for every remote model in the suite)."""
+    async with ScriptedModelServer() as server:
+        await config.set("core.memory.embedder", "http")
+        for key, value in (
+            ("base_url", server.base_url),
+            ("model", "embed-small"),
+            ("dim", server.embedding_dim),
+            ("api_key", "sk-embed"),
+        ):
+            await config.set(f"core.memory.embedders.http.{key}", value)
+        embedder = choose_embedder(config, EmbedderRegistry(BUILTIN_EMBEDDERS, discover=False))
+        texts = ["the cat sat on the mat", "a cat sat there", "stock prices fell"]
+        # The embedder blocks; the server runs on this loop, so the call goes to a thread.
+        vectors = await asyncio.to_thread(embedder.embed_texts, texts)
+        embedder.close()
+    assert vectors.shape == (3, server.embedding_dim)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
+    [request] = server.requests
+    assert (
+        request.path == "/v1/embeddings" and request.headers["authorization"] == "Bearer sk-embed"
+    )
+    assert request.json["model"] == "embed-small" and request.json["input"] == texts

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.serve.harness import Service, events
+from tests.serve.harness import ScriptedModel, Service, events
 
 
 def test_the_stream_carries_each_model_round_and_the_reply_of_an_input(service: Service) -> None:
@@ -68,3 +68,34 @@ def test_a_malformed_last_event_id_is_refused(service: Service) -> None:
     answer = httpx.get(service.api + "/events", headers={"Last-Event-ID": "abc"}, timeout=10)
     assert answer.status_code == 400
     assert "Last-Event-ID" in answer.json()["error"]
+
+
+def test_a_streamed_reply_reaches_an_sse_client_piece_by_piece_and_a_stop_keeps_the_partial(
+    make_service, model: ScriptedModel
+) -> None:
+    """The first delta arrives while the model is still sending (each later piece waits 3 s
+    at the model), so a stop sent on seeing it cuts the reply: what came is kept, as stopped."""
+    service = make_service(env=model.env)
+    model.queue({"text": "alpha beta gamma delta epsilon", "chunk_delay": 3})
+    kinds = "agent_output_delta,turn_finished"
+    with (
+        service.client(timeout=30) as http,
+        http.stream("GET", "/events", params={"types": kinds}) as stream,
+    ):
+        ident = http.post("/input", json={"text": "tell me slowly"}).json()["id"]
+        seen = events(stream, 100)
+        first = next(seen)
+        assert first["event"] == "agent_output_delta"
+        assert first["data"]["payload"]["input_id"] == ident
+        assert http.post("/stop").json()["stopped"] == [ident]
+        rest = []
+        for event in seen:
+            rest.append(event)
+            if event["event"] == "turn_finished":
+                break
+    finished = rest[-1]["data"]["payload"]
+    assert finished["ended_by"] == "stopped"
+    pieces = [first, *rest[:-1]]
+    text = "".join(e["data"]["payload"]["text"] for e in pieces)
+    assert "alpha beta gamma delta epsilon".startswith(text) and text  # a part, never all
+    assert len(text) < len("alpha beta gamma delta epsilon")

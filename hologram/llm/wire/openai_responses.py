@@ -3,6 +3,7 @@ items (reasoning, message, function_call) and the typed stream events around the
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -50,7 +51,13 @@ class OpenAIResponses(WireFormat):
         items: list[dict[str, Any]] = []
         if reply.reasoning:
             summary = [{"type": "summary_text", "text": reply.reasoning}]
-            items.append({"type": "reasoning", "id": f"rs_{serial}", "summary": summary})
+            item = {"type": "reasoning", "id": f"rs_{serial}", "summary": summary}
+            if "reasoning.encrypted_content" in (turn.payload.get("include") or []):
+                # Opaque to the client, as OpenAI's is: it only has to come back unchanged.
+                item["encrypted_content"] = (
+                    "gAAAA" + hashlib.sha256(reply.reasoning.encode()).hexdigest()
+                )
+            items.append(item)
         if reply.text or not reply.tool_calls:
             items.append(self._message(serial, reply.text))
         for call in reply.tool_calls:
@@ -90,7 +97,10 @@ class OpenAIResponses(WireFormat):
             "tools": [],
             "usage": {
                 "input_tokens": turn.prompt_tokens,
-                "input_tokens_details": {"cached_tokens": turn.reply.cached_tokens},
+                "input_tokens_details": {
+                    "cached_tokens": turn.reply.cached_tokens,
+                    "cache_write_tokens": 0,
+                },
                 "output_tokens": completion,
                 "output_tokens_details": {"reasoning_tokens": turn.reply.reasoning_tokens},
                 "total_tokens": turn.prompt_tokens + completion,

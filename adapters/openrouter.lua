@@ -1,0 +1,205 @@
+-- OpenRouter (POST {base_url}/chat/completions; base_url https://openrouter.ai/api/v1).
+-- Wire format: https://openrouter.ai/docs/api-reference/overview (OpenAI-shaped).
+-- Differences from openai.lua: reasoning is asked for with `reasoning` and comes back as
+-- `message.reasoning`; errors carry the HTTP status as a number in `error.code` (402: the
+-- credits are spent; 502/503: the upstream model is down or overloaded); the stream sends
+-- ": OPENROUTER PROCESSING" comments, which SSE framing drops. An answer's reasoning_details
+-- (signed or encrypted reasoning of the upstream model: Anthropic's, Gemini's) go back on the
+-- assistant message as they came, as OpenRouter asks for in a tool loop.
+
+local adapter = {
+  name = "openrouter",
+  version = "1.0.0",
+  endpoint = "/chat/completions",
+  -- OpenRouter's app attribution headers (optional; they name the caller on its rankings).
+  headers = { ["X-Title"] = "Hologram" },
+  stream_format = "sse",
+}
+
+-- Text stays a string; a list of blocks becomes OpenAI content parts (images as URLs,
+-- inline ones as data: URLs, which is how the API takes base64).
+local function content_parts(content)
+  if type(content) ~= "table" then return content or "" end
+  local parts = json.array()
+  for _, block in ipairs(content) do
+    if block.type == "text" then
+      parts[#parts + 1] = { type = "text", text = block.text }
+    elseif block.type == "image" then
+      local url = block.url or ("data:" .. block.media_type .. ";base64," .. block.data)
+      parts[#parts + 1] = { type = "image_url", image_url = { url = url } }
+    end
+  end
+  return parts
+end
+
+local function text_of(content)
+  if type(content) ~= "table" then return content or "" end
+  local texts = {}
+  for _, block in ipairs(content) do
+    if block.type == "text" then texts[#texts + 1] = block.text end
+  end
+  return table.concat(texts)
+end
+
+local function wire_message(m)
+  if m.role == "tool" then
+    return { role = "tool", tool_call_id = m.tool_call_id, content = text_of(m.content) }
+  end
+  if m.role == "assistant" then
+    local msg = { role = "assistant", content = text_of(m.content) }
+    local details = (m.provider_data or {}).reasoning_details
+    if details and #details > 0 then msg.reasoning_details = details end
+    if m.tool_calls and #m.tool_calls > 0 then
+      -- The API wants null content beside tool calls when the model said nothing.
+      if msg.content == "" then msg.content = json.null end
+      msg.tool_calls = json.array()
+      for i, call in ipairs(m.tool_calls) do
+        msg.tool_calls[i] = {
+          id = call.id,
+          type = "function",
+          ["function"] = { name = call.name, arguments = json.encode(call.arguments or {}) },
+        }
+      end
+    end
+    return msg
+  end
+  return { role = m.role, content = content_parts(m.content) }
+end
+
+function adapter.transform_request(raw)
+  local req = json.decode(raw)
+  local body = { model = req.model, messages = json.array(), stream = req.stream }
+  for i, m in ipairs(req.messages) do body.messages[i] = wire_message(m) end
+  if req.tools and #req.tools > 0 then
+    body.tools = json.array()
+    for i, tool in ipairs(req.tools) do
+      body.tools[i] = {
+        type = "function",
+        ["function"] = {
+          name = tool.name, description = tool.description, parameters = tool.parameters,
+        },
+      }
+    end
+  end
+  body.temperature = req.temperature
+  -- max_tokens is deprecated (and refused by reasoning models); an older compatible server
+  -- that wants it gets it through the request's extra.
+  body.max_completion_tokens = req.max_tokens
+  if req.stream then body.stream_options = { include_usage = true } end
+  if req.thinking then body.reasoning = { enabled = true } end
+  for key, value in pairs(req.extra or {}) do body[key] = value end
+  return body
+end
+
+local function usage_of(u)
+  if not u then return nil end
+  local prompt = u.prompt_tokens_details or {}
+  local completion = u.completion_tokens_details or {}
+  return {
+    prompt_tokens = u.prompt_tokens,
+    completion_tokens = u.completion_tokens,
+    total_tokens = u.total_tokens,
+    reasoning_tokens = completion.reasoning_tokens,
+    cached_tokens = prompt.cached_tokens,
+  }
+end
+
+-- What an error body says, as {kind, message}: the code names a spent quota or a prompt
+-- too long, which the status alone (429, 400) cannot tell apart from a rate limit or a bad
+-- request.
+local KINDS = {
+  insufficient_quota = "quota",
+  context_length_exceeded = "context_length",
+  rate_limit_exceeded = "rate_limited",
+  invalid_api_key = "auth",
+  server_overloaded = "overloaded",
+  ["402"] = "quota",
+  ["429"] = "rate_limited",
+  ["502"] = "overloaded",
+  ["503"] = "overloaded",
+}
+
+local function error_of(e, status)
+  if type(e) ~= "table" then return { kind = "server", message = tostring(e) } end
+  local kind = KINDS[tostring(e.code)] or KINDS[e.type]
+  local message = e.message or json.encode(e)
+  if not kind and status == nil then kind = "server" end -- inside a stream: the server's
+  return { kind = kind, message = message }
+end
+adapter.error_of = error_of
+
+function adapter.transform_error(raw, http)
+  local ok, r = pcall(json.decode, raw)
+  if not ok or type(r) ~= "table" or r.error == nil then return nil end
+  local found = error_of(r.error, http.status)
+  if not found.kind then return nil end -- the status says it all
+  found.retry_after = http.retry_after
+  return found
+end
+
+local function details_of(details)
+  if type(details) ~= "table" or #details == 0 then return nil end
+  return { reasoning_details = details }
+end
+
+function adapter.transform_response(raw)
+  local r = json.decode(raw)
+  if r.error then return { error = error_of(r.error, nil) } end
+  local choice = r.choices and r.choices[1]
+  if not choice then error("the response has no choices[1]") end
+  local msg = choice.message or {}
+  local calls = json.array()
+  for i, call in ipairs(msg.tool_calls or {}) do
+    local fn = call["function"] or {}
+    calls[i] = { id = call.id, name = fn.name, arguments = fn.arguments }
+  end
+  local finish = choice.finish_reason
+  local content = msg.content
+  if msg.refusal and msg.refusal ~= json.null and (content == nil or content == "") then
+    -- A refusal is the model's answer, not an empty one.
+    content, finish = msg.refusal, "content_filter"
+  end
+  return {
+    content = content,
+    reasoning_content = msg.reasoning or msg.reasoning_content,
+    finish_reason = finish,
+    tool_calls = calls,
+    token_usage = usage_of(r.usage),
+    model = r.model,
+    provider_data = details_of(msg.reasoning_details),
+  }
+end
+
+function adapter.transform_stream_chunk(line)
+  if line == "[DONE]" then return { done = true } end
+  local r = json.decode(line)
+  if r.error then return { error = error_of(r.error, nil) } end
+  local chunk = { token_usage = usage_of(r.usage), model = r.model }
+  local choice = r.choices and r.choices[1]
+  if choice then
+    local delta = choice.delta or {}
+    chunk.content = delta.content
+    if delta.refusal and delta.refusal ~= json.null then
+      chunk.content, chunk.finish_reason = delta.refusal, "content_filter"
+    end
+    chunk.reasoning_content = delta.reasoning or delta.reasoning_content
+    -- Pieces of one detail share its index: the host joins their text.
+    chunk.provider_data = details_of(delta.reasoning_details)
+    chunk.finish_reason = chunk.finish_reason or choice.finish_reason
+    if delta.tool_calls then
+      chunk.tool_calls = json.array()
+      for i, call in ipairs(delta.tool_calls) do
+        local fn = call["function"] or {}
+        -- Compatible servers often leave the index out: the host then joins the pieces
+        -- by id (a new id starts a new call).
+        chunk.tool_calls[i] = {
+          index = call.index, id = call.id, name = fn.name, arguments = fn.arguments,
+          fragment = true,
+        }
+      end
+    end
+  end
+  return chunk
+end
+
+return adapter
