@@ -33,6 +33,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"hologram {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     from hologram.eval.cli import add_eval_parser
+    from hologram.update.cli import add_data_parser
 
     for add in (
         _add_serve,
@@ -46,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
         add_eval_parser,
     ):
         add(commands)
+    add_data_parser(commands, data_option)
     return parser
 
 
@@ -323,6 +325,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from hologram.eval.cli import run_eval
 
             return run_eval(args)
+        if args.command == "data":
+            from hologram.update.cli import run_data
+
+            return run_data(args)
     except (AssemblyError, ConfigError) as exc:
         print(f"hologram: {exc}", file=sys.stderr)
         return 2
