@@ -10,7 +10,9 @@ from pathlib import Path
 
 BACKUPS = "backups"
 LOCK = "hologram.lock"
-NOT_DATA = frozenset({BACKUPS, LOCK, "logs"})
+MARKER = "update-in-progress.json"
+"""Names the backup of a migration under way; a start that finds it restores that backup."""
+NOT_DATA = frozenset({BACKUPS, LOCK, MARKER, "logs"})
 """Entries of the data dir that are not data: never backed up, never restored over."""
 
 

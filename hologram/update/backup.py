@@ -76,9 +76,15 @@ def backups_dir(data_dir: Path) -> Path:
     return data_dir / BACKUPS
 
 
-def backup_name(made_from: str, made_by: str, now: float | None = None) -> str:
+def new_backup_path(data_dir: Path, made_from: str, made_by: str, now: float | None = None) -> Path:
+    """`<data>/backups/<timestamp>-<from>-<to>`, with a counter if that name is taken."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(time.time() if now is None else now))
-    return f"{stamp}-{made_from or 'unversioned'}-{made_by}"
+    name = f"{stamp}-{made_from or 'unversioned'}-{made_by}"
+    path, number = backups_dir(data_dir) / name, 1
+    while path.exists():
+        number += 1
+        path = backups_dir(data_dir) / f"{name}.{number}"
+    return path
 
 
 def take_backup(

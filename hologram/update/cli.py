@@ -13,8 +13,8 @@ from typing import Any
 from hologram import __version__
 from hologram.kernel import DataDirLock, DataDirLockedError, resolve_data_dir
 from hologram.update.backup import (
-    backup_name,
     backups_dir,
+    new_backup_path,
     read_backup,
     restore_backup,
     take_backup,
@@ -91,8 +91,8 @@ def run_data(args: argparse.Namespace) -> int:
 def _restore(data_dir: Path, source: Path) -> int:
     backup = read_backup(source)
     with _lock(data_dir, required=True):
-        name = backup_name("before-restore", __version__)
-        kept = take_backup(data_dir, backups_dir(data_dir) / name, exact=True, made_by=__version__)
+        target = new_backup_path(data_dir, "before-restore", __version__)
+        kept = take_backup(data_dir, target, exact=True, made_by=__version__)
         restore_backup(backup, data_dir)
     print(f"restored {data_dir} from {backup.path}; the state it replaced is kept in {kept.path}")
     return 0

@@ -24,11 +24,10 @@ from typing import Any
 
 from hologram import __version__
 from hologram.kernel.schema import apply_step, user_version
-from hologram.update._files import fsync_dir, write_atomic
+from hologram.update._files import MARKER, fsync_dir, write_atomic
 from hologram.update.backup import (
     Backup,
-    backup_name,
-    backups_dir,
+    new_backup_path,
     read_backup,
     restore_backup,
     take_backup,
@@ -38,8 +37,6 @@ from hologram.update.manifest import FORMAT, Manifest, read_manifest, write_mani
 from hologram.update.stores import STORES, FileStep, Kind, Store
 
 log = logging.getLogger(__name__)
-
-MARKER = "update-in-progress.json"
 
 
 class DataDirTooNew(UpdateError):
@@ -143,10 +140,9 @@ def prepare(
     older = [f for f in found if f.version is not None and f.version < f.store.version]
     if older:
         made_from = report.written_by or "unversioned"
-        name = backup_name(made_from, release, now())
         backup = take_backup(
             data_dir,
-            backups_dir(data_dir) / name,
+            new_backup_path(data_dir, made_from, release, now()),
             exact=True,
             made_from=made_from,
             made_by=release,
