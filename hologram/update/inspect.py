@@ -145,6 +145,7 @@ def _checksum(data: bytes, s1: int, s2: int, big: int) -> tuple[int, int]:
 def find(data_dir: Path, store: Store, manifest: Manifest | None) -> Found:
     """The store as found, checked for damage; raises `DataDirDamaged` naming the file."""
     path = data_dir / store.path
+    _check_vital(data_dir, store, manifest)
     if store.kind is Kind.FILES:
         if not path.is_dir():
             return Found(store, None)
@@ -152,6 +153,17 @@ def find(data_dir: Path, store: Store, manifest: Manifest | None) -> Found:
         version = manifest.stores.get(store.name, 0) if manifest is not None else 0
         return Found(store, version, files=files)
     return _find_database(data_dir, store, manifest, path)
+
+
+def _check_vital(data_dir: Path, store: Store, manifest: Manifest | None) -> None:
+    for name in store.vital:
+        path = data_dir / name
+        if manifest is None or name not in manifest.present:
+            continue
+        if not path.exists():
+            raise DataDirDamaged(path, "the file is missing, but it held data", data_dir)
+        if path.stat().st_size == 0:
+            raise DataDirDamaged(path, "the file is empty (0 bytes), but it held data", data_dir)
 
 
 def _find_database(data_dir: Path, store: Store, manifest: Manifest | None, path: Path) -> Found:

@@ -30,7 +30,7 @@ class Manifest:
     """The release that last wrote the data dir ("" when no manifest existed)."""
     stores: dict[str, int] = field(default_factory=dict)
     present: list[str] = field(default_factory=list)
-    """SQLite files (relative paths) that held a database when last checked."""
+    """Databases and vital files (relative paths) that held data when last checked."""
     rows: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per SQLite file, the row counts of its append-only tables when last checked."""
     format: int = FORMAT

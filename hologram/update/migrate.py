@@ -237,9 +237,15 @@ def recover_interrupted(data_dir: Path) -> Path | None:
 
 def current_manifest(data_dir: Path, stores: Sequence[Store], release: str) -> Manifest:
     """The manifest as the data dir is now: every store at this release's version (those
-    not made yet will be made at it), the databases that exist, their growing row counts."""
+    not made yet will be made at it), the databases and vital files that hold data, the
+    databases' growing row counts."""
     manifest = Manifest(written_by=release, stores={s.name: s.version for s in stores})
     for store in stores:
+        manifest.present += [
+            name
+            for name in store.vital
+            if (data_dir / name).is_file() and (data_dir / name).stat().st_size > 0
+        ]
         path = data_dir / store.path
         if store.kind is not Kind.SQLITE or not path.exists() or path.stat().st_size == 0:
             continue

@@ -39,6 +39,9 @@ class Store:
     """Tables every version of the database has had (checked at open)."""
     growing: tuple[str, ...] = ()
     """Tables whose row count never goes down: a count below the last one seen is loss."""
+    vital: tuple[str, ...] = ()
+    """Files (relative to the data dir) that, once they hold data, are never emptied nor
+    removed by the store itself: finding one missing or empty is damage."""
 
     @property
     def version(self) -> int:
@@ -51,7 +54,14 @@ def record_versions(directory: Path) -> None:
 
 
 STORES: tuple[Store, ...] = (
-    Store("config", "config.db", Kind.SQLITE, CONFIG_STEPS, tables=("config",)),
+    Store(
+        "config",
+        "config.db",
+        Kind.SQLITE,
+        CONFIG_STEPS,
+        tables=("config",),
+        vital=("secret.key",),  # without it the stored credentials cannot be read
+    ),
     Store(
         "input-journal",
         "inputs.db",
@@ -60,7 +70,13 @@ STORES: tuple[Store, ...] = (
         tables=("inputs",),
         growing=("inputs",),
     ),
-    Store("context-window", "memory/context", Kind.FILES, (record_versions,)),
+    Store(
+        "context-window",
+        "memory/context",
+        Kind.FILES,
+        (record_versions,),
+        vital=("memory/context/context.snapshot.jsonl",),  # rewritten whole, never emptied
+    ),
     Store("cold-context", "memory/coldcontext", Kind.FILES, (record_versions,)),
     Store("text-log", "memory/text", Kind.FILES, (record_versions,)),
     Store(

@@ -184,4 +184,9 @@ def test_the_manifest_records_the_rows_the_journal_acknowledged(tmp_path: Path) 
     prepare(root)
     manifest = json.loads((root / "datadir.json").read_text())
     assert manifest["rows"]["inputs.db"] == {"inputs": 12}
-    assert set(manifest["present"]) == {"config.db", "inputs.db", "graph.db"}
+    assert set(manifest["present"]) == {
+        "config.db",
+        "inputs.db",
+        "graph.db",
+        "memory/context/context.snapshot.jsonl",
+    }
