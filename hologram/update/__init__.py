@@ -10,7 +10,8 @@ from hologram.update.backup import (
     restore_backup,
     take_backup,
 )
-from hologram.update.inspect import DataDirDamaged, UpdateError
+from hologram.update.errors import UpdateError
+from hologram.update.inspect import DataDirDamaged
 from hologram.update.manifest import MANIFEST, Manifest, ManifestError, read_manifest
 from hologram.update.migrate import (
     DataDirTooNew,

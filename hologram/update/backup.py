@@ -32,7 +32,8 @@ from hologram.update._files import (
     data_files,
     fsync_dir,
 )
-from hologram.update.inspect import SQLITE_MAGIC, UpdateError
+from hologram.update.errors import UpdateError
+from hologram.update.inspect import SQLITE_MAGIC
 
 log = logging.getLogger(__name__)
 

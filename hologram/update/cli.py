@@ -19,7 +19,7 @@ from hologram.update.backup import (
     restore_backup,
     take_backup,
 )
-from hologram.update.inspect import UpdateError
+from hologram.update.errors import UpdateError
 from hologram.update.migrate import Report, prepare, refuse_newer, survey
 
 

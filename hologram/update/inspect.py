@@ -19,15 +19,12 @@ from pathlib import Path
 from urllib.parse import quote
 
 from hologram.kernel.schema import user_version
+from hologram.update.errors import UpdateError
 from hologram.update.manifest import Manifest
 from hologram.update.stores import Kind, Store
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 WAL_MAGICS = (0x377F0682, 0x377F0683)
-
-
-class UpdateError(Exception):
-    """The data dir cannot be used as it is; the message says why and what to do."""
 
 
 class DataDirDamaged(UpdateError):

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from hologram.update._files import write_atomic
+from hologram.update.errors import UpdateError
 
 MANIFEST = "datadir.json"
 FORMAT = 1
 
 
-class ManifestError(Exception):
+class ManifestError(UpdateError):
     """The manifest cannot be read; the data dir is left as it is."""
 
 
@@ -57,7 +58,7 @@ def read_manifest(data_dir: Path) -> Manifest | None:
     except FileNotFoundError:
         return None
     fix = (
-        f"restore it from a backup (`python -m hologram data restore {data_dir}/{'backups'}/…`), "
+        f"restore it from a backup (`python -m hologram data restore {data_dir}/backups/…`), "
         "or move it aside to have the versions detected again"
     )
     try:

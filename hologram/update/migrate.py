@@ -32,7 +32,8 @@ from hologram.update.backup import (
     restore_backup,
     take_backup,
 )
-from hologram.update.inspect import Found, UpdateError, find, read_only, table_rows
+from hologram.update.errors import UpdateError
+from hologram.update.inspect import Found, find, read_only, table_rows
 from hologram.update.manifest import FORMAT, Manifest, read_manifest, write_manifest
 from hologram.update.stores import STORES, FileStep, Kind, Store
 
