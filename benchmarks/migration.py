@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hologram.update import prepare  # noqa: E402
-from tests.update import shipped  # noqa: E402
+from hologram.update import prepare
+from tests.update import shipped
 
 
 def _disk_bytes(root: Path) -> int:
