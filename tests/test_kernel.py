@@ -27,7 +27,10 @@ async def test_kernel_boots_the_real_module_set_and_shuts_down(data_dir: Path) -
         assert kernel.phase is Phase.READY
         assert kernel.layers == real_layers() and "events" in kernel.layers[0]
         topology = kernel.topology()
-        assert topology[0] == "group 0  data-dir lock, logging, data-dir check, config db, backup pruning, config snapshot"
+        assert (
+            topology[0]
+            == "group 0  data-dir lock, logging, data-dir check, config db, backup pruning, config snapshot"
+        )
         assert topology[1].startswith("layer 0  ") and len(topology) == 1 + len(kernel.layers)
         assert kernel.config.get("core.agent.max_tool_rounds") == 10
         kernel.events.subscribe(EventType.SYSTEM, ready.append)
