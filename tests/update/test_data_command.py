@@ -87,3 +87,29 @@ def test_a_newer_data_dir_is_refused_by_migrate_with_a_clear_error(tmp_path: Pat
     result = hologram("data", "migrate", "--data", str(root))
     assert result.returncode == 2
     assert "store 'input-journal' (inputs.db) is at schema version 3" in result.stderr
+
+
+async def test_a_backup_beside_a_running_kernel_uses_the_online_api(tmp_path: Path) -> None:
+    import asyncio
+
+    from hologram import Kernel
+
+    root = tmp_path / "data"
+    saved = tmp_path / "saved"
+    async with Kernel(root, environ={}) as kernel:
+        for n in range(5):
+            await kernel.inputs.journal.record(f"while running {n}", "notebook", 3, "user")
+        result = await asyncio.to_thread(
+            hologram, "data", "backup", str(saved), "--data", str(root)
+        )
+        refused = await asyncio.to_thread(
+            hologram, "data", "restore", str(saved), "--data", str(root)
+        )
+    assert result.returncode == 0, result.stderr
+    assert "(online)" in result.stdout
+    db = sqlite3.connect(saved / "files" / "inputs.db")
+    assert db.execute("SELECT count(*) FROM inputs").fetchone()[0] == 5
+    db.close()
+    assert not (saved / "files" / "inputs.db-wal").exists()
+    # A restore under a running kernel is refused: it would pull the files from under it.
+    assert refused.returncode == 2 and "in use by another Hologram kernel" in refused.stderr

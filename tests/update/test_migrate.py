@@ -16,13 +16,17 @@ from hologram.config import ConfigRegistry
 from hologram.kernel import BootError
 from hologram.update import (
     STORES,
+    BackupError,
     DataDirTooNew,
     MigrationFailed,
     list_backups,
     prepare,
     read_manifest,
+    restore_backup,
     survey,
+    take_backup,
 )
+from hologram.update.backup import new_backup_path
 from hologram.update.manifest import write_manifest
 from tests.update import shipped
 from tests.update.helpers import hashes
@@ -190,3 +194,26 @@ def test_the_manifest_records_the_rows_the_journal_acknowledged(tmp_path: Path) 
         "graph.db",
         "memory/context/context.snapshot.jsonl",
     }
+
+
+async def test_old_backups_are_pruned_to_the_setting_at_start(tmp_path: Path) -> None:
+    root = shipped.build(tmp_path / "data")
+    prepare(root)
+    for made_by in ("0.2.0", "0.3.0", "0.4.0"):
+        take_backup(root, new_backup_path(root, "x", made_by), exact=True, made_by=made_by)
+    assert len(list_backups(root)) == 4
+    async with Kernel(root, environ={}) as kernel:
+        await kernel.config.set("core.update.keep_backups", 2)
+    async with Kernel(root, environ={}):
+        pass
+    assert [b.made_by for b in list_backups(root)] == ["0.3.0", "0.4.0"]
+
+
+def test_a_damaged_backup_is_refused_before_anything_is_restored(tmp_path: Path) -> None:
+    root = shipped.build(tmp_path / "data")
+    backup = take_backup(root, tmp_path / "saved", exact=True)
+    (backup.path / "files" / "inputs.db").write_bytes(b"tampered")
+    (root / "stray.txt").write_text("still here")
+    with pytest.raises(BackupError, match=r"inputs\.db does not match its digest"):
+        restore_backup(backup, root)
+    assert (root / "stray.txt").exists()
