@@ -113,3 +113,12 @@ async def test_a_backup_beside_a_running_kernel_uses_the_online_api(tmp_path: Pa
     assert not (saved / "files" / "inputs.db-wal").exists()
     # A restore under a running kernel is refused: it would pull the files from under it.
     assert refused.returncode == 2 and "in use by another Hologram kernel" in refused.stderr
+
+
+def test_config_set_on_a_damaged_data_dir_is_refused_not_recreated(tmp_path: Path) -> None:
+    root = shipped.build(tmp_path / "data")
+    assert hologram("data", "migrate", "--data", str(root)).returncode == 0
+    (root / "config.db").write_bytes(b"")
+    result = hologram("config", "set", "core.agent.max_tool_rounds", "4", "--data", str(root))
+    assert result.returncode == 2 and "config.db: the database is empty" in result.stderr
+    assert (root / "config.db").stat().st_size == 0
