@@ -13,15 +13,6 @@ from hologram.notebook import LayersWidget, Pending
 from tests.kernel.helpers import Mod
 
 
-@pytest.fixture
-def shell() -> InteractiveShell:
-    ipython = InteractiveShell.instance()
-    ipython.run_line_magic("load_ext", "hologram")
-    yield ipython
-    ipython.run_line_magic("unload_ext", "hologram")
-    InteractiveShell.clear_instance()
-
-
 async def test_start_returns_at_once_and_the_handle_awaits_the_boot(
     shell: InteractiveShell, data_dir: Path
 ) -> None:

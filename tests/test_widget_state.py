@@ -56,7 +56,8 @@ def test_an_executed_notebook_keeps_each_widgets_state_and_a_static_picture(
     assert set(views) == {"LayersView", "SchedulerWidget", "ContextView", "GraphView"}
     assert all("export default" in view["_esm"] for view in views.values())
     assert len(views["LayersView"]["data"]["modules"]) >= 10
-    actions = [e["payload"]["action"] for e in views["SchedulerWidget"]["events"]]
+    timeline = views["SchedulerWidget"]["events"]
+    actions = [e["payload"]["action"] for e in timeline if e["type"] == "scheduler"]
     assert actions[:2] == ["enqueue", "start"] and "finish" in actions
     rows = views["ContextView"]["data"]["rows"]
     assert "a note to remember" in {r["text"] for r in rows}

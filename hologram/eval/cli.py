@@ -17,8 +17,8 @@ def add_eval_parser(commands: Any) -> None:
         description="Replay each DATASET (a project dataset directory, or LoCoMo's JSON, "
         "recognised from the file) into a fresh kernel per configuration, ask its probes, and "
         "print recall@1/5/10/20 per category and overall. Results (probes.csv, summary.csv, "
-        "table.csv, results.json) go to --out; a run started again with the same --out "
-        "resumes where it stopped.",
+        "table.csv, the recall chart recall.svg, results.json) go to --out; a run started "
+        "again with the same --out resumes where it stopped.",
     )
     parser.add_argument("datasets", nargs="+", metavar="DATASET")
     parser.add_argument(

@@ -14,12 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-from collections.abc import AsyncIterator, Sequence
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 
 from hologram.eval.unit import Unit, UnitResult, run_unit, run_unit_blocking
+
+Progress = Callable[[str, int, int], None]
+"""Told ``(unit key, steps done, steps)`` as a unit replays turns and asks probes."""
 
 
 class Executor(StrEnum):
@@ -29,20 +35,48 @@ class Executor(StrEnum):
 
 
 async def run_local(
-    units: Sequence[Unit], workers: int, work_dir: Path | None
+    units: Sequence[Unit], workers: int, work_dir: Path | None, progress: Progress | None = None
 ) -> AsyncIterator[UnitResult]:
     """One worker: each unit in this event loop (a notebook's, too). More: spawned worker
     processes, each with its own event loop and kernels."""
     if workers <= 1:
         for unit in units:
-            yield await run_unit(unit, work_dir)
+            told = None if progress is None else partial(progress, unit.key)
+            yield await run_unit(unit, work_dir, progress=told)
         return
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with (
+        ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool,
+        _relayed(context, progress) as reports,
+    ):
         directory = None if work_dir is None else str(work_dir)
-        futures = [pool.submit(run_unit_blocking, unit, directory) for unit in units]
+        futures = [pool.submit(run_unit_blocking, unit, directory, reports) for unit in units]
         for finished in asyncio.as_completed([asyncio.wrap_future(f) for f in futures]):
             yield await finished
+
+
+@contextmanager
+def _relayed(context: multiprocessing.context.SpawnContext, progress: Progress | None) -> Iterator:
+    """A queue the worker processes report progress to, relayed onto this event loop by a
+    thread (so `progress` runs where the experiment does); None when nobody listens."""
+    if progress is None:
+        yield None
+        return
+    loop = asyncio.get_running_loop()
+    with context.Manager() as manager:
+        reports = manager.Queue()
+
+        def relay() -> None:
+            while (item := reports.get()) is not None:
+                loop.call_soon_threadsafe(progress, *item)
+
+        thread = threading.Thread(target=relay, name="eval-progress", daemon=True)
+        thread.start()
+        try:
+            yield reports
+        finally:
+            reports.put(None)
+            thread.join(timeout=5)
 
 
 async def run_dask(
@@ -82,9 +116,12 @@ def executor_stream(
     workers: int = 1,
     work_dir: Path | None = None,
     address: str | None = None,
+    progress: Progress | None = None,
 ) -> AsyncIterator[UnitResult]:
+    """Each unit's result as it finishes. A cluster's units report no progress of their own
+    (the experiment counts each as done when its result arrives)."""
     if executor is Executor.LOCAL:
-        return run_local(units, workers, work_dir)
+        return run_local(units, workers, work_dir, progress)
     if executor is Executor.DASK:
         return run_dask(units, workers, address)
     raise RuntimeError(

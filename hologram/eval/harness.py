@@ -1,13 +1,15 @@
 """The experiment: configurations × datasets, run unit by unit, saved as each finishes.
 
     experiment = Experiment(["datasets/companion_en"], [EvalConfig(), EvalConfig(...)], out)
-    results = experiment.run()            # or `await experiment.arun()` in a notebook
+    results = experiment.run()            # in a notebook too (or `await experiment.arun()`)
     results.table                         # recall@k per category, one row per configuration
+    results.chart()                       # the same as bars: hover one for its value
 
 Each finished unit is written to ``<out>/units/<key>.json`` at once (atomically), so a run
 that is interrupted (Ctrl-C, a killed worker) and started again runs only what is missing,
-and gives the same table. Results go to ``probes.csv``, ``summary.csv``, ``table.csv`` and
-``results.json`` (with the configurations, the datasets and the code version).
+and gives the same table. Results go to ``probes.csv``, ``summary.csv``, ``table.csv``,
+``recall.svg`` and ``results.json`` (with the configurations, the datasets and the code
+version).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import asyncio
 import json
 import os
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,12 +28,14 @@ from typing import Any
 import pandas as pd
 
 import hologram
+from hologram.eval.chart import RecallChart
 from hologram.eval.config import EvalConfig
-from hologram.eval.dataset import load_dataset
+from hologram.eval.dataset import Conversation, load_dataset
 from hologram.eval.executors import Executor, executor_stream
 from hologram.eval.metrics import comparison, summarise
-from hologram.eval.progress import ProgressBar
-from hologram.eval.unit import Unit, UnitResult
+from hologram.eval.plot import recall_charts
+from hologram.eval.progress import ExperimentProgress
+from hologram.eval.unit import Unit, UnitResult, unit_steps
 
 
 def code_version() -> str:
@@ -64,6 +69,11 @@ class Results:
         missed = self.probes[self.probes["scored"] & (self.probes[column] < 1.0)]
         return missed[["config", "dataset", "probe", "category", "question", "evidence", column]]
 
+    def chart(self, ks: Sequence[int] = (5, 10)) -> RecallChart:
+        """Recall@k by category and configuration: an interactive chart in JupyterLab, the
+        static SVG wherever Vega-Lite is not drawn."""
+        return RecallChart(self.summary, ks)
+
 
 class Experiment:
     def __init__(
@@ -77,6 +87,7 @@ class Experiment:
         address: str | None = None,
         progress: bool = True,
         on_unit: Callable[[UnitResult], None] | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
     ) -> None:
         names = [c.name for c in configs]
         if len(set(names)) != len(names):
@@ -90,18 +101,22 @@ class Experiment:
         self.progress = progress
         self.on_unit = on_unit
         """Called after each unit is saved (a notebook's own progress, or a test's interrupt)."""
+        self.on_progress = on_progress
+        """Called with (steps done, steps) as turns are replayed and probes asked."""
 
     @property
     def units_dir(self) -> Path:
         return self.out_dir / "units"
 
-    def units(self) -> list[Unit]:
-        units = []
+    def _planned(self) -> Iterator[tuple[Unit, Conversation]]:
         for path in self.datasets:
             dataset = load_dataset(path)
             for config in self.configs:
-                units.extend(Unit(config, path, c.id) for c in dataset.conversations)
-        return units
+                for conversation in dataset.conversations:
+                    yield Unit(config, path, conversation.id), conversation
+
+    def units(self) -> list[Unit]:
+        return [unit for unit, _ in self._planned()]
 
     def pending(self) -> list[Unit]:
         return [u for u in self.units() if not (self.units_dir / f"{u.key}.json").exists()]
@@ -123,11 +138,13 @@ class Experiment:
     async def arun(self) -> Results:
         """Run what is not yet saved, then collect and save the results."""
         pending = self.pending()
-        total = len(self.units())
-        bar = ProgressBar(total) if self.progress and pending else None
-        done = total - len(pending)
-        if bar is not None:
-            bar.update(done, "resuming" if done else "")
+        steps = {unit.key: unit_steps(conversation) for unit, conversation in self._planned()}
+        progress = ExperimentProgress(
+            steps,
+            set(steps) - {unit.key for unit in pending},
+            show=self.progress and bool(pending),
+            on_progress=self.on_progress,
+        )
         try:
             stream = executor_stream(
                 self.executor,
@@ -135,21 +152,27 @@ class Experiment:
                 workers=self.workers,
                 work_dir=None,
                 address=self.address,
+                progress=progress.told,
             )
             async for result in stream:
                 self._save_unit(result)
-                done += 1
-                if bar is not None:
-                    bar.update(done, f"{result.unit.config.name} · {result.unit.conversation}")
+                progress.finished(result)
                 if self.on_unit is not None:
                     self.on_unit(result)
         finally:
-            if bar is not None:
-                bar.close()
+            progress.close()
         return self.collect()
 
     def run(self) -> Results:
-        return asyncio.run(self.arun())
+        """`arun` to its end. Inside a running event loop (Jupyter's), where `asyncio.run`
+        is refused, the experiment runs on a loop of its own in a worker thread while this
+        call waits for it, as any blocking call would."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.arun())
+        with ThreadPoolExecutor(1, thread_name_prefix="experiment") as pool:
+            return pool.submit(asyncio.run, self.arun()).result()
 
     def collect(self) -> Results:
         """The results of every saved unit of this experiment (written to the out dir)."""
@@ -179,6 +202,7 @@ class Experiment:
         probes.to_csv(self.out_dir / "probes.csv", index=False)
         summary.to_csv(self.out_dir / "summary.csv", index=False)
         table.to_csv(self.out_dir / "table.csv")
+        (self.out_dir / "recall.svg").write_text(recall_charts(summary), encoding="utf-8")
         document = {
             "code_version": code_version(),
             "written_at": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -1,8 +1,10 @@
 """Recall@k by category as a small SVG bar chart (no plotting library needed): one group of
-bars per category, one bar per configuration, one panel per k."""
+bars per category, one bar per configuration, one panel per k. It is the static picture of
+`hologram.eval.chart` and the ``recall.svg`` an experiment writes."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from html import escape
 
@@ -56,3 +58,24 @@ def recall_chart(summary: pd.DataFrame, dataset: str, ks: Sequence[int] = (5, 10
         parts.append(f'<text x="{x + 13}" y="{y}">{escape(config)}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def recall_charts(summary: pd.DataFrame, ks: Sequence[int] = (5, 10)) -> str:
+    """Every dataset's `recall_chart` in one SVG, one under another, each with its name."""
+    parts, width, y = [], 0, 0
+    for dataset in dict.fromkeys(summary["dataset"]):
+        chart = recall_chart(summary, dataset, ks)
+        size = re.match(r'<svg [^>]*width="(\d+)" height="(\d+)"', chart)
+        assert size is not None  # recall_chart always opens with its size
+        chart_width, chart_height = int(size[1]), int(size[2])
+        parts.append(
+            f'<text x="4" y="{y + 14}" font-family="sans-serif" font-size="12" '
+            f'font-weight="bold">{escape(str(dataset))}</text>'
+        )
+        parts.append(chart.replace("<svg ", f'<svg x="0" y="{y + 18}" ', 1))
+        width, y = max(width, chart_width), y + 18 + chart_height
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{y}">'
+        + "".join(parts)
+        + "</svg>"
+    )

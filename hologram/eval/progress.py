@@ -1,32 +1,62 @@
-"""A one-line progress bar on stderr (no dependency): ``[#####.....] 5/10 units  42 s``."""
+"""How far an experiment has got, counted in steps (each turn replayed, each probe asked), on
+a tqdm bar: `tqdm.auto` draws a widget in a notebook and a line on stderr in a terminal.
+
+Counting steps rather than units is what makes the bar move: one LoCoMo conversation is one
+unit and about forty seconds of replay."""
 
 from __future__ import annotations
 
-import sys
-import time
+from collections.abc import Callable, Mapping
 from typing import TextIO
 
+from tqdm.auto import tqdm
 
-class ProgressBar:
-    def __init__(self, total: int, label: str = "units", *, stream: TextIO | None = None) -> None:
-        self.total = total
-        self.label = label
-        self.done = 0
-        self._stream = stream if stream is not None else sys.stderr
-        self._started = time.perf_counter()
+from hologram.eval.unit import UnitResult
 
-    def update(self, done: int, note: str = "") -> None:
-        self.done = done
-        width = 24
-        filled = width * done // self.total if self.total else width
-        elapsed = time.perf_counter() - self._started
-        line = (
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} {self.label}"
-            f"  {elapsed:5.0f} s  {note}"
+
+class ExperimentProgress:
+    def __init__(
+        self,
+        steps: Mapping[str, int],
+        finished: set[str],
+        *,
+        show: bool,
+        on_progress: Callable[[int, int], None] | None = None,
+        file: TextIO | None = None,
+    ) -> None:
+        self.steps = dict(steps)
+        """Per unit key, the unit's steps."""
+        self.total = sum(self.steps.values())
+        self._seen = {key: self.steps[key] for key in finished}
+        self._on_progress = on_progress
+        self.bar = tqdm(
+            total=self.total,
+            initial=self.done,
+            unit="step",
+            desc="eval",
+            disable=not show,
+            dynamic_ncols=True,
+            file=file,
         )
-        self._stream.write(line[:120].ljust(80))
-        self._stream.flush()
+
+    @property
+    def done(self) -> int:
+        return sum(self._seen.values())
+
+    def told(self, key: str, done: int, _steps: int = 0) -> None:
+        """A unit says it has done `done` of its steps (reports may come late, or twice)."""
+        previous = self._seen.get(key, 0)
+        if done <= previous:
+            return
+        self._seen[key] = done
+        self.bar.update(done - previous)
+        if self._on_progress is not None:
+            self._on_progress(self.done, self.total)
+
+    def finished(self, result: UnitResult) -> None:
+        unit = result.unit
+        self.bar.set_postfix_str(f"{unit.config.name} · {unit.conversation}", refresh=False)
+        self.told(unit.key, self.steps.get(unit.key, 0))
 
     def close(self) -> None:
-        self._stream.write("\n")
-        self._stream.flush()
+        self.bar.close()

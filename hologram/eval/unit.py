@@ -13,14 +13,14 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from hologram.config import CORE_DEFAULTS, ConfigRegistry, MemorySettings
 from hologram.eval.config import EvalConfig
-from hologram.eval.dataset import Conversation, load_dataset
+from hologram.eval.dataset import Conversation, Probe, load_dataset
 from hologram.eval.metrics import probe_scores
 from hologram.eval.replay import ReplayLog, replay, start_clock
-from hologram.eval.tiers import make_retriever
+from hologram.eval.tiers import Retriever, make_retriever
 from hologram.facade import Kernel
 from hologram.kernel import Module
 from hologram.llm import estimate_tokens
@@ -98,8 +98,11 @@ async def run_unit(
     progress: Callable[[int, int], None] | None = None,
 ) -> UnitResult:
     """Run `unit` in a fresh kernel. `modules` replaces the real module set (tests add a
-    module that records clock ticks); `work_dir` holds the data dir (a temp dir if None)."""
+    module that records clock ticks); `work_dir` holds the data dir (a temp dir if None);
+    `progress(done, steps)` is told after each replayed turn and each asked probe."""
     dataset_name, conversation = _conversation(unit)
+    steps = unit_steps(conversation)
+    report = progress or (lambda _done, _steps: None)
     config = unit.config
     with tempfile.TemporaryDirectory(dir=work_dir, prefix="eval-") as tmp:
         data_dir = Path(tmp) / "data"
@@ -117,36 +120,23 @@ async def run_unit(
             kernel.events.subscribe(HEARTBEAT_EVENT, lambda _e: ticks.append(clock.now()))
             log = ReplayLog()
             kernel.events.subscribe(EventType.COLD_CONTEXT_ARCHIVED, log.on_archived)
-            await replay(kernel.state.memory, log, clock, conversation, config, progress)
+            await replay(
+                kernel.state.memory,
+                log,
+                clock,
+                conversation,
+                config,
+                lambda turns, _turns: report(turns, steps),
+            )
             replay_s = time.perf_counter() - started
             segmenter = Segmenter()
             retriever = await make_retriever(kernel.state, config, log, segmenter)
             await asyncio.to_thread(segmenter.keywords, "warm up")  # jieba's load is not a query
             query_top = kernel.config.read(MemorySettings).query_top
             rows = []
-            for probe in conversation.probes:
-                began = time.perf_counter()
-                found = await retriever.search(probe.question, config.depth)
-                latency_ms = (time.perf_counter() - began) * 1000
-                ranked = [turn_id for turn_id, _ in found]
-                rows.append(
-                    {
-                        "config": config.name,
-                        "dataset": dataset_name,
-                        "conversation": conversation.id,
-                        "probe": probe.id,
-                        "category": probe.category,
-                        "question": probe.question,
-                        "evidence": list(probe.evidence),
-                        "scored": probe.scored,
-                        **probe_scores(ranked, probe.evidence, probe.stale),
-                        "latency_ms": latency_ms,
-                        "prompt_tokens": prompt_tokens(
-                            [t for _, t in found], config.memory_budget, query_top
-                        ),
-                        "retrieved": ranked,
-                    }
-                )
+            for asked, probe in enumerate(conversation.probes, 1):
+                rows.append(await _ask(retriever, probe, unit, dataset_name, query_top))
+                report(conversation.turn_count + asked, steps)
             info = {
                 "turns": log.turns,
                 "prunes": log.prunes,
@@ -163,6 +153,51 @@ async def run_unit(
     return UnitResult(unit, rows, info)
 
 
-def run_unit_blocking(unit: Unit, work_dir: str | None = None) -> UnitResult:
-    """`run_unit` in its own event loop: what a worker process or a cluster task calls."""
-    return asyncio.run(run_unit(unit, None if work_dir is None else Path(work_dir)))
+async def _ask(
+    retriever: Retriever, probe: Probe, unit: Unit, dataset_name: str, query_top: int
+) -> dict[str, Any]:
+    """One probe asked of the configured tier: its row of scores."""
+    config = unit.config
+    began = time.perf_counter()
+    found = await retriever.search(probe.question, config.depth)
+    latency_ms = (time.perf_counter() - began) * 1000
+    ranked = [turn_id for turn_id, _ in found]
+    return {
+        "config": config.name,
+        "dataset": dataset_name,
+        "conversation": unit.conversation,
+        "probe": probe.id,
+        "category": probe.category,
+        "question": probe.question,
+        "evidence": list(probe.evidence),
+        "scored": probe.scored,
+        **probe_scores(ranked, probe.evidence, probe.stale),
+        "latency_ms": latency_ms,
+        "prompt_tokens": prompt_tokens([t for _, t in found], config.memory_budget, query_top),
+        "retrieved": ranked,
+    }
+
+
+def unit_steps(conversation: Conversation) -> int:
+    """A unit's work as its progress counts it: every turn replayed, every probe asked."""
+    return conversation.turn_count + len(conversation.probes)
+
+
+def run_unit_blocking(
+    unit: Unit, work_dir: str | None = None, progress: ProgressQueue | None = None
+) -> UnitResult:
+    """`run_unit` in its own event loop: what a worker process or a cluster task calls.
+    Progress goes to `progress` (a manager's queue) as ``(unit key, done, steps)``."""
+
+    def report(done: int, steps: int) -> None:
+        if progress is not None:
+            progress.put((unit.key, done, steps))
+
+    directory = None if work_dir is None else Path(work_dir)
+    return asyncio.run(run_unit(unit, directory, progress=report))
+
+
+class ProgressQueue(Protocol):
+    """What a worker needs of a `multiprocessing.Manager().Queue()`."""
+
+    def put(self, item: tuple[str, int, int]) -> None: ...

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,17 +16,13 @@ from hologram.notebook import Pending
 
 @pytest.fixture
 def shell(
-    monkeypatch: pytest.MonkeyPatch, model: ScriptedModelServer
-) -> Iterator[InteractiveShell]:
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch, model: ScriptedModelServer
+) -> InteractiveShell:
     # `%hologram start` reads the model source from the environment, as a user's would.
     monkeypatch.setenv("HOLOGRAM_LLM_BASE_URL", model.base_url)
     monkeypatch.setenv("HOLOGRAM_LLM_MODEL", "scripted-model")
     monkeypatch.setenv("HOLOGRAM_LLM_API_KEY", "sk-test")
-    ipython = InteractiveShell.instance()
-    ipython.run_line_magic("load_ext", "hologram")
-    yield ipython
-    ipython.run_line_magic("unload_ext", "hologram")
-    InteractiveShell.clear_instance()
+    return shell
 
 
 async def test_say_returns_a_handle_that_awaits_the_reply(
@@ -89,10 +84,10 @@ async def test_the_timeline_is_given_each_inputs_text_as_journaled_and_its_chann
     widget = shell.run_line_magic("hologram", "scheduler")
     model.queue_text("Noted.")
     await shell.run_line_magic("hologram", "say --channel test remember the milk")
-    (queued,) = [e["payload"] for e in widget.events if e["payload"]["action"] == "enqueue"]
+    scheduler = [e["payload"] for e in widget.events if e["type"] == "scheduler"]
+    (queued,) = [p for p in scheduler if p["action"] == "enqueue"]
     assert (queued["text"], queued["channel"], queued["level"]) == ("remember the milk", "test", 0)
-    actions = [e["payload"]["action"] for e in widget.events if e["type"] == "scheduler"]
-    assert actions == ["enqueue", "start", "finish"]
+    assert [p["action"] for p in scheduler] == ["enqueue", "start", "finish"]
     assert "remember the milk (test)" in widget.svg
     widget.close()
     await shell.run_line_magic("hologram", "shutdown")
@@ -107,7 +102,8 @@ async def test_a_secret_typed_into_an_input_reaches_the_timeline_masked(
     widget = shell.run_line_magic("hologram", "scheduler")
     model.queue_text("Noted.")
     await shell.run_line_magic("hologram", f"say my mail password is {secret}")
-    (queued,) = [e["payload"] for e in widget.events if e["payload"]["action"] == "enqueue"]
+    scheduler = [e["payload"] for e in widget.events if e["type"] == "scheduler"]
+    (queued,) = [p for p in scheduler if p["action"] == "enqueue"]
     assert queued["text"] == "my mail password is @{mail}"
     assert secret not in str(widget.events) and secret not in widget.svg
     widget.close()

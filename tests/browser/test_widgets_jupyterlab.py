@@ -91,6 +91,21 @@ stopping = %hologram shutdown
 closed = await stopping
 print("closed:", closed[-1])
 """,
+    # 8: an experiment's recall chart (a summary as Experiment.collect writes it)
+    """
+import pandas as pd
+from hologram.eval.chart import RecallChart
+
+summary = pd.DataFrame([
+    {"dataset": "companion_en", "config": config, "category": category, "scored": 20,
+     "recall@5": r5, "recall@10": r10}
+    for config, category, r5, r10 in [
+        ("kernel", "single_hop", 0.5, 0.75), ("kernel", "all", 0.45, 0.6),
+        ("episodic", "single_hop", 0.55, 0.8), ("episodic", "all", 0.5, 0.65),
+    ]
+])
+RecallChart(summary)
+""",
 ]
 
 
@@ -299,6 +314,23 @@ def check_graph(book: Notebook, page: Any, shots: Path) -> None:
     assert max(abs(a - b) for a, b in zip(kept, dropped, strict=True)) < 0.1, (kept, dropped)
 
 
+def check_chart(book: Notebook, page: Any, shots: Path) -> None:
+    chart = book.run(8)
+    bars = chart.locator(".vega-embed svg g.mark-rect path")
+    bars.first.wait_for()
+    assert bars.count() == 8  # 2 configurations x 2 categories x recall@5 and @10
+    # Hover each bar until episodic's single_hop recall@10: its tooltip gives the value.
+    tip = page.locator("#vg-tooltip-element")
+    for index in range(bars.count()):
+        bars.nth(index).hover()
+        tip.wait_for(state="visible")
+        text = tip.inner_text()
+        if "episodic" in text and "single_hop" in text and "recall@10" in text:
+            break
+    assert "80.0%" in text and "20" in text, text
+    chart.locator(".jp-OutputArea-output").last.screenshot(path=str(shots / "recall_chart.png"))
+
+
 def test_the_widgets_render_in_jupyterlab_and_a_person_can_drive_them(
     jupyterlab: JupyterLab, browser_page: tuple[Any, list[str]], tmp_path: Path
 ) -> None:
@@ -320,5 +352,6 @@ def test_the_widgets_render_in_jupyterlab_and_a_person_can_drive_them(
     check_graph(book, page, shots)
     book.run(7)
     assert "closed: data-dir lock" in book.printed(7, "closed:")
+    check_chart(book, page, shots)
     page.screenshot(path=str(shots / "notebook.png"), full_page=True)
     assert problems == []

@@ -167,5 +167,5 @@ def test_the_cli_prints_the_comparison_table(
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "recall@10 all" in printed and "episodic" in printed
-    assert (out / "table.csv").exists()
+    assert (out / "table.csv").exists() and (out / "recall.svg").read_text().startswith("<svg")
     assert main(["eval", str(tmp_path / "nowhere"), "--out", str(out), "--quiet"]) == 2

@@ -7,7 +7,6 @@ import base64
 import math
 import struct
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,15 +15,6 @@ from IPython.core.interactiveshell import InteractiveShell
 from hologram.memory import Triple
 from hologram.notebook.graph_view import RING
 from hologram.notebook.graph_widget import GraphWidget
-
-
-@pytest.fixture
-def shell() -> Iterator[InteractiveShell]:
-    ipython = InteractiveShell.instance()
-    ipython.run_line_magic("load_ext", "hologram")
-    yield ipython
-    ipython.run_line_magic("unload_ext", "hologram")
-    InteractiveShell.clear_instance()
 
 
 async def test_the_graph_widget_sizes_by_mentions_dashes_history_and_highlights_recall(
@@ -149,7 +139,7 @@ async def test_a_click_opens_an_entitys_neighbours_around_it_and_keeps_every_pla
     placed = dict(widget.view.positions)
     assert set(placed) == {"Alice", "Paris"}
     widget.view.positions = {**placed, "Alice": [12.5, 34.0]}  # as a drag leaves it
-    widget._on_message(widget.view, {"expand": "Paris"}, [])
+    widget.widget._on_message(widget.view, {"expand": "Paris"}, [])
     await widget.expanding
     data = widget.view.data
     assert {f["target"] for f in data["facts"]} == {"Paris", "France", "Rome"}

@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from hologram.memory import Fate
 from hologram.notebook.context_widget import ContextWidget, render_svg
-
-
-@pytest.fixture
-def shell():
-    ipython = InteractiveShell.instance()
-    ipython.run_line_magic("load_ext", "hologram")
-    yield ipython
-    ipython.run_line_magic("unload_ext", "hologram")
-    InteractiveShell.clear_instance()
 
 
 async def test_the_widget_redraws_each_prune_with_scores_fates_and_the_window(

@@ -3,7 +3,6 @@ a real IPython shell and a real kernel."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,16 +15,13 @@ from hologram.notebook import Pending
 
 @pytest.fixture
 def shell(
-    monkeypatch: pytest.MonkeyPatch, model: ScriptedModelServer
-) -> Iterator[InteractiveShell]:
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch, model: ScriptedModelServer
+) -> InteractiveShell:
+    # `%hologram start` reads the model source from the environment, as a user's would.
     monkeypatch.setenv("HOLOGRAM_LLM_BASE_URL", model.base_url)
     monkeypatch.setenv("HOLOGRAM_LLM_MODEL", "scripted-model")
     monkeypatch.setenv("HOLOGRAM_LLM_API_KEY", "sk-test")
-    ipython = InteractiveShell.instance()
-    ipython.run_line_magic("load_ext", "hologram")
-    yield ipython
-    ipython.run_line_magic("unload_ext", "hologram")
-    InteractiveShell.clear_instance()
+    return shell
 
 
 async def test_plugins_lists_each_plugin_with_its_health(
