@@ -90,6 +90,11 @@ async def test_every_shipped_schema_migrates_with_no_row_lost(
     assert manifest is not None and manifest.written_by == report.release
     assert manifest.stores == {s.name: s.version for s in STORES}
     assert {s.status for s in survey(root)[0].stores} <= {"current", "absent"}
+    async with Kernel(root, environ={}) as kernel:
+        assert kernel.state.graph is not None and kernel.state.memory is not None
+        stats = await kernel.state.graph.store.stats()
+        assert stats["entities"] == 50 and stats["current_facts"] == 50
+        assert [e.input for e in kernel.state.memory.context.events][:2] == ["turn 0", "turn 1"]
 
 
 async def test_a_kernel_boots_on_the_oldest_data_dir_and_finds_its_memory(tmp_path: Path) -> None:
