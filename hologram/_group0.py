@@ -7,11 +7,18 @@ run one after another ahead of layer 0.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Mapping
 
-from hologram.config import CORE_DEFAULTS, ConfigRegistry
+from hologram import __version__
+from hologram.config import CORE_DEFAULTS, ConfigRegistry, UpdateSettings
 from hologram.sdk import Facility
 from hologram.state import KernelState
+from hologram.update import STORES, current_manifest, prepare, prune_backups
+from hologram.update.manifest import write_manifest
+
+log = logging.getLogger(__name__)
 
 GIVEN = (Facility.CONFIG,)
 """Facilities that exist before layer 0."""
@@ -37,6 +44,39 @@ class OpenLog:
 
     async def close(self, state: KernelState) -> None:
         state.log.close()
+
+
+class CheckDataDir:
+    """The update module's start-up half: versions, damage, backup, migrate, roll back
+    (spec 000 puts `update` ahead of every store; the config database is one, so this
+    runs before it opens). At shutdown, with every store closed, the manifest records
+    what the data dir now holds."""
+
+    name = "data-dir check"
+    provides = ()
+
+    async def run(self, state: KernelState) -> None:
+        state.update_report = await asyncio.to_thread(prepare, state.data_dir)
+        for name, old, new in state.update_report.migrated:
+            log.info("data dir: %s migrated from version %d to %d", name, old, new)
+
+    async def close(self, state: KernelState) -> None:
+        manifest = await asyncio.to_thread(current_manifest, state.data_dir, STORES, __version__)
+        await asyncio.to_thread(write_manifest, state.data_dir, manifest)
+
+
+class PruneBackups:
+    name = "backup pruning"
+    provides = ()
+
+    async def run(self, state: KernelState) -> None:
+        assert state.config is not None
+        keep = max(1, state.config.read(UpdateSettings).keep_backups)
+        for path in await asyncio.to_thread(prune_backups, state.data_dir, keep):
+            log.info("data dir: removed the old backup %s (keeping %d)", path.name, keep)
+
+    async def close(self, state: KernelState) -> None:
+        return None
 
 
 class OpenConfig:
@@ -69,4 +109,11 @@ class SnapshotConfig:
 
 
 def group0(environ: Mapping[str, str] | None = None) -> list:
-    return [LockDataDir(), OpenLog(), OpenConfig(environ), SnapshotConfig()]
+    return [
+        LockDataDir(),
+        OpenLog(),
+        CheckDataDir(),
+        OpenConfig(environ),
+        PruneBackups(),
+        SnapshotConfig(),
+    ]

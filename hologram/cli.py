@@ -23,6 +23,7 @@ from hologram.kernel import (
     write_depgraph,
 )
 from hologram.modules import kernel_modules
+from hologram.update import UpdateError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -33,6 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"hologram {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     from hologram.eval.cli import add_eval_parser
+    from hologram.update.cli import add_data_parser
 
     for add in (
         _add_serve,
@@ -46,6 +48,7 @@ def _parser() -> argparse.ArgumentParser:
         add_eval_parser,
     ):
         add(commands)
+    add_data_parser(commands, data_option)
     return parser
 
 
@@ -255,9 +258,18 @@ def _declare_plugins(registry: ConfigRegistry, data_dir: Path) -> None:
 async def _config(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(args.data)
     lock = DataDirLock(data_dir)
+    from hologram.update import prepare, survey
+    from hologram.update.migrate import refuse_newer
+
     if args.action in ("set", "delete"):
         lock.acquire()  # refuses while a kernel runs: its cached settings would go stale
     try:
+        # The same check a kernel's start makes: never write a newer or damaged data dir.
+        if lock.held:
+            await asyncio.to_thread(prepare, data_dir)
+        else:
+            report, _found, manifest = await asyncio.to_thread(survey, data_dir)
+            refuse_newer(report, manifest)
         registry = await ConfigRegistry.open(data_dir / "config.db")
         registry.register(CORE_DEFAULTS)
         try:
@@ -323,7 +335,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from hologram.eval.cli import run_eval
 
             return run_eval(args)
-    except (AssemblyError, ConfigError) as exc:
+        if args.command == "data":
+            from hologram.update.cli import run_data
+
+            return run_data(args)
+    except (AssemblyError, ConfigError, UpdateError) as exc:
         print(f"hologram: {exc}", file=sys.stderr)
         return 2
     raise AssertionError(f"unhandled command {args.command}")

@@ -24,6 +24,7 @@ from hologram.plugins.registry import PluginRegistry
 from hologram.sdk import Clock
 from hologram.security import Firewall
 from hologram.stages import StageHost
+from hologram.update import Report
 
 
 @dataclass(slots=True)
@@ -34,6 +35,8 @@ class KernelState:
     log: KernelLog
     tasks: KernelTasks
     config_snapshot: dict[str, Any] = field(default_factory=dict)
+    update_report: Report | None = None
+    """What the data-dir check found and did at boot (versions, migrations, backup)."""
 
     config: ConfigRegistry | None = None
     events: EventBus | None = None

@@ -27,7 +27,10 @@ def test_graph_prints_group_0_and_the_layers() -> None:
     result = hologram("graph")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "group 0  data-dir lock, logging, config db, config snapshot"
+    assert (
+        lines[0]
+        == "group 0  data-dir lock, logging, data-dir check, config db, backup pruning, config snapshot"
+    )
     assert lines[1].startswith("layer 0  ") and "events" in lines[1]
 
 

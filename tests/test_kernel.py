@@ -27,7 +27,10 @@ async def test_kernel_boots_the_real_module_set_and_shuts_down(data_dir: Path) -
         assert kernel.phase is Phase.READY
         assert kernel.layers == real_layers() and "events" in kernel.layers[0]
         topology = kernel.topology()
-        assert topology[0] == "group 0  data-dir lock, logging, config db, config snapshot"
+        assert (
+            topology[0]
+            == "group 0  data-dir lock, logging, data-dir check, config db, backup pruning, config snapshot"
+        )
         assert topology[1].startswith("layer 0  ") and len(topology) == 1 + len(kernel.layers)
         assert kernel.config.get("core.agent.max_tool_rounds") == 10
         kernel.events.subscribe(EventType.SYSTEM, ready.append)
@@ -43,8 +46,15 @@ async def test_shutdown_closes_modules_in_reverse_layer_order_then_group_0(data_
     kernel = await Kernel(data_dir).start()
     layers = kernel.layers
     closed = await kernel.shutdown()
-    assert closed[-4:] == ["config snapshot", "config db", "logging", "data-dir lock"]
-    modules = closed[:-4]
+    assert closed[-6:] == [
+        "config snapshot",
+        "backup pruning",
+        "config db",
+        "data-dir check",
+        "logging",
+        "data-dir lock",
+    ]
+    modules = closed[:-6]
     assert sorted(modules) == sorted(name for layer in layers for name in layer)
     layer_of = {name: index for index, layer in enumerate(layers) for name in layer}
     assert [layer_of[m] for m in modules] == sorted((layer_of[m] for m in modules), reverse=True)
@@ -111,9 +121,16 @@ async def test_boot_observers_see_group_0_and_every_module(data_dir: Path) -> No
     async with kernel:
         pass
     done = [p.name for p in seen if p.status is Status.DONE]
-    group0 = ["data-dir lock", "logging", "config db", "config snapshot"]
-    assert done[:4] == group0
-    assert sorted(done[4:]) == sorted(name for layer in real_layers() for name in layer)
+    group0 = [
+        "data-dir lock",
+        "logging",
+        "data-dir check",
+        "config db",
+        "backup pruning",
+        "config snapshot",
+    ]
+    assert done[:6] == group0
+    assert sorted(done[6:]) == sorted(name for layer in real_layers() for name in layer)
     assert next(p.name for p in seen if p.status is Status.CLOSED) in real_layers()[-1]
 
 

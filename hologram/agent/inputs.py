@@ -228,7 +228,13 @@ class InputScheduler:
         record: InputRecord = task.payload
         turn: Turn | None = task.frame
         if turn is None:
-            given = TurnInput(record.text, record.channel, record.user_id, input_id=record.id)
+            given = TurnInput(
+                record.text,
+                record.channel,
+                record.user_id,
+                input_id=record.id,
+                attempt=record.attempts + 1,
+            )
             turn = Turn(self.agent, given)
             turn.intercept = self._intercept_for(task)
             task.frame = turn
@@ -272,9 +278,11 @@ class InputScheduler:
         began, and in the journal, so a restart does not run it again. A shutdown is not
         a stop: those inputs stay unfinished in the journal and run at the next start."""
         task = ticket.task
-        if task is None or not task.stopped or outcome.cancelled():
-            return
-        if not isinstance(outcome.exception(), TaskStopped):
+        # Read the outcome whoever else does: nobody awaits an input re-queued after a
+        # restart, and an unread exception (a shutdown's TaskStopped) is logged once per
+        # ticket when the future is collected.
+        error = None if outcome.cancelled() else outcome.exception()
+        if task is None or not task.stopped or not isinstance(error, TaskStopped):
             return
         recording = self.tasks.spawn(self._stopped(task), name=f"input-{task.id}-stopped")
         self._stop_records.add(recording)

@@ -22,11 +22,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypedDict, TypeVar
 
+from hologram.kernel.schema import SchemaTooNew, migrate_sqlite
 from hologram.kernel.tasks import KernelTasks, TaskScope
 
 T = TypeVar("T")
 
-_SCHEMA = """
+MIGRATIONS: tuple[str, ...] = (
+    # 1: the inputs. IF NOT EXISTS: journals shipped before versions existed have it already.
+    """
 CREATE TABLE IF NOT EXISTS inputs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     text TEXT NOT NULL,
@@ -40,7 +43,12 @@ CREATE TABLE IF NOT EXISTS inputs (
     created_at REAL NOT NULL,
     finished_at REAL
 )
-"""
+""",
+    # 2: how many times each input has started running, so a re-run after a crash is known
+    # as one (memory keys its writes by input and attempt).
+    "ALTER TABLE inputs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0",
+)
+"""The input journal's schema steps (see `hologram.kernel.schema`)."""
 
 
 class InputState(StrEnum):
@@ -63,6 +71,8 @@ class InputRecord:
     source: str
     user_id: str = ""
     extra: dict[str, Any] | None = None
+    attempts: int = 0
+    """Times it has started running before (a re-run after a crash has 1 or more)."""
 
 
 class RecordRow(TypedDict):
@@ -129,16 +139,17 @@ class InputJournal:
             try:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=FULL")
-                db.execute(_SCHEMA)
-                db.commit()
-            except sqlite3.DatabaseError:
+                db.isolation_level = None  # the schema steps manage their own transactions
+                migrate_sqlite(db, MIGRATIONS, f"the input journal {path}")
+                db.isolation_level = ""
+            except (sqlite3.DatabaseError, SchemaTooNew):
                 db.close()
                 raise
             return db
 
         try:
             db = await asyncio.get_running_loop().run_in_executor(thread, connect)
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, SchemaTooNew) as exc:
             thread.shutdown()
             raise JournalError(
                 f"the input journal {path} cannot be read ({exc}); it was left untouched: "
@@ -239,10 +250,13 @@ class InputJournal:
         return InputRecord(input_id, text, channel, int(level), source, user_id, extra)
 
     async def mark(self, input_id: int, state: InputState, reply: str | None = None) -> None:
+        """Record a change of state; RUNNING counts one more attempt."""
         finished = None if state in UNFINISHED else time.time()
+        started = 1 if state is InputState.RUNNING else 0
         await self._write(
-            "UPDATE inputs SET state = ?, reply = COALESCE(?, reply), finished_at = ? WHERE id = ?",
-            (state.value, reply, finished, input_id),
+            "UPDATE inputs SET state = ?, reply = COALESCE(?, reply), finished_at = ?, "
+            "attempts = attempts + ? WHERE id = ?",
+            (state.value, reply, finished, started, input_id),
         )
 
     async def unfinished(self) -> list[InputRecord]:
@@ -250,13 +264,13 @@ class InputJournal:
         placeholders = ", ".join("?" for _ in UNFINISHED)
         rows = await self._read(
             lambda db: db.execute(
-                "SELECT id, text, channel, level, source, user_id, extra FROM inputs "
+                "SELECT id, text, channel, level, source, user_id, extra, attempts FROM inputs "
                 f"WHERE state IN ({placeholders}) ORDER BY id",
                 [s.value for s in UNFINISHED],
             ).fetchall()
         )
         return [
-            InputRecord(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]))
+            InputRecord(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]), row[7])
             for row in rows
         ]
 

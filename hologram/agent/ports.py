@@ -26,7 +26,11 @@ class ChatModel(Protocol):
 class TurnMemory(Protocol):
     """The memory steps of a turn (spec: Context.Append, Prune, buildMemoryContext)."""
 
-    async def append_input(self, ctx: StageContext) -> None: ...
+    async def append_input(
+        self, ctx: StageContext, *, input_id: int | None = None, attempt: int = 1
+    ) -> None:
+        """Record the input; a re-run (`attempt` > 1) records nothing the earlier run did."""
+        ...
 
     async def prune(self, query: str) -> None: ...
 

@@ -66,6 +66,8 @@ class TurnInput:
     group_id: str = ""
     input_id: int | None = None
     """The journal id of the input, when it came through the scheduler."""
+    attempt: int = 1
+    """Which run of the input this is: more than 1 when a crash cut an earlier run off."""
 
 
 current_input: ContextVar[TurnInput | None] = ContextVar("current_input", default=None)
@@ -280,7 +282,10 @@ class Turn:
 
     async def append_input(self) -> None:
         if self.agent.memory is not None:
-            await self.agent.memory.append_input(self.ctx)
+            given = self.given
+            await self.agent.memory.append_input(
+                self.ctx, input_id=given.input_id, attempt=given.attempt
+            )
 
     async def prune_context(self) -> None:
         if self.agent.memory is not None:

@@ -16,6 +16,7 @@ from hologram.config.sections import (
     SecuritySettings,
     SourceSettings,
     StageSettings,
+    UpdateSettings,
 )
 from hologram.config.typed import Live, declared, key_of, setting
 
@@ -42,6 +43,7 @@ __all__ = [
     "Setting",
     "SourceSettings",
     "StageSettings",
+    "UpdateSettings",
     "declared",
     "is_secret",
     "key_of",

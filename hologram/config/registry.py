@@ -8,6 +8,7 @@ plugin's settings never touches anyone else's.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -31,12 +32,31 @@ from hologram.config.keys import (
 )
 from hologram.config.known import unknown_reason
 from hologram.config.typed import Live, S, read
+from hologram.kernel.schema import SchemaTooNew, migrate_sqlite
 
 log = logging.getLogger(__name__)
 
 Source = Literal["env", "stored", "default"]
 
 _SCHEMA = "(key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at REAL NOT NULL)"
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: core.* settings (plugin.<name>.* ones get a table each, made when first declared).
+    # IF NOT EXISTS: the databases shipped before versions existed have it already.
+    f"CREATE TABLE IF NOT EXISTS config {_SCHEMA}",
+)
+"""The config database's schema steps (see `hologram.kernel.schema`)."""
+
+
+def _prepare(path: Path) -> None:
+    """WAL mode and the schema, on a connection of its own (the steps need autocommit)."""
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        migrate_sqlite(db, MIGRATIONS, f"the config database {path}")
+    finally:
+        db.close()
+
 
 SECRET_KEY_ENV = "HOLOGRAM_SECRET_KEY"
 """The environment variable that holds the key of the secrets at rest (read by `security`)."""
@@ -96,12 +116,16 @@ class ConfigRegistry:
         """Open (or create) the database at `path`. A file that is not a readable config
         database is refused as it is; nothing in it is changed."""
         path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            await asyncio.to_thread(_prepare, path)
+        except (sqlite3.DatabaseError, SchemaTooNew) as exc:
+            raise ConfigError(
+                f"the config database {path} cannot be read ({exc}); it was left untouched: "
+                "move it aside to start with fresh settings, or restore it from a backup"
+            ) from exc
         db = await aiosqlite.connect(path)
         try:
-            await db.execute("PRAGMA journal_mode=WAL")
             await db.execute("PRAGMA synchronous=FULL")
-            await db.execute(f"CREATE TABLE IF NOT EXISTS config {_SCHEMA}")
-            await db.commit()
             registry = cls(db, path, {})
             await registry._load()
         except sqlite3.DatabaseError as exc:

@@ -302,6 +302,15 @@ class GraphSettings:
         return float(getattr(self, f"{loop}_interval_min"))
 
 
+@dataclass(frozen=True, slots=True)
+class UpdateSettings:
+    prefix: ClassVar[str] = "core.update"
+
+    keep_backups: int = setting(
+        5, "backups kept in <data>/backups (older ones are removed at start); at least 1"
+    )
+
+
 CORE_SECTIONS: tuple[type[Section], ...] = (
     AgentSettings,
     StageSettings,
@@ -313,5 +322,6 @@ CORE_SECTIONS: tuple[type[Section], ...] = (
     EmbedderSettings,
     MemorySettings,
     GraphSettings,
+    UpdateSettings,
 )
 """Every section with fixed keys; `SourceSettings` is registered for the seed source."""

@@ -70,9 +70,12 @@ class Journal:
                     continue
                 try:
                     values.append(json.loads(raw))
-                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                except json.JSONDecodeError as exc:
                     bad += 1
                     loaded.problems.append(f"{path.name} line {number}: {exc.msg}; skipped")
+                except UnicodeDecodeError as exc:
+                    bad += 1
+                    loaded.problems.append(f"{path.name} line {number}: {exc.reason}; skipped")
         if bad:
             keep = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
             shutil.copyfile(path, keep)

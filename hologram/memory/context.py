@@ -187,6 +187,10 @@ class ContextWindow:
     def __len__(self) -> int:
         return len(self._events)
 
+    def find(self, event_id: str) -> ContextEvent | None:
+        """The event of that id still in the window (a scan: for the rare re-run)."""
+        return next((e for e in self._events if e.id == event_id), None)
+
     def timeline(self, budget_tokens: int, estimate: Callable[[str], int]) -> list[ContextEvent]:
         """The newest events whose texts fit in `budget_tokens` together, oldest first.
         A ceiling, not a fill target: it stops at the first event that would not fit."""
@@ -328,10 +332,12 @@ class ContextWindow:
         channel: str = "",
         tool_outputs: Iterable[ToolOutput] = (),
         timestamp: float | None = None,
+        event_id: str | None = None,
     ) -> ContextEvent:
         """Add one event (timestamp: now, unless given, e.g. a recalled document's original
-        time) and return it once it is on disk. Embedding failures do not lose the event: it
-        is stored without a vector, announced, and embedded again at the next prune."""
+        time; its id made up unless given) and return it once it is on disk. Embedding
+        failures do not lose the event: it is stored without a vector, announced, and
+        embedded again at the next prune."""
         if not isinstance(source, str) or not source:
             raise ValueError("an event needs a non-empty source (a channel name, 'agent', …)")
         if not isinstance(input, str) or not isinstance(response, str):
@@ -346,6 +352,8 @@ class ContextWindow:
             tool_outputs=outputs,
             vector_text=text_for_vector(source, input, response, outputs, self.tools),
         )
+        if event_id is not None:
+            event.id = event_id
         async with self._lock:
             error, words = await asyncio.to_thread(self._embed_and_log, event)
             self._insert(event)

@@ -1,15 +1,13 @@
-"""The graph database's schema, as numbered migrations applied in order at open.
-
-`PRAGMA user_version` records how far a database has come. A migration runs inside one
-transaction with its version bump, so a crash leaves the database at the old version or
-the new one, never between. A database newer than this code is refused rather than guessed.
-"""
+"""The graph database's schema, as numbered migrations applied in order at open
+(see `hologram.kernel.schema`: one transaction per step with its version bump)."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import aiosqlite
+
+from hologram.kernel.schema import SchemaTooNew, statements
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "SchemaTooNew", "migrate"]
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: entities, aliases, relations with temporal validity, memory blocks.
@@ -124,25 +122,17 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-class SchemaTooNew(Exception):
-    """The database was written by a newer Hologram."""
-
-
 async def migrate(db: aiosqlite.Connection) -> list[int]:
-    """Bring `db` to `SCHEMA_VERSION`; returns the versions applied."""
+    """Bring `db` to `SCHEMA_VERSION`; returns the versions applied (the same steps the
+    update module runs, with its backup, before any store opens)."""
     (version,) = await (await db.execute("PRAGMA user_version")).fetchone()  # type: ignore[misc]
     if version > SCHEMA_VERSION:
-        raise SchemaTooNew(
-            f"graph database is at schema version {version}, this Hologram knows up to "
-            f"{SCHEMA_VERSION}: upgrade Hologram, or open a copy made for this version"
-        )
+        raise SchemaTooNew("graph database", version, SCHEMA_VERSION)
     applied = []
     for number in range(version + 1, SCHEMA_VERSION + 1):
-        # executescript would commit on its own; statements run one by one keep the
-        # migration and its version bump in a single transaction.
         await db.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _statements(MIGRATIONS[number - 1]):
+            for statement in statements(MIGRATIONS[number - 1]):
                 await db.execute(statement)
             await db.execute(f"PRAGMA user_version = {number}")
         except BaseException:
@@ -151,16 +141,3 @@ async def migrate(db: aiosqlite.Connection) -> list[int]:
         await db.execute("COMMIT")
         applied.append(number)
     return applied
-
-
-def _statements(script: str) -> list[str]:
-    """Split a migration into statements (a trigger body's inner `;` stays inside it)."""
-    out, current = [], ""
-    for line in script.strip().splitlines():
-        current += line + "\n"
-        if sqlite3.complete_statement(current):
-            out.append(current.strip())
-            current = ""
-    if current.strip():
-        out.append(current.strip())
-    return out

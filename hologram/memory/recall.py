@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -17,6 +18,8 @@ from hologram.memory.episodic import stems
 from hologram.memory.textlog import TextLog
 from hologram.memory.tools import coldcontext_tools
 from hologram.sdk import MemItem, StageContext, ToolDef, ToolResult
+
+log = logging.getLogger(__name__)
 
 RELATED_DOCS_HEADER = "[Related Memory Docs]"
 USER_SOURCE = "user"
@@ -138,10 +141,25 @@ class Memory:
 
     # ---- the turn's steps ----------------------------------------------------------------
 
-    async def append_input(self, ctx: StageContext) -> ContextEvent:
-        """The input, durably in the context (and the text log) before the turn goes on."""
+    async def append_input(
+        self, ctx: StageContext, *, input_id: int | None = None, attempt: int = 1
+    ) -> ContextEvent:
+        """The input, durably in the context (and the text log) before the turn goes on.
+
+        An input from the journal is keyed by its id, so a re-run after a crash (`attempt`
+        above 1) finds what the cut-off run recorded and records it no second time."""
+        key = None if input_id is None else f"input-{input_id}"
+        if key is not None and attempt > 1:
+            earlier = self.context.find(key)
+            if earlier is not None:
+                log.info(
+                    "input %s, attempt %d: already in memory from its first run", input_id, attempt
+                )
+                return earlier
         source = ctx.channel or USER_SOURCE
-        event = await self.context.append(source, input=ctx.raw_message, channel=ctx.channel)
+        event = await self.context.append(
+            source, input=ctx.raw_message, channel=ctx.channel, event_id=key
+        )
         if self.text_log is not None:
             await self.text_log.write("user", ctx.raw_message, channel=ctx.channel, id=event.id)
         return event

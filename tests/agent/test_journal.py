@@ -78,3 +78,17 @@ async def test_a_record_that_cannot_be_stored_fails_alone_and_its_neighbours_are
     await reopened.close()
     assert stored == [*(o.text for o in outcomes), "after"]
     assert sorted(stored[:-1]) == sorted(texts)
+
+
+async def test_the_journal_counts_each_time_an_input_starts_running(tmp_path: Path) -> None:
+    journal = await InputJournal.open(tmp_path / "inputs.db")
+    first = await journal.record("cut off twice", "notebook", 3, "user")
+    fresh = await journal.record("never started", "notebook", 3, "user")
+    await journal.mark(first.id, InputState.RUNNING)
+    await journal.mark(first.id, InputState.RUNNING)  # the run after a first crash
+    await journal.close()
+
+    reopened = await InputJournal.open(tmp_path / "inputs.db")
+    attempts = {r.id: r.attempts for r in await reopened.unfinished()}
+    assert attempts == {first.id: 2, fresh.id: 0}
+    await reopened.close()

@@ -1,0 +1,224 @@
+"""The update module: every shipped schema migrates with no row lost, a failed migration
+leaves the data dir byte for byte as it was, a newer data dir is refused untouched."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from hologram import Kernel
+from hologram.agent.journal import InputJournal, InputState
+from hologram.config import ConfigRegistry
+from hologram.kernel import BootError
+from hologram.update import (
+    STORES,
+    BackupError,
+    DataDirTooNew,
+    MigrationFailed,
+    list_backups,
+    prepare,
+    read_manifest,
+    restore_backup,
+    survey,
+    take_backup,
+)
+from hologram.update.backup import new_backup_path
+from hologram.update.manifest import write_manifest
+from tests.update import shipped
+from tests.update.helpers import hashes
+
+
+def _rows(path: Path) -> dict[str, int]:
+    db = sqlite3.connect(path)
+    try:
+        names = [
+            r[0]
+            for r in db.execute(
+                "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+                " AND sql NOT LIKE 'CREATE VIRTUAL%'"
+            )
+        ]
+        return {n: db.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
+    finally:
+        db.close()
+
+
+def _replace(name: str, **changes: object) -> tuple:
+    """The real store list with one store changed (a step that fails, a step that kills)."""
+    return tuple(dataclasses.replace(s, **changes) if s.name == name else s for s in STORES)
+
+
+@pytest.mark.parametrize("graph_version", shipped.GRAPH_VERSIONS)
+async def test_every_shipped_schema_migrates_with_no_row_lost(
+    tmp_path: Path, graph_version: int
+) -> None:
+    root = shipped.build(tmp_path / "data", graph_version)
+    before = hashes(root)
+    counts = {name: _rows(root / name) for name in ("config.db", "inputs.db", "graph.db")}
+
+    report = prepare(root)
+
+    migrated = {name: (old, new) for name, old, new in report.migrated}
+    assert migrated["config"] == (0, 1) and migrated["input-journal"] == (0, 2)
+    assert migrated.get("graph") == ((graph_version, 5) if graph_version < 5 else None)
+    assert migrated["context-window"] == (0, 1) and migrated["knowledge"] == (0, 1)
+    for name, tables in counts.items():
+        after = _rows(root / name)
+        assert {t: after[t] for t in tables} == tables, name
+    # The backup holds the data dir exactly as it was.
+    (backup,) = list_backups(root)
+    assert backup.path == report.backup and backup.made_from == "unversioned"
+    assert hashes(backup.path / "files") == before
+    # The current release opens every store and reads what the old one wrote.
+    journal = await InputJournal.open(root / "inputs.db")
+    try:
+        row = await journal.get(8)  # ids count from 1
+        assert row is not None and row["text"] == "turn 7 第7句" and row["reply"] == "reply 7"
+        assert (await journal.counts()) == {InputState.DONE: 50}
+    finally:
+        await journal.close()
+    config = await ConfigRegistry.open(root / "config.db", environ={})
+    try:
+        assert config.get(shipped.SETTING[0]) == shipped.SETTING[1]
+    finally:
+        await config.close()
+    manifest = read_manifest(root)
+    assert manifest is not None and manifest.written_by == report.release
+    assert manifest.stores == {s.name: s.version for s in STORES}
+    assert {s.status for s in survey(root)[0].stores} <= {"current", "absent"}
+    async with Kernel(root, environ={}) as kernel:
+        assert kernel.state.graph is not None and kernel.state.memory is not None
+        stats = await kernel.state.graph.store.stats()
+        assert stats["entities"] == 50 and stats["current_facts"] == 50
+        assert [e.input for e in kernel.state.memory.context.events][:2] == ["turn 0", "turn 1"]
+
+
+async def test_a_kernel_boots_on_the_oldest_data_dir_and_finds_its_memory(tmp_path: Path) -> None:
+    root = shipped.build(tmp_path / "data", graph_version=1)
+    async with Kernel(root, environ={}) as kernel:
+        report = kernel.state.update_report
+        assert report is not None and ("graph", 1, 5) in report.migrated
+        assert kernel.config.get(shipped.SETTING[0]) == shipped.SETTING[1]
+        assert kernel.state.graph is not None
+        stats = await kernel.state.graph.store.stats()
+        assert stats["entities"] == 50 and stats["current_facts"] == 50
+    assert all(s.status in ("current", "absent") for s in survey(root)[0].stores)
+
+
+def test_a_migration_made_to_fail_halfway_leaves_every_byte_as_it_was(tmp_path: Path) -> None:
+    root = shipped.build(tmp_path / "data", graph_version=2)
+    before = hashes(root)
+    # The graph migrates after config and the journal: they are migrated when it fails.
+    failing = _replace(
+        "graph", steps=(*shipped.GRAPH_STEPS, "INSERT INTO no_such_table VALUES (1)")
+    )
+
+    with pytest.raises(MigrationFailed, match=r"store 'graph' .*from version 2 to 6.*restored"):
+        prepare(root, failing)
+
+    assert hashes(root) == before
+    assert not (root / "update-in-progress.json").exists()
+
+
+def test_a_step_that_loses_rows_fails_verification_and_is_rolled_back(tmp_path: Path) -> None:
+    root = shipped.build(tmp_path / "data")
+    before = hashes(root)
+    journal = next(s for s in STORES if s.name == "input-journal")
+    losing = _replace("input-journal", steps=(*journal.steps, "DELETE FROM inputs WHERE id < 5"))
+
+    with pytest.raises(MigrationFailed, match="table inputs held 50 rows before, 46 after"):
+        prepare(root, losing)
+
+    assert hashes(root) == before
+
+
+def _newer(tmp_path: Path) -> Path:
+    root = shipped.build(tmp_path / "data")
+    prepare(root)
+    manifest = read_manifest(root)
+    assert manifest is not None
+    write_manifest(root, dataclasses.replace(manifest, written_by="9.4.0"))
+    db = sqlite3.connect(root / "graph.db")
+    db.execute("PRAGMA user_version = 9")
+    db.close()
+    return root
+
+
+def test_a_data_dir_written_by_a_newer_release_is_refused_and_left_unchanged(
+    tmp_path: Path,
+) -> None:
+    root = _newer(tmp_path)
+    before = hashes(root, {"hologram.lock"})
+
+    with pytest.raises(DataDirTooNew, match=r"release 9\.4\.0: store 'graph' \(graph\.db\)"):
+        prepare(root)
+
+    assert hashes(root, {"hologram.lock"}) == before
+
+
+async def test_a_kernel_refuses_to_start_on_a_newer_data_dir(tmp_path: Path) -> None:
+    root = _newer(tmp_path)
+    before = hashes(root)
+    with pytest.raises(BootError, match=r"store 'graph'.*upgrade Hologram"):
+        await Kernel(root, environ={}).start()
+    assert hashes(root) == before
+
+
+def test_a_newer_file_store_is_refused_by_its_manifest_version(tmp_path: Path) -> None:
+    root = shipped.build(tmp_path / "data")
+    prepare(root)
+    manifest = read_manifest(root)
+    assert manifest is not None
+    manifest.stores["context-window"] = 3
+    manifest.written_by = "2.0.0"
+    write_manifest(root, manifest)
+    with pytest.raises(DataDirTooNew, match="store 'context-window'"):
+        prepare(root)
+
+
+def test_a_current_data_dir_takes_no_backup(tmp_path: Path) -> None:
+    root = shipped.build(tmp_path / "data")
+    prepare(root)
+    again = prepare(root)
+    assert again.migrated == [] and again.backup is None
+    assert len(list_backups(root)) == 1
+
+
+def test_the_manifest_records_the_rows_the_journal_acknowledged(tmp_path: Path) -> None:
+    root = shipped.build(tmp_path / "data", turns=12)
+    prepare(root)
+    manifest = json.loads((root / "datadir.json").read_text())
+    assert manifest["rows"]["inputs.db"] == {"inputs": 12}
+    assert set(manifest["present"]) == {
+        "config.db",
+        "inputs.db",
+        "graph.db",
+        "memory/context/context.snapshot.jsonl",
+    }
+
+
+async def test_old_backups_are_pruned_to_the_setting_at_start(tmp_path: Path) -> None:
+    root = shipped.build(tmp_path / "data")
+    prepare(root)
+    for made_by in ("0.2.0", "0.3.0", "0.4.0"):
+        take_backup(root, new_backup_path(root, "x", made_by), exact=True, made_by=made_by)
+    assert len(list_backups(root)) == 4
+    async with Kernel(root, environ={}) as kernel:
+        await kernel.config.set("core.update.keep_backups", 2)
+    async with Kernel(root, environ={}):
+        pass
+    assert [b.made_by for b in list_backups(root)] == ["0.3.0", "0.4.0"]
+
+
+def test_a_damaged_backup_is_refused_before_anything_is_restored(tmp_path: Path) -> None:
+    root = shipped.build(tmp_path / "data")
+    backup = take_backup(root, tmp_path / "saved", exact=True)
+    (backup.path / "files" / "inputs.db").write_bytes(b"tampered")
+    (root / "stray.txt").write_text("still here")
+    with pytest.raises(BackupError, match=r"inputs\.db does not match its digest"):
+        restore_backup(backup, root)
+    assert (root / "stray.txt").exists()
