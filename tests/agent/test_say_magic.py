@@ -13,6 +13,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from hologram.agent import TaskStopped
 from hologram.llm import ScriptedModelServer, ScriptedReply
 from hologram.notebook import Pending
+from tests.agent.conftest import add_test_channel
 
 
 @pytest.fixture
@@ -50,6 +51,7 @@ async def test_a_hologram_cell_is_one_input_on_the_chosen_channel(
     shell: InteractiveShell, model: ScriptedModelServer, data_dir: Path
 ) -> None:
     kernel = await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    add_test_channel(kernel)
     model.queue_text("Noted.")
     handle = shell.run_cell_magic("hologram", "--channel test", "line one\nline two\n")
     assert await handle == "Noted."
@@ -85,11 +87,12 @@ async def test_interrupt_stop_and_the_scheduler_widget_from_magics(
 async def test_the_timeline_is_given_each_inputs_text_as_journaled_and_its_channel(
     shell: InteractiveShell, model: ScriptedModelServer, data_dir: Path
 ) -> None:
-    await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    kernel = await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    add_test_channel(kernel)
     widget = shell.run_line_magic("hologram", "scheduler")
     model.queue_text("Noted.")
     await shell.run_line_magic("hologram", "say --channel test remember the milk")
-    (queued,) = [e["payload"] for e in widget.events if e["payload"]["action"] == "enqueue"]
+    (queued,) = [e["payload"] for e in widget.events if e["payload"].get("action") == "enqueue"]
     assert (queued["text"], queued["channel"], queued["level"]) == ("remember the milk", "test", 0)
     actions = [e["payload"]["action"] for e in widget.events if e["type"] == "scheduler"]
     assert actions == ["enqueue", "start", "finish"]
@@ -107,7 +110,7 @@ async def test_a_secret_typed_into_an_input_reaches_the_timeline_masked(
     widget = shell.run_line_magic("hologram", "scheduler")
     model.queue_text("Noted.")
     await shell.run_line_magic("hologram", f"say my mail password is {secret}")
-    (queued,) = [e["payload"] for e in widget.events if e["payload"]["action"] == "enqueue"]
+    (queued,) = [e["payload"] for e in widget.events if e["payload"].get("action") == "enqueue"]
     assert queued["text"] == "my mail password is @{mail}"
     assert secret not in str(widget.events) and secret not in widget.svg
     widget.close()
