@@ -134,6 +134,8 @@ class Turn:
             group_id=given.group_id,
         )
         self.loop_messages: list[ChatMessage] = []
+        self.knowledge: list[str] = []
+        """The knowledge entries most relevant to the input, for the system prompt."""
         self.trace: list[TraceStep] = []
         self.rounds = 0
         self.ended_by = EndedBy.ANSWER
@@ -184,6 +186,7 @@ class Turn:
         await self.once("context.append", self.append_input)
         await self.once("context.prune", self.prune_context)
         await self.once("memory.recall", self.recall_memory)
+        await self.once("knowledge.recall", self.recall_knowledge)
         if self.stopped:
             return await self.end_with(self.stopped_at_pre_action)
         if await self.once_stage(Stage.PRE_ACTION):
@@ -291,6 +294,11 @@ class Turn:
             budget = self.agent.prompt_budget().memory_tokens
             self.ctx.memory = await self.agent.memory.recall(self.ctx.raw_message, budget)
 
+    async def recall_knowledge(self) -> None:
+        top = self.agent.knowledge_hits()
+        if self.agent.knowledge is not None and top > 0:
+            self.knowledge = await self.agent.knowledge.passages(self.ctx.raw_message, top)
+
     async def append_reply(self) -> None:
         if self.agent.memory is not None:
             await self.agent.memory.append_tool_results(self.ctx.tool_results)
@@ -315,6 +323,7 @@ class Turn:
                     offered_tools=frozenset(tools),
                     skills=agent.skills.skills(),
                     memory=self.ctx.memory,
+                    knowledge=self.knowledge,
                     timeline=agent.memory.timeline() if agent.memory is not None else (),
                     budget=self.budget(),
                 )
