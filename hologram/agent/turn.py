@@ -539,13 +539,16 @@ class Turn:
             kernel_ms=round(total - model_ms - tool_ms, 3),
             model_ms=round(model_ms, 3),
             tool_ms=round(tool_ms, 3),
-            input_id=self.given.input_id,
             usage=self.usage.to_json(),
             cost=None if self.cost is None else round(self.cost, 6),
             **detail,
         )
 
     def publish(self, event_type: EventType, /, **payload: Any) -> None:
+        """Every event of a turn names its own input: a preempted turn's shielded reply may
+        go out after the next input has started, so "the input running now" is not it."""
+        if self.given.input_id is not None:
+            payload.setdefault("input_id", self.given.input_id)
         self.agent.events.emit(event_type, source="agent", **payload)
 
 

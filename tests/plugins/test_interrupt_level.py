@@ -40,9 +40,7 @@ async def level_of(kernel: Kernel, input_id: int) -> Priority:
 async def test_a_subprocess_plugins_undeclared_interrupt_level_is_l1(
     kernel: Kernel, registry: PluginRegistry, write_plugin: Callable[..., Path]
 ) -> None:
-    await registry.load_dir(
-        write_plugin("nudge", RUNTIME_PLUGIN, capabilities=["tools", "inject"])
-    )
+    await registry.load_dir(write_plugin("nudge", RUNTIME_PLUGIN, capabilities=["tools", "inject"]))
 
     result = await kernel.state.stagehost.execute(ToolCall("c", "nudge_raise", {}))
 
