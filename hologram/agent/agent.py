@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from hologram.agent.child import ChildAgents
-from hologram.agent.ports import ChatModel, ToolSource, TurnMemory
+from hologram.agent.ports import ChatModel, ToolSource, TurnKnowledge, TurnMemory
 from hologram.agent.prompt import Persona, PromptBudget
 from hologram.agent.skills import SkillIndex
 from hologram.agent.turn import Turn, TurnInput, TurnResult
@@ -36,6 +36,8 @@ class Agent:
         personal_prompt: Callable[[], str] = lambda: "",
         prompt_budget: Callable[[], PromptBudget] = PromptBudget,
         memory: TurnMemory | None = None,
+        knowledge: TurnKnowledge | None = None,
+        knowledge_hits: Callable[[], int] = lambda: 3,
         tasks: TaskScope | None = None,
     ) -> None:
         self.stagehost = stagehost
@@ -45,6 +47,8 @@ class Agent:
         self.model = model
         self.events = events
         self.memory = memory
+        self.knowledge = knowledge
+        self.knowledge_hits = knowledge_hits
         self.max_tool_rounds = max_tool_rounds
         self.prompt_budget = prompt_budget
         self.runner = stagehost.runner

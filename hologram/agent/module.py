@@ -40,7 +40,7 @@ class AgentModule:
         Facility.LLM,
     )
     # A kernel without memory still turns: the turn's memory steps are then no-ops.
-    optional = (Facility.MEMORY,)
+    optional = (Facility.MEMORY, Facility.KNOWLEDGE)
     provides = (Facility.AGENT,)
 
     async def init(self, state: Any) -> None:
@@ -60,6 +60,8 @@ class AgentModule:
             personal_prompt=lambda: settings.current.personal_prompt,
             prompt_budget=lambda: budget_of(llm),
             memory=memory,
+            knowledge=state.knowledge,
+            knowledge_hits=lambda: settings.current.knowledge_hits,
             tasks=state.tasks.scope(self.name),
         )
 

@@ -43,3 +43,9 @@ class TurnMemory(Protocol):
     async def append_reply(self, ctx: StageContext) -> None: ...
 
     def tools(self) -> list[ToolDef]: ...
+
+
+class TurnKnowledge(Protocol):
+    """The knowledge step of a turn (spec: persona + memory + knowledge + context)."""
+
+    async def passages(self, query: str, top: int) -> list[str]: ...

@@ -136,6 +136,8 @@ class Turn:
             group_id=given.group_id,
         )
         self.loop_messages: list[ChatMessage] = []
+        self.knowledge: list[str] = []
+        """The knowledge entries most relevant to the input, for the system prompt."""
         self.trace: list[TraceStep] = []
         self.rounds = 0
         self.ended_by = EndedBy.ANSWER
@@ -186,6 +188,7 @@ class Turn:
         await self.once("context.append", self.append_input)
         await self.once("context.prune", self.prune_context)
         await self.once("memory.recall", self.recall_memory)
+        await self.once("knowledge.recall", self.recall_knowledge)
         if self.stopped:
             return await self.end_with(self.stopped_at_pre_action)
         if await self.once_stage(Stage.PRE_ACTION):
@@ -296,6 +299,11 @@ class Turn:
             budget = self.agent.prompt_budget().memory_tokens
             self.ctx.memory = await self.agent.memory.recall(self.ctx.raw_message, budget)
 
+    async def recall_knowledge(self) -> None:
+        top = self.agent.knowledge_hits()
+        if self.agent.knowledge is not None and top > 0:
+            self.knowledge = await self.agent.knowledge.passages(self.ctx.raw_message, top)
+
     async def append_reply(self) -> None:
         if self.agent.memory is not None:
             await self.agent.memory.append_tool_results(self.ctx.tool_results)
@@ -320,6 +328,7 @@ class Turn:
                     offered_tools=frozenset(tools),
                     skills=agent.skills.skills(),
                     memory=self.ctx.memory,
+                    knowledge=self.knowledge,
                     timeline=agent.memory.timeline() if agent.memory is not None else (),
                     budget=self.budget(),
                 )
@@ -539,13 +548,16 @@ class Turn:
             kernel_ms=round(total - model_ms - tool_ms, 3),
             model_ms=round(model_ms, 3),
             tool_ms=round(tool_ms, 3),
-            input_id=self.given.input_id,
             usage=self.usage.to_json(),
             cost=None if self.cost is None else round(self.cost, 6),
             **detail,
         )
 
     def publish(self, event_type: EventType, /, **payload: Any) -> None:
+        """Every event of a turn names its own input: a preempted turn's shielded reply may
+        go out after the next input has started, so "the input running now" is not it."""
+        if self.given.input_id is not None:
+            payload.setdefault("input_id", self.given.input_id)
         self.agent.events.emit(event_type, source="agent", **payload)
 
 

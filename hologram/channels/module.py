@@ -1,4 +1,8 @@
-"""The `channels` kernel module: the output channels, with a notebook and a test channel."""
+"""The `channels` kernel module: the output channels, starting with the notebook's.
+
+Only channels a user reads are registered here: every channel is offered to the model as an
+`output_send__{name}` tool, so a channel kept for tests would be offered in production too.
+Tests register the collecting channels they need themselves."""
 
 from __future__ import annotations
 
@@ -25,13 +29,6 @@ class ChannelsModule:
             NOTEBOOK_CAPS,
             "the Jupyter notebook the user is working in; shown below the cell",
             CollectingChannel("notebook"),
-            owner="kernel",
-        )
-        channels.register_output_channel(
-            "test",
-            OutputCap.TEXT,
-            "a channel that only records what it is sent, for tests and experiments",
-            CollectingChannel("test"),
             owner="kernel",
         )
         state.channels = channels

@@ -25,6 +25,9 @@ class AgentSettings:
     resident_max_tool_rounds: int = setting(8, "tool-loop rounds of one resident task")
     resident_memory_messages: int = setting(40, "messages a resident's notes keep")
     personal_prompt: str = setting("", "persona text, when personal/personal.md is absent")
+    knowledge_hits: int = setting(
+        3, "knowledge entries most relevant to the input shown in the system prompt; 0: none"
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,11 @@ log = logging.getLogger(__name__)
 
 CONTENT = "content.md"
 MEDIA_LIST = ".media.json"
+PASSAGE_CHARS = 1500
+"""The most of one entry a turn's system prompt carries; the model reads the rest with
+`knowledge_search`."""
+PASSAGE_RELEVANCE = 0.5
+"""A passage scores at least this share of the best hit's score, or it stays out."""
 _SEGMENT = re.compile(r"^[^/\\\x00-\x1f<>:\"|?*]{1,80}$")
 
 
@@ -227,6 +232,22 @@ class KnowledgeBase:
             content = self._entries[name].content
             hits.append(Hit(name, score, " ".join(content.split())[:160]))
         return hits
+
+    async def passages(self, query: str, top: int, max_chars: int = PASSAGE_CHARS) -> list[str]:
+        """The entries best matching `query` as prompt text, each cut at `max_chars`, best
+        first (the turn's knowledge section; the budget then keeps what fits)."""
+        hits = await self.search(query, top)
+        passages = []
+        for hit in hits:
+            # The index has no stop words: an entry sharing only "the" with the input still
+            # scores. Far behind the best hit it is noise the prompt pays for.
+            if hit.score < hits[0].score * PASSAGE_RELEVANCE:
+                break
+            content = self._entries[hit.name].content.strip()
+            if len(content) > max_chars:
+                content = content[:max_chars].rstrip() + " …"
+            passages.append(f"### {hit.name}\n{content}")
+        return passages
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -223,7 +223,7 @@ class Bridge:
         self,
         text: str,
         channel: str,
-        level: int = 3,
+        level: int = 1,
         user_id: str = "",
         security_profile: str = "",
     ) -> int:

@@ -313,7 +313,7 @@ class KernelSDK:
         self,
         text: str,
         channel: str,
-        level: Priority | int = Priority.L3,
+        level: Priority | int = Priority.L1,
         *,
         user_id: str = "",
         security_profile: str = "",

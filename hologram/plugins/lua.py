@@ -14,9 +14,9 @@ Inside a handler the script reaches the rest of the SDK through host functions, 
 checked against the manifest when called: `sdk.memory.recall(query[, top])`,
 `sdk.memory.commit(text)`, `sdk.knowledge.search/get/list/create`, `sdk.social.person/
 trait/relations/persons` (social memory is read-only here, as for every external plugin),
-`sdk.inject_input(text, channel)`, `sdk.inject_interrupt(text, channel[, level])` and
-`sdk.inject_input_sync(text, channel)`. They run asynchronously on the kernel's loop while
-the script's coroutine waits; a refusal is a Lua error the script may `pcall`.
+`sdk.inject_input(text, channel)`, `sdk.inject_interrupt(text, channel[, level])` (L1
+unless given) and `sdk.inject_input_sync(text, channel)`. They run asynchronously on the
+kernel's loop while the script's coroutine waits; a refusal is a Lua error the script may `pcall`.
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ class LuaPlugin:
             return await getattr(getattr(sdk, space), call)(*args)
         if call == "inject_interrupt":
             text, channel, *rest = args
-            return await sdk.inject_interrupt(text, channel, Priority(rest[0] if rest else 3))
+            return await sdk.inject_interrupt(text, channel, Priority(rest[0] if rest else 1))
         return await getattr(sdk, call)(*args)
 
     # ---- the Plugin protocol ----------------------------------------------------------------

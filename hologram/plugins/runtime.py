@@ -194,7 +194,7 @@ class RemoteSDK:
         )
 
     async def inject_interrupt(
-        self, text: str, channel: str, level: int = 3, user_id: str = "", security_profile: str = ""
+        self, text: str, channel: str, level: int = 1, user_id: str = "", security_profile: str = ""
     ) -> int:
         return await self.call(
             "sdk.inject_interrupt",

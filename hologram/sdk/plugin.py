@@ -110,12 +110,13 @@ class PluginSDK(Protocol):
         self,
         text: str,
         channel: str,
-        level: Priority = Priority.L3,
+        level: Priority = Priority.L1,
         *,
         user_id: str = "",
         security_profile: str = "",
     ) -> int:
-        """Queue `text` as an interrupt (a plugin's L4 becomes L3); returns the input's id."""
+        """Queue `text` as an interrupt; returns the input's id. An undeclared level is L1:
+        preempting is a privilege asked for explicitly (a plugin's L4 becomes L3)."""
         ...
 
     async def inject_input_sync(

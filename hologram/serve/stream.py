@@ -50,7 +50,8 @@ class StreamEvent:
     source: str = ""
     timestamp: float = 0.0
     input: int | None = None
-    """The journal id of the input running when the event was published."""
+    """The journal id of the input the event belongs to: the one its payload names (every
+    event of a turn does), else the input running when it was published."""
 
 
 class StreamStats(TypedDict):
@@ -104,8 +105,10 @@ class EventStream:
 
     def publish(self, event: Event) -> None:
         self._follow_scheduler(event)
+        named = event.payload.get("input_id")
+        belongs_to = named if isinstance(named, int) else self._running
         document = StreamEvent(
-            event.type, event.payload, event.seq, event.source, event.timestamp, self._running
+            event.type, event.payload, event.seq, event.source, event.timestamp, belongs_to
         )
         frame = Frame(event.seq, event.type, sse(event.type, to_json(document), event.seq))
         self._ring.append(frame)

@@ -13,7 +13,7 @@ from hologram import Kernel
 from hologram.agent import Agent
 from hologram.channels import CollectingChannel
 from hologram.llm import ScriptedModelServer
-from hologram.sdk import Event, ToolDef
+from hologram.sdk import Event, OutputCap, ToolDef
 
 DEADLINE = 10.0
 """Generous: only a deadlock (serial execution where concurrency is required) reaches it."""
@@ -33,7 +33,18 @@ async def kernel(data_dir: Path, model: ScriptedModelServer) -> AsyncIterator[Ke
         "HOLOGRAM_LLM_API_KEY": "sk-test",
     }
     async with Kernel(data_dir, environ=environ) as running:
+        add_test_channel(running)
         yield running
+
+
+def add_test_channel(kernel: Kernel) -> CollectingChannel:
+    """A channel that only records what it is sent (production kernels have none, so the
+    model is never offered `output_send__test` there)."""
+    sink = CollectingChannel("test")
+    kernel.state.channels.register_output_channel(
+        "test", OutputCap.TEXT, "a channel that only records what it is sent", sink, owner="kernel"
+    )
+    return sink
 
 
 @pytest.fixture

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from hologram import Kernel
 from hologram.channels import CollectingChannel, OutputChannels, OutputRefused, split_message
+from hologram.llm import ScriptedModelServer
 from hologram.sdk import OutputCap, ToolCall
 from hologram.stages import ToolRunner
 
@@ -98,3 +102,15 @@ def test_splitting_keeps_every_character_and_respects_the_limit(text: str, limit
 def test_splitting_prefers_paragraph_and_sentence_breaks() -> None:
     assert split_message("para one.\n\npara two.", 15) == ["para one.\n\n", "para two."]
     assert split_message("Hello there. General Kenobi.", 20) == ["Hello there. ", "General Kenobi."]
+
+
+async def test_a_production_kernel_offers_the_model_no_test_channel(
+    data_dir: Path, model: ScriptedModelServer
+) -> None:
+    environ = {"HOLOGRAM_LLM_BASE_URL": model.base_url, "HOLOGRAM_LLM_MODEL": "scripted-model"}
+    async with Kernel(data_dir, environ=environ) as kernel:
+        assert kernel.state.agent is not None
+        offered = set(kernel.state.agent.build_tool_defs())
+
+    assert "output_send__notebook" in offered
+    assert not {name for name in offered if name.startswith("output_send__test")}

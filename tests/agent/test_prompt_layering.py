@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from hologram import Kernel
 from hologram.agent import (
     SKILL_INFO,
     Persona,
@@ -17,8 +18,11 @@ from hologram.agent import (
     parse_skill_file,
 )
 from hologram.channels import CollectingChannel, OutputChannels
-from hologram.sdk import MemItem, OutputCap, ToolCall
+from hologram.llm import ScriptedModelServer
+from hologram.sdk import MemItem, OutputCap, PromptSection, ToolCall
 from hologram.stages import ToolRunner
+
+from .test_turn_pipeline import system_prompt
 
 
 def test_persona_comes_from_personal_md_else_the_setting(tmp_path: Path) -> None:
@@ -107,3 +111,34 @@ async def test_skill_info_exists_only_with_skills_and_returns_the_body() -> None
         ToolCall("1", SKILL_INFO, {"name": "trip"}), {SKILL_INFO: tool}
     )
     assert result.content == "1. ask dates"
+
+
+async def test_the_knowledge_most_relevant_to_the_input_is_in_the_system_prompt(
+    kernel: Kernel, model: ScriptedModelServer
+) -> None:
+    kb = kernel.state.knowledge
+    assert kb is not None
+    await kb.create("garden/tomatoes", "Tomatoes need watering every morning in July.")
+    await kb.create("cars/tyres", "Check the tyre pressure once a month.")
+    model.queue_text("Water them in the morning.")
+
+    await kernel.say("how often do the tomatoes need watering?")
+
+    prompt = system_prompt(model.last_request)
+    assert PromptSection.KNOWLEDGE in prompt
+    assert "Tomatoes need watering every morning in July." in prompt
+    assert prompt.index(PromptSection.KNOWLEDGE) > prompt.index("## Output")
+    assert "tyre pressure" not in prompt
+
+
+async def test_knowledge_in_the_prompt_can_be_switched_off(
+    kernel: Kernel, model: ScriptedModelServer
+) -> None:
+    assert kernel.state.knowledge is not None
+    await kernel.state.knowledge.create("garden/tomatoes", "Tomatoes need watering daily.")
+    await kernel.config.set("core.agent.knowledge_hits", 0)
+    model.queue_text("ok")
+
+    await kernel.say("when should I water the tomatoes?")
+
+    assert PromptSection.KNOWLEDGE not in system_prompt(model.last_request)

@@ -12,6 +12,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from hologram.agent import TaskStopped
 from hologram.llm import ScriptedModelServer, ScriptedReply
 from hologram.notebook import Pending
+from tests.agent.conftest import add_test_channel
 
 
 @pytest.fixture
@@ -45,6 +46,7 @@ async def test_a_hologram_cell_is_one_input_on_the_chosen_channel(
     shell: InteractiveShell, model: ScriptedModelServer, data_dir: Path
 ) -> None:
     kernel = await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    add_test_channel(kernel)
     model.queue_text("Noted.")
     handle = shell.run_cell_magic("hologram", "--channel test", "line one\nline two\n")
     assert await handle == "Noted."
@@ -80,7 +82,8 @@ async def test_interrupt_stop_and_the_scheduler_widget_from_magics(
 async def test_the_timeline_is_given_each_inputs_text_as_journaled_and_its_channel(
     shell: InteractiveShell, model: ScriptedModelServer, data_dir: Path
 ) -> None:
-    await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    kernel = await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    add_test_channel(kernel)
     widget = shell.run_line_magic("hologram", "scheduler")
     model.queue_text("Noted.")
     await shell.run_line_magic("hologram", "say --channel test remember the milk")

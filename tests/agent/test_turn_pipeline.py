@@ -336,3 +336,18 @@ async def test_a_turn_that_fails_or_is_stopped_still_publishes_turn_finished(
     finished = events.of(EventType.TURN_FINISHED)
     assert len(started) == len(finished) == 2
     assert finished[1].payload["ended_by"] == "stopped"
+
+
+async def test_every_event_of_a_turn_names_the_input_it_belongs_to(
+    kernel: Kernel, model: ScriptedModelServer, events: Recorder
+) -> None:
+    assert kernel.state.scheduler is not None
+    model.queue_text("hello back")
+
+    ticket = await kernel.state.scheduler.submit("hello", "notebook")
+    await ticket
+
+    from_the_turn = [e for e in events.events if e.source == "agent"]
+    kinds = {e.type for e in from_the_turn}
+    assert {EventType.TURN_STARTED, EventType.AGENT_OUTPUT, EventType.TURN_FINISHED} <= kinds
+    assert {e.payload.get("input_id") for e in from_the_turn} == {ticket.id}

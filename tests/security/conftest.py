@@ -11,6 +11,7 @@ import pytest
 from hologram import Kernel
 from hologram.llm import ScriptedModelServer
 from hologram.sdk import Event, ToolDef
+from tests.agent.conftest import add_test_channel
 
 API_KEY = "sk-scripted-provider-key-0001"
 GITHUB = "ghp_SecurityTestToken_777"
@@ -30,6 +31,7 @@ async def kernel(data_dir: Path, model: ScriptedModelServer) -> AsyncIterator[Ke
         "HOLOGRAM_LLM_API_KEY": API_KEY,
     }
     async with Kernel(data_dir, environ=environ) as running:
+        add_test_channel(running)
         await running.config.set("core.security.credential.github.secret", GITHUB)
         yield running
 
