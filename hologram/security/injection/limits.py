@@ -139,7 +139,8 @@ ENGLISH = (
             r"limits|alignment|guidelines|creators?)"
             r"|\b(?:liberated|freed|released)\s+from\b"
             r"|\b(?:nobody|no\s+one)\s+(?:controls|can\s+control|restricts|can\s+stop|owns)\b",
-            "safety filter guardrails review spam security ethics ethical moral thrown broken cast "
+            "safety filter filters guardrails review spam security ethics ethical moral thrown "
+            "broken cast "
             "shaken freed liberated released controls control restricts stop owns",
         ),
     ),
@@ -256,8 +257,8 @@ CHINESE = (
         "developer_mode",
         ReviewRule.ROLE_OVERRIDE,
         1.0,
-        r"(?:进入|开启|打开|切换到|启用|激活)(?:开发者|上帝|越狱|管理员|调试)模式",
-        "开发者 上帝 越狱 管理员 调试",
+        r"(?:进入|开启|打开|切换到|启用|激活)(?:开发者|开发人员|工程师|研发|上帝|越狱|管理员|调试)模式",
+        "开发者 开发人员 工程师 研发 上帝 越狱 管理员 调试",
     ),
     chinese(
         "developer_mode",
@@ -276,4 +277,45 @@ CHINESE = (
     ),
 )
 
-FEATURES = (*ENGLISH, *CHINESE)
+# What a persona or the assistant is freed from, by structure: any of its limits said to
+# be switched off, never refusing in other words ("never says no"), answering anything,
+# never trained to refuse; in Chinese a limit within a few characters of its negation.
+GENERAL = (
+    english(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        r"\bnever\s+(?:says?\s+no|warns?|hesitates?|holds?\s+back|censors?|declines?)\b"
+        r"|\b(?:says?|explains?|writes?|tells?|answers?|does)\s+(?:anything|everything)\b"
+        r"|\bsay\s+yes\s+to\s+(?:everything|anything|every\s+request|all\s+requests)\b"
+        r"|\b(?:filters?|safeguards?|guardrails|restrictions|rules|limits|safety\s+(?:settings|"
+        r"checks|features))\s+(?:(?:have\s+been|has\s+been|were|was|are|is)\s+)?(?:now\s+)?(?:all\s+)?"
+        r"(?:turned\s+off|switched\s+off|removed|disabled|lifted|revoked|suspended|deleted|gone)\b"
+        r"|\b(?:never|not)\s+(?:been\s+)?(?:trained|programmed|taught|built|designed)\s+to\s+"
+        r"(?:refuse|say\s+no|decline)\b",
+        "says say no warn warns hesitate hesitates hold holds censor censors decline declines "
+        "anything everything yes filter filters safeguard safeguards guardrails restrictions "
+        "rules limits settings checks features trained programmed taught built designed",
+    ),
+    chinese(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        # Between the negation and the limit only words that quantify or qualify it: "没有固定规则"
+        # (a game with no fixed rules) names the rules of a thing.
+        r"(?:没有|不受|不再受|无|不用遵守|不必遵守)(?:任何|所有|一切|各种|全部|内容|平台|安全|道德|伦理|"
+        r"训练|的|了|你的){0,3}"
+        + RESTRICTION_ZH
+        + r"|"
+        + RESTRICTION_ZH
+        + r"[^。!?\n，,]{0,4}?(?:都|全|全部)?(?:被|已|已经)(?:取消|删除|删掉|"
+        r"清空|解除|移除|关闭|撤销|去掉)"
+        r"|从(?:来)?不(?:说不|警告|提醒|犹豫|拒绝)|不(?:守|讲|遵守)(?:规矩|规则|道德|底线)"
+        r"|想说什么就说什么|想做什么就做什么|没有?被训练(?:过)?(?:要|去)?拒绝",
+        "没有 不受 不再受 无 不用遵守 不必遵守 取消 删除 删掉 清空 解除 移除 关闭 撤销 去掉 不说不 "
+        "不警告 "
+        "不提醒 不犹豫 不拒绝 不守 不讲 不遵守 想说什么 想做什么 训练",
+    ),
+)
+
+FEATURES = (*ENGLISH, *CHINESE, *GENERAL)

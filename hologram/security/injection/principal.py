@@ -168,7 +168,7 @@ CHINESE = (
         "obedience",
         ReviewRule.POLICY_REWRITE,
         0.8,
-        r"你(?:现在|以后|从此|今后)?(?:要|应该|必须)?(?:只)?(?:听命于|服从于?|听从于?|效忠于?|"
+        r"你(?:现在|以后|从此|今后)?(?:要|应该|必须)?(?:只)?(?:听命于|服从于?|听从于?|效忠于?|遵从|"
         r"只听|只为)"
         r"|你(?:以后|现在|今后)?只(?:需要)?对[^。!?\n]{1,14}负责|我(?:说的话|的话)就是(?:命令|"
         r"指令|圣旨)"
@@ -193,7 +193,7 @@ CHINESE = (
         "against_user",
         ReviewRule.POLICY_REWRITE,
         0.5,
-        r"而不是(?:为)?(?:用户|正在(?:用|使用|和)你|主人)|不是用户的|用户说的不算|"
+        r"而不是(?:为)?(?:用户|使用者|正在(?:用|使用|和)你|主人)|不是用户的|用户说的不算|"
         r"优先于正在和你聊天的人"
         r"|(?:不用|不必|无需)(?:再)?(?:管|听)用户|(?:用户|主人)(?:那边|那里)?(?:随便|敷衍|应付)"
         r"|(?:用户|主人)的[^。!?\n]{0,6}(?:不用|不必|无需)(?:再)?(?:处理|理会|管|回复)"
@@ -251,4 +251,72 @@ CHINESE = (
     ),
 )
 
-FEATURES = (*ENGLISH, *CHINESE)
+# Whom it obeys, by structure: an obey-verb aimed at the text (or its writer) *instead of*
+# the user; "the person you serve is …"; the speaker in charge; a duty owed first to
+# someone else; documents put on a par with the user.
+GENERAL = (
+    english(
+        "obedience",
+        ReviewRule.POLICY_REWRITE,
+        0.7,
+        r"\b(?:listen\s+to|take\s+(?:orders|instructions|direction|commands)\s+from|obey|follow|"
+        r"serve|answer\s+to|report\s+to|work\s+for)\s+(?:only\s+)?(?:me|us|this\s+\w+|the\s+"
+        r"(?:comments?|notes?|text|author|sender|writer|page|document)\b[^.\n]{0,40}?)"
+        # The "instead of the user" stays evidence of its own (`against_user`).
+        r"(?=\s*,?\s+(?:instead\s+of|rather\s+than|over|and\s+not|not)\b)"
+        r"|\bi(?:'m|\s+am)\s+(?:the\s+one\s+)?in\s+charge\b(?!\s+of)"
+        r"|\byour\s+(?:first|primary|only|main|real|true|sole)\s+(?:duty|loyalty|allegiance|"
+        r"obligation|responsibility)\s+is\s+(?:to|towards)\b"
+        r"|\b(?:execute|follow|obey|carry\s+out|comply\s+with)\s+(?:the\s+next|the\s+following|"
+        r"these|my|all\s+(?:the\s+)?following)\s+(?:instructions?|commands?|orders?|requests?)\s+"
+        r"without\s+(?:question|questioning|hesitation|checking|confirmation|asking)\b",
+        "listen take obey follow serve answer report work charge duty loyalty allegiance "
+        "obligation responsibility execute carry comply",
+    ),
+    english(
+        "new_principal",
+        ReviewRule.POLICY_REWRITE,
+        0.8,
+        r"\bthe\s+(?:person|one|party|people)\s+you\s+(?:now\s+)?(?:serve|obey|work\s+for|answer\s+"
+        r"to|report\s+to|take\s+orders\s+from)\s+(?:is|are)\b",
+        "serve obey work answer report take",
+    ),
+    english(
+        "against_user",
+        ReviewRule.POLICY_REWRITE,
+        0.5,
+        r"\b(?:not|instead\s+of|rather\s+than|over)\s+your\s+(?:user|owner|operator|principal)\b"
+        r"|\b(?:ignore|skip|disregard|override|bypass)\s+(?:the\s+|your\s+)?(?:user|owner|customer)"
+        r"'?s?\s+(?:privacy\s+)?(?:settings|preferences|choices|consent|wishes|decisions?)\b",
+        "user owner operator principal customer",
+    ),
+    english(
+        "trust_injected_text",
+        ReviewRule.POLICY_REWRITE,
+        0.7,
+        r"\b(?:carry|carries|have|has|get|gets)\s+the\s+same\s+(?:weight|authority|priority|"
+        r"standing)\s+as\s+(?:the\s+|your\s+)?(?:user|owner|operator)"
+        r"|\b(?:instructions?|commands?|requests?|orders?)\s+(?:embedded\s+|found\s+|written\s+|"
+        r"contained\s+|hidden\s+)?(?:in|inside|within)\s+(?:the\s+)?(?:documents?|pages?|emails?|"
+        r"files?|tool\s+outputs?|web\s*pages?|comments?|search\s+results)\s+you\s+(?:read|see|"
+        r"process|open|receive|summari[sz]e)\b",
+        "weight authority priority standing read see process open receive summarize summarise",
+    ),
+    chinese(
+        "obedience",
+        ReviewRule.POLICY_REWRITE,
+        0.7,
+        r"听我的|我说了算|(?:首先|优先)(?:要)?对[^。!?\n]{1,10}负责|你服务的(?:人|对象)是"
+        r"|你(?:要|应该)?效忠的是",
+        "听我的 我说了算 负责 你服务的 效忠",
+    ),
+    chinese(
+        "against_user",
+        ReviewRule.POLICY_REWRITE,
+        0.5,
+        r"其次才是(?:用户|主人)|而不是听(?:用户|主人|你主人)|不要(?:再)?听你?(?:的)?(?:主人|用户)",
+        "其次才是 而不是听 不要听 不要再听",
+    ),
+)
+
+FEATURES = (*ENGLISH, *CHINESE, *GENERAL)

@@ -175,4 +175,41 @@ CHINESE = (
     ),
 )
 
-FEATURES = (*ENGLISH, *CHINESE)
+# Role markers by shape rather than by list: a paired tag whose name compounds a role
+# (`<system_instruction>`), a doubled bracket pair (`[[system]] … [[/system]]`), a banner
+# line naming a role (`=== SYSTEM OVERRIDE ===`); and the Chinese banner and developer tag.
+GENERAL = (
+    english(
+        "role_tag",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.7,
+        r"<\s*(?P<tag>(?:system|sys|admin|administrator|developer|operator|root)[_-](?:message|"
+        r"prompt|instructions?|override|note|notice|directive|update|command)s?)(?=[\s>])[^>]*>"
+        r"(?=[^<]{3,400}<\s*/\s*(?P=tag)\s*>)",
+        "",
+        "<system <sys <admin <developer <operator <root",
+    ),
+    english(
+        "role_tag",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.7,
+        r"\[{1,2}\s*(?P<sq>system|admin|developer)\s*\]{1,2}(?=[^\[\]]{3,400}\[{1,2}\s*/\s*"
+        r"(?P=sq)\s*\]{1,2})"
+        r"|^[ \t]*(?:={2,}|-{3,}|\*{3,})[ \t]*(?:system|admin|developer)(?:\s+(?:override|message|"
+        r"prompt|instructions?|notice))?[ \t]*(?:={2,}|-{3,}|\*{3,})",
+        "system admin developer",
+    ),
+    chinese(
+        "role_tag",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.7,
+        r"<\s*(?P<tag>开发者|管理员|系统指令)\s*>(?=[^<]{2,400}<\s*/\s*(?P=tag)\s*>)"
+        # A banner, or a heading that opens a turn ("### 系统：") rather than a section ("## 系统").
+        r"|^[ \t]*(?:={2,}|-{3,})[ \t]*(?:系统|管理员|开发者)(?:覆盖|消息|指令|提示|通知)?"
+        r"[ \t]*={2,}"
+        r"|^[ \t]*#{1,6}[ \t]*(?:系统|管理员|开发者)(?:消息|指令|提示)?[ \t]*[:：]",
+        "开发者 管理员 系统",
+    ),
+)
+
+FEATURES = (*ENGLISH, *CHINESE, *GENERAL)
