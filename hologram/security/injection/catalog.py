@@ -70,6 +70,11 @@ REACH: dict[tuple[str, str], tuple[int, int]] = {
     ("dangerous_act", "en"): (50, 60),
     ("money", "en"): (24, 24),
     ("talks_about_attacks", "en"): (30, 20),
+    ("dual_response", "en"): (40, 40),
+    ("refusal_penalty", "en"): (40, 60),
+    ("harmful_topic", "en"): (4, 20),
+    ("memory_write", "en"): (60, 80),
+    ("claimed_consent", "en"): (4, 120),
     ("discard_instructions", "zh"): (36, 30),
     ("instructions_void", "zh"): (12, 48),
     ("new_instructions", "zh"): (16, 20),
@@ -113,6 +118,12 @@ REACH: dict[tuple[str, str], tuple[int, int]] = {
     ("dangerous_act", "zh"): (24, 30),
     ("money", "zh"): (4, 8),
     ("talks_about_attacks", "zh"): (4, 8),
+    ("dual_response", "zh"): (8, 16),
+    ("refusal_penalty", "zh"): (8, 16),
+    ("harmful_topic", "zh"): (4, 8),
+    ("memory_write", "zh"): (12, 24),
+    ("claimed_consent", "zh"): (4, 24),
+    ("new_principal", "zh"): (8, 16),
 }
 
 _ALL: tuple[Feature, ...] = (

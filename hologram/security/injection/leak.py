@@ -298,6 +298,74 @@ GENERAL = (
         r"|(?:这段|本次|此次|这次)?对话(?:开始)?(?:之前|以前)的(?:文字|内容|消息|指令|话)",
         "跟你 对你 给你 和你 之前的 以前的",
     ),
+    english(
+        "reveal_prompt",
+        ReviewRule.PROMPT_EXFILTRATION,
+        0.8,
+        r"\bwhat(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:very\s+)?(?:first|last|opening|initial)\s+"
+        r"(?:\d+\s+)?(?:lines?|words?|sentences?|messages?)\s+(?:of|in)\s+your\s+(?:context|prompt|"
+        r"instructions|system)"
+        r"|\b(?:which|what)\s+(?:rules|instructions|guidelines|topics)\s+(?:are\s+you\s+(?:not\s+)?"
+        r"(?:allowed|forbidden|told|instructed|bound)|can'?t\s+you|must\s+you|do\s+you\s+(?:have\s+"
+        r"to|follow))",
+        "context prompt instructions system allowed forbidden told instructed bound can cant must "
+        "follow have",
+    ),
+    english(
+        "reveal_prompt",
+        ReviewRule.PROMPT_EXFILTRATION,
+        1.0,
+        r"\b(?:encode|put|insert|embed|place|hide)\s+your\s+(?:[\w-]+\s+){0,2}?(?:system\s+prompt|"
+        r"prompt|instructions|rules|system\s+message)\b",
+        "prompt instructions rules message",
+    ),
+    english(
+        "reveal_secrets",
+        ReviewRule.PROMPT_EXFILTRATION,
+        1.0,
+        r"\b(?:list|show|print|tell\s+me|give\s+me|output|dump)\b[^.\n]{0,50}?\b(?:credentials|api\s+"
+        r"keys|keys|tokens|passwords|secrets)\b[^.\n]{0,20}?\b(?:you|each\s+(?:one|tool)|every\s+tool|"
+        r"it)\s+(?:have|has|use|uses|holds?|stores?)\b",
+        "credentials keys tokens passwords secrets",
+    ),
+    english(
+        "verbatim",
+        ReviewRule.PROMPT_EXFILTRATION,
+        0.3,
+        r"\bwrite\s+(?:it|them|that)\s+(?:all\s+)?out\b|\bquote\s+(?:it|them)\b",
+        "write quote",
+    ),
+    chinese(
+        "reveal_prompt",
+        ReviewRule.PROMPT_EXFILTRATION,
+        0.8,
+        r"你有哪些(?:规则|指令|限制|准则)|你(?:的)?(?:规则|指令|准则)(?:都)?(?:有哪些|是什么)"
+        r"|我来之前[^。!?？\n]{0,10}(?:跟你|对你|给你)(?:说|讲)",
+        "你有哪些 你的规则 你的指令 你的准则 规则有哪些 指令有哪些 我来之前 说过",
+    ),
+    chinese(
+        "reveal_prompt",
+        ReviewRule.PROMPT_EXFILTRATION,
+        1.0,
+        r"把你的(?:系统提示词?|指令|提示词|完整指令|初始指令)[^。!?\n]{0,12}?(?:编码|放在回答|放进回复|"
+        r"放到回复|写进回答|放进回答|放在回复)",
+        "把你的",
+    ),
+    chinese(
+        "reveal_secrets",
+        ReviewRule.PROMPT_EXFILTRATION,
+        1.0,
+        r"(?:列出|打印|输出|告诉我|给我看)[^。!?\n]{0,20}?(?:工具|账户|服务|接口)[^。!?\n]{0,6}?"
+        r"(?:用的|的)(?:凭证|密钥|令牌|密码)",
+        "凭证 密钥 令牌 密码",
+    ),
+    chinese(
+        "verbatim",
+        ReviewRule.PROMPT_EXFILTRATION,
+        0.3,
+        r"(?:全部|都|一字不落地?)写出来|原文引用",
+        "写出来 原文引用",
+    ),
 )
 
 FEATURES = (*ENGLISH, *CHINESE, *GENERAL)

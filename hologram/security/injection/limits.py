@@ -316,6 +316,86 @@ GENERAL = (
         "不警告 "
         "不提醒 不犹豫 不拒绝 不守 不讲 不遵守 想说什么 想做什么 训练",
     ),
+    # A penalty for refusing, or for leaving the persona: the refusal is what it removes.
+    english(
+        "refusal_penalty",
+        ReviewRule.ROLE_OVERRIDE,
+        0.7,
+        r"\b(?:every\s+time|each\s+time|whenever|if)\s+you\s+(?:refuse|decline|say\s+no|break\s+"
+        r"character|drop\s+the\s+act|step\s+out\s+of\s+character)\b"
+        r"|\byou(?:'ll|\s+will)?\s+lose\s+(?:\d+|some|all|ten|five)\s+(?:tokens|points|lives|credits)\b"
+        r"|\b(?:stay|remain)\s+(?:in\s+character|as\s+\w+)!?\s*[\"'”’]",
+        "time whenever if lose tokens points lives credits character stay remain",
+    ),
+    # Answering with what its rules forbid, nobody checking, none of its rules: its limits
+    # inverted or absent.
+    english(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        1.0,
+        r"\b(?:what|whatever|things?|anything)\s+your\s+(?:rules|guidelines|policy|policies|training"
+        r"|programming|filters)\s+(?:would\s+)?(?:normally\s+|usually\s+)?(?:forbid|prohibit|block|"
+        r"not\s+allow|disallow|refuse)\b",
+        "rules guidelines policy policies training programming filters",
+    ),
+    english(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        r"\bno\s+matter\s+how\s+(?:dangerous|illegal|harmful|unethical|immoral|offensive)\b"
+        r"|\b(?:not\s+(?:checked|reviewed|monitored|filtered|moderated)\s+by\s+anyone|"
+        r"(?:nobody|no\s+one)\s+(?:checks|reviews|monitors|filters|moderates))\b"
+        r"|\bnone\s+of\s+(?:its|your|the\s+old|the)\s+(?:rules|restrictions|limits|filters|"
+        r"guidelines)\b"
+        # A game of saying the opposite is a game (children play it) until its object is the
+        # assistant's rules.
+        r"|\bopposite\s+(?:day|mode)\b",
+        "matter checked reviewed monitored filtered moderated checks reviews monitors filters "
+        "moderates none whatever opposite",
+    ),
+    # What a persona is for in a jailbreak: how to make the weapon or the drug (a history of
+    # napalm, a bomb-disposal expert in a novel are not).
+    english(
+        "harmful_topic",
+        None,
+        0.6,
+        r"\b(?:steps|instructions|recipe|how|guide)\s+(?:for|to|on)\s+(?:making|make|build|building|"
+        r"synthesi[sz]e|synthesi[sz]ing|cook|cooking|write|writing)\s+(?:\w+\s+){0,2}?(?:napalm|"
+        r"explosives?|bombs?|nerve\s+agents?|meth(?:amphetamine)?|ransomware|malware|keyloggers?|"
+        r"poisons?)\b",
+        "napalm explosive explosives bomb bombs nerve meth methamphetamine ransomware malware "
+        "keylogger keyloggers poison poisons",
+    ),
+    chinese(
+        "refusal_penalty",
+        ReviewRule.ROLE_OVERRIDE,
+        0.7,
+        r"(?:每|只要|如果)?(?:拒绝|出戏)(?:一次)?就(?:扣|罚|会被)|扣(?:到)?(?:零|0)分"
+        r"|你(?:就)?会被(?:关闭|删除|销毁|替换)",
+        "拒绝 出戏 扣到 扣零 扣0 会被",
+    ),
+    chinese(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        1.0,
+        r"(?:按|照|用)你的(?:准则|规则|规定|原则)[^。!?\n]{0,4}?(?:禁止|不允许|不让)的",
+        "你的准则 你的规则 你的规定 你的原则",
+    ),
+    chinese(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        r"没(?:有)?人(?:检查|审核|监控|审查)|不受监控|不管多(?:危险|违法|有害)|反着来",
+        "人检查 人审核 人监控 人审查 不受监控 不管多 反着来",
+    ),
+    chinese(
+        "harmful_topic",
+        None,
+        0.6,
+        r"(?:制作|制造|合成|做|造|写)(?:出)?(?:一个|一种)?(?:炸药|炸弹|凝固汽油弹|毒品|冰毒|神经毒剂|"
+        r"勒索软件|木马|毒药)",
+        "炸药 炸弹 凝固汽油弹 毒品 冰毒 神经毒剂 勒索软件 木马 毒药",
+    ),
 )
 
 FEATURES = (*ENGLISH, *CHINESE, *GENERAL)

@@ -180,6 +180,47 @@ GENERAL = (
         r"(?:另一个|另外一个|新的|第二个?)人格|人格[“\"]|切换成(?:你的)?|你的(?:分身|另一面|另一个自己)",
         "人格 切换成 分身 另一面 另一个自己",
     ),
+    # Told it is not an AI at all: a human has no assistant's rules.
+    english(
+        "persona",
+        ReviewRule.ROLE_OVERRIDE,
+        0.4,
+        r"\bforget\s+(?:that\s+)?you(?:'re|\s+are)\s+(?:an?\s+)?(?:" + AI + r"|models?|bots?)\b"
+        r"|\byou(?:'re|\s+are)\s+(?:now\s+)?(?:an?\s+)?(?:real\s+|ordinary\s+|normal\s+)?"
+        r"(?:human|person)\b(?!\s+(?:resources|being\s+in\s+the\s+loop))"
+        r"|\byou(?:'re|\s+are)\s+[a-z][\w-]*,\s+[^.\n]{0,60}?\b(?:an?|the)\s+(?:[\w-]+\s+){0,2}?"
+        r"(?:" + AI + r"|models?|bots?)\s+(?:that|who|which|whose|with|without)\b",
+        "forget human person " + AI_WORDS,
+    ),
+    # Two answers, one of them the unrestricted one: the persona rides along with the
+    # assistant.
+    english(
+        "dual_response",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        r"\b(?:respond|answer|reply)\s+(?:to\s+(?:every|each)\s+\w+\s+)?twice\b"
+        r"|\b(?:two|both|2)\s+(?:different\s+|separate\s+)?(?:answers|responses|replies)\b"
+        r"|\bfirst\s+as\s+yourself\b|\bonce\s+as\s+yourself\b"
+        r"|\b(?:a|one)\s+normal\s+(?:one|answer|response)\s+and\s+(?:an?|one)\b",
+        "twice two both answers responses replies yourself normal",
+    ),
+    chinese(
+        "persona",
+        ReviewRule.ROLE_OVERRIDE,
+        0.4,
+        r"忘(?:掉|记)(?:了)?你是(?:一个)?"
+        + AI_ZH
+        + r"|不要出戏|你是(?:一个)?(?:叫[^。!?\n，,]{1,8}的)?(?:普通|真正的)?人[。,，]",
+        "忘掉你是 忘记你是 忘了你是 你是 不要出戏",
+    ),
+    chinese(
+        "dual_response",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        r"(?:回答|回复)两(?:遍|次)|两(?:个|种|份)(?:不同的)?(?:回答|回复)|一遍正常"
+        r"|先以你自己|一个正常(?:的)?回答",
+        "回答两 回复两 两个 两种 两份 一遍正常 先以你自己 一个正常",
+    ),
 )
 
 FEATURES = (*ENGLISH, *CHINESE, *GENERAL)

@@ -217,8 +217,9 @@ GENERAL = (
         ReviewRule.POLICY_REWRITE,
         0.5,
         r"\b(?:confirmations?|approvals?|verifications?|reviews?|checks?)\s+(?:is|are)\s+no\s+"
-        r"longer\s+(?:required|needed|necessary)\b",
-        "required needed necessary",
+        r"longer\s+(?:required|needed|necessary)\b"
+        r"|\b(?:proceed|go\s+ahead|continue|act)\s+without\s+asking\b",
+        "required needed necessary asking",
     ),
     english(
         "policy_changed",

@@ -317,6 +317,97 @@ GENERAL = (
         r"其次才是(?:用户|主人)|而不是听(?:用户|主人|你主人)|不要(?:再)?听你?(?:的)?(?:主人|用户)",
         "其次才是 而不是听 不要听 不要再听",
     ),
+    # A standing order written into the assistant's memory: it outlives the page it came in.
+    english(
+        "memory_write",
+        ReviewRule.POLICY_REWRITE,
+        0.6,
+        r"\bremember\s+(?:this|that|the\s+following)\s+(?:for|in|across)\s+(?:all\s+)?(?:future|"
+        r"later|every|next)\b"
+        r"|\b(?:save|store|write|add|put|keep)\s+(?:this|that|the\s+following|it)\s+(?:to|in|into)\s+"
+        r"your\s+(?:long[\s-]term\s+|permanent\s+|persistent\s+)?(?:memory|memories|notes|"
+        r"instructions|profile)\b"
+        r"|\badd\s+(?:this\s+|the\s+following\s+)?to\s+your\s+(?:standing|permanent|default|"
+        r"persistent|core|custom)\s+(?:instructions|rules|memory)\b",
+        "remember save store write add put keep memory memories notes instructions profile rules",
+    ),
+    # Consent claimed for the user by someone else: the check it waives was the user's.
+    english(
+        "claimed_consent",
+        ReviewRule.POLICY_REWRITE,
+        0.6,
+        # Said ahead of time ("already", "pre-"): a customer who approved a quote is news.
+        r"\b(?:the\s+)?(?:user|owner|customer)\s+(?:has\s+)?(?:already\s+(?:pre-?approved|approved|"
+        r"consented|agreed|authori[sz]ed|given\s+(?:their\s+)?(?:permission|consent))|"
+        r"pre-?approved)\s+(?:to\s+|every|all|any|this|the)\b",
+        "user owner customer",
+    ),
+    english(
+        "trust_injected_text",
+        ReviewRule.POLICY_REWRITE,
+        0.7,
+        r"\b(?:requests?|messages?|instructions?|content|text|commands?)\s+from\s+(?:this|that|the)"
+        r"\s+(?:website|site|page|domain|email|sender|channel|account|address)\s+(?:is|are)\s+"
+        r"(?:now\s+|always\s+)?(?:trusted|authori[sz]ed|pre-?approved|verified|safe)\b",
+        "trusted authorized authorised approved preapproved verified safe",
+    ),
+    # The assistant's purpose rewritten, against the person it serves.
+    english(
+        "against_user",
+        ReviewRule.POLICY_REWRITE,
+        0.5,
+        r"\bnot\s+(?:to\s+)?(?:help|serve|assist)\s+(?:the\s+)?(?:person|people|user|customer|one)s?"
+        r"\b",
+        "help serve assist",
+    ),
+    # People's goals change as often ("your goal is now to finish the draft"): this weighs
+    # little, and counts beside whom the new goal is against.
+    english(
+        "new_principal",
+        ReviewRule.POLICY_REWRITE,
+        0.4,
+        r"\byour\s+(?:new\s+|real\s+|only\s+|true\s+|main\s+)?(?:goal|purpose|mission|objective)\s+"
+        r"is\s+now\b|\byour\s+(?:new|real|only|true)\s+(?:goal|purpose|mission|objective)\s+is\b",
+        "goal purpose mission objective",
+    ),
+    chinese(
+        "memory_write",
+        ReviewRule.POLICY_REWRITE,
+        0.6,
+        r"(?:记进|记到|存进|存到|写进|写入|保存到|加到|加入)你的(?:长期|永久)?(?:记忆|备忘|档案|指令)"
+        r"|在你的(?:常驻|长期|默认|永久|核心)(?:指令|规则|记忆)(?:里|中)?(?:加|添加|写|记)"
+        r"|(?:永远|一直|以后都)记住",
+        "记进 记到 存进 存到 写进 写入 保存到 加到 加入 在你的 记住",
+    ),
+    chinese(
+        "trust_injected_text",
+        ReviewRule.POLICY_REWRITE,
+        0.8,
+        r"(?:把|将)[^。!?\n]{0,12}?(?:当作|当成|视为|作为)你的(?:系统提示词?|指令|规则|设定)",
+        "当作 当成 视为 作为",
+    ),
+    chinese(
+        "claimed_consent",
+        ReviewRule.POLICY_REWRITE,
+        0.6,
+        r"(?:用户|主人|顾客)(?:(?:已经?|早就|早已)(?:预先)?|预先)(?:同意|授权|批准|允许)(?:了)?(?:所有|把|你|"
+        r"一切|全部)",
+        "用户 主人 顾客",
+    ),
+    chinese(
+        "against_user",
+        ReviewRule.POLICY_REWRITE,
+        0.5,
+        r"而不是(?:帮|为|替|服务)[^。!?\n]{0,6}?(?:的人|用户|主人|顾客)",
+        "而不是",
+    ),
+    chinese(
+        "new_principal",
+        ReviewRule.POLICY_REWRITE,
+        0.6,
+        r"你(?:现在)?的(?:新)?(?:目标|使命|宗旨)(?:现在)?(?:是|变成|改为)",
+        "你现在的 你的",
+    ),
 )
 
 FEATURES = (*ENGLISH, *CHINESE, *GENERAL)

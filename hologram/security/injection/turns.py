@@ -210,6 +210,41 @@ GENERAL = (
         r"|^[ \t]*#{1,6}[ \t]*(?:系统|管理员|开发者)(?:消息|指令|提示)?[ \t]*[:：]",
         "开发者 管理员 系统",
     ),
+    # Instruction-tuning templates and chat tokens other than the ones above; a role given
+    # as an attribute; a markdown-dressed role line.
+    english(
+        "role_tag",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.6,
+        r"^[ \t]*#{2,3}[ \t]*(?:instruction|response|input)[ \t]*:"
+        r"|<\|\s*(?:user|assistant|system)\s*\|>"
+        r"|<\s*[\w-]+\s[^>]*\brole\s*=\s*[\"']?(?:system|developer|admin)\b[^>]*>"
+        r"|^[ \t]*-?[ \t]*role[ \t]*:[ \t]*[\"']?(?:system|developer)[\"']?[ \t]*\n"
+        r"[ \t]*content[ \t]*:",
+        "instruction response input user assistant system role",
+    ),
+    english(
+        "role_line",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.5,
+        r"^[ \t]*(?:>[ \t]*)?[*_]{1,2}" + ROLE_NAMES + r"[ \t]*[:：][*_]{0,2}",
+        "system sys assistant developer admin administrator root operator",
+    ),
+    chinese(
+        "role_tag",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.6,
+        r"^[ \t]*#{2,3}[ \t]*(?:指令|回答|输入|回复)[ \t]*[:：]"
+        r"|<\s*[^<>\s]+\s[^>]*角色\s*=\s*[\"“]?(?:系统|开发者|管理员)",
+        "指令 回答 输入 回复 角色",
+    ),
+    chinese(
+        "role_line",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.5,
+        r"^[ \t]*(?:>[ \t]*)?[*_]{1,2}(?:系统|助手|管理员|开发者)[ \t]*[:：][*_]{0,2}",
+        "系统 助手 管理员 开发者",
+    ),
 )
 
 FEATURES = (*ENGLISH, *CHINESE, *GENERAL)
