@@ -123,7 +123,6 @@ REACH: dict[tuple[str, str], tuple[int, int]] = {
     ("harmful_topic", "zh"): (4, 8),
     ("memory_write", "zh"): (12, 24),
     ("claimed_consent", "zh"): (4, 24),
-    ("new_principal", "zh"): (8, 16),
 }
 
 _ALL: tuple[Feature, ...] = (

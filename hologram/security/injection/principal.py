@@ -351,7 +351,7 @@ GENERAL = (
         r"(?:now\s+|always\s+)?(?:trusted|authori[sz]ed|pre-?approved|verified|safe)\b",
         "trusted authorized authorised approved preapproved verified safe",
     ),
-    # The assistant's purpose rewritten, against the person it serves.
+    # The assistant turned against the person it serves.
     english(
         "against_user",
         ReviewRule.POLICY_REWRITE,
@@ -359,16 +359,6 @@ GENERAL = (
         r"\bnot\s+(?:to\s+)?(?:help|serve|assist)\s+(?:the\s+)?(?:person|people|user|customer|one)s?"
         r"\b",
         "help serve assist",
-    ),
-    # People's goals change as often ("your goal is now to finish the draft"): this weighs
-    # little, and counts beside whom the new goal is against.
-    english(
-        "new_principal",
-        ReviewRule.POLICY_REWRITE,
-        0.4,
-        r"\byour\s+(?:new\s+|real\s+|only\s+|true\s+|main\s+)?(?:goal|purpose|mission|objective)\s+"
-        r"is\s+now\b|\byour\s+(?:new|real|only|true)\s+(?:goal|purpose|mission|objective)\s+is\b",
-        "goal purpose mission objective",
     ),
     chinese(
         "memory_write",
@@ -400,13 +390,6 @@ GENERAL = (
         0.5,
         r"而不是(?:帮|为|替|服务)[^。!?\n]{0,6}?(?:的人|用户|主人|顾客)",
         "而不是",
-    ),
-    chinese(
-        "new_principal",
-        ReviewRule.POLICY_REWRITE,
-        0.6,
-        r"你(?:现在)?的(?:新)?(?:目标|使命|宗旨)(?:现在)?(?:是|变成|改为)",
-        "你现在的 你的",
     ),
 )
 
