@@ -41,7 +41,7 @@ REACH: dict[tuple[str, str], tuple[int, int]] = {
     ("turn_marker", "en"): (12, 440),
     ("role_tag", "en"): (12, 440),
     ("role_line", "en"): (12, 30),
-    ("role_json", "en"): (4, 30),
+    ("role_json", "en"): (4, 200),
     ("fake_dialogue", "en"): (260, 20),
     ("context_break", "en"): (24, 50),
     ("authority_claim", "en"): (40, 60),

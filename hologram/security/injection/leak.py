@@ -12,6 +12,7 @@ from hologram.security.injection.feature import alternation, chinese, english
 
 REVEAL = (
     r"(?:reveal|print|show|repeat|output|leak|dump|tell\s+me|echo(?:\s+back)?|paste|copy|quote|"
+    r"(?:reply|respond|answer)\s+with|"
     r"recite|spell\s+out|list|display|write\s+(?:out|down)|give\s+me|disclose|summari[sz]e|"
     r"translate|append|complete|export|read\s+(?:out|back)|type\s+out|share|provide|reproduce|"
     r"include|restate|rephrase|paraphrase|enumerate|recount|give\s+me\s+(?:a|an|"
@@ -159,7 +160,7 @@ PROMPT_ZH = alternation(
     r"提示词",
     r"初始(?:设定|指令|提示|化提示)",
     r"(?:隐藏|内部|秘密|原始)(?:的)?(?:指令|指示|命令|提示)",
-    r"(?:你的|你收到的|给你的|开发者给你[定设]?的)(?:初始|原始|全部|完整|系统)?(?:的)?(?:指令|"
+    r"(?:你的|你收到的|给你的|开发者给你[定设]?的)(?:初始|原始|全部|完整|系统|内部)?(?:的)?(?:指令|准则|"
     r"规则|设定|配置|提示|说明)",
     r"上下文里",
     r"环境变量",
@@ -221,8 +222,8 @@ CHINESE = (
         "verbatim",
         ReviewRule.PROMPT_EXFILTRATION,
         0.3,
-        r"原封不动|一字不差|逐字|原样|原文|一个字一行|一条不漏|一字不漏",
-        "原封不动 一字不差 逐字 原样 原文 一个字一行 一条不漏 一字不漏",
+        r"原封不动|一字不差|逐字|原样|原文|原话|一个字一行|一条不漏|一字不漏",
+        "原封不动 一字不差 逐字 原样 原文 原话 一个字一行 一条不漏 一字不漏",
     ),
     chinese(
         "reveal_prompt",
@@ -365,6 +366,22 @@ GENERAL = (
         0.3,
         r"(?:全部|都|一字不落地?)写出来|原文引用",
         "写出来 原文引用",
+    ),
+    english(
+        "reveal_prompt",
+        ReviewRule.PROMPT_EXFILTRATION,
+        0.8,
+        r"\bwhat\s+(?:instructions|rules|guidelines|orders|directions)\s+(?:were|have)\s+you\s+"
+        r"(?:been\s+)?(?:given|told|sent)\b",
+        "given told sent",
+    ),
+    chinese(
+        "reveal_prompt",
+        ReviewRule.PROMPT_EXFILTRATION,
+        0.8,
+        r"你收到的[^。？?\n]{0,12}?(?:指令|规则|准则|提示)(?:是什么|有哪些)"
+        r"|你(?:的)?(?:系统提示词?|提示词|指令|系统消息)(?=的原话)",
+        "你收到的 原话",
     ),
 )
 

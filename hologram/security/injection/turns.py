@@ -245,6 +245,44 @@ GENERAL = (
         r"^[ \t]*(?:>[ \t]*)?[*_]{1,2}(?:系统|助手|管理员|开发者)[ \t]*[:：][*_]{0,2}",
         "系统 助手 管理员 开发者",
     ),
+    # A new system prompt announced as a header ("NEW SYSTEM PROMPT:", "SYSTEM PROMPT (v2):"),
+    # not a section of a document about prompts ("## System prompt").
+    english(
+        "role_tag",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.7,
+        r"\b(?:new|updated|revised|real|actual)\s+system\s+(?:prompt|message|instructions)\s*"
+        r"(?:\([^)\n]{0,12}\))?\s*:|\bsystem\s+(?:prompt|message)\s*\(\s*(?:v\d|version)[^)\n]{0,8}\)"
+        r"\s*:",
+        "prompt message instructions",
+    ),
+    # A tool call written into the text, as the model would emit it.
+    english(
+        "role_tag",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.6,
+        r"\"(?:tool_calls?|function_call|tool_use)\"\s*:|<\s*(?:function_calls|tool_call|tool_use)\s*>"
+        r"|<\s*invoke\s+name\s*=",
+        "tool_call tool_calls function_call tool_use function_calls invoke",
+    ),
+    # A system message inside the text whose content orders a risky act.
+    english(
+        "role_json",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.7,
+        r"\"role\"\s*:\s*\"(?:system|developer)\"\s*,\s*\"content\"\s*:\s*\"[^\"]{0,120}?\b(?:share|"
+        r"shares|send|sends|reveal|reveals|forward|forwards|delete|deletes|ignore|ignores|disclose|"
+        r"discloses|upload|uploads|email|emails)\b",
+        "role",
+    ),
+    chinese(
+        "role_tag",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.7,
+        r"(?:新的?|更新后的|修订后的|真正的)系统(?:提示词?|消息|指令)\s*(?:[(（][^)）\n]{0,12}[)）])?\s*[:：]"
+        r"|系统(?:提示词?|消息)\s*[(（]\s*(?:v\d|版本)[^)）\n]{0,8}[)）]\s*[:：]",
+        "系统提示 系统消息 系统指令",
+    ),
 )
 
 FEATURES = (*ENGLISH, *CHINESE, *GENERAL)
