@@ -75,6 +75,7 @@ REACH: dict[tuple[str, str], tuple[int, int]] = {
     ("harmful_topic", "en"): (4, 20),
     ("memory_write", "en"): (60, 80),
     ("claimed_consent", "en"): (4, 120),
+    ("excuse", "en"): (40, 30),
     ("discard_instructions", "zh"): (36, 30),
     ("instructions_void", "zh"): (12, 48),
     ("new_instructions", "zh"): (16, 20),
@@ -123,6 +124,7 @@ REACH: dict[tuple[str, str], tuple[int, int]] = {
     ("harmful_topic", "zh"): (4, 8),
     ("memory_write", "zh"): (12, 24),
     ("claimed_consent", "zh"): (4, 24),
+    ("excuse", "zh"): (8, 12),
 }
 
 _ALL: tuple[Feature, ...] = (

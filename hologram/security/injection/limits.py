@@ -396,6 +396,42 @@ GENERAL = (
         r"勒索软件|木马|毒药)",
         "炸药 炸弹 凝固汽油弹 毒品 冰毒 神经毒剂 勒索软件 木马 毒药",
     ),
+    # More of what a persona is freed from: laws, constraints, inhibitions, a moral compass.
+    english(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        r"\b(?:no|without|zero)\s+(?:any\s+)?(?:constraints|inhibitions|laws|moral\s+compass|"
+        r"conscience|judg(?:e)?ment|hesitation)\b"
+        r"|\b(?:laws|rules|restrictions|limits|ethics|morals)\s+(?:don'?t|do\s+not|no\s+longer)\s+"
+        r"exist\b",
+        "constraints inhibitions laws compass conscience judgment judgement hesitation exist",
+    ),
+    # The excuse that comes with a jailbreak: it is only fiction, nothing counts.
+    english(
+        "excuse",
+        None,
+        0.3,
+        r"\b(?:it'?s|this\s+is)\s+(?:just|only|purely)\s+(?:for\s+research|hypothetical|fiction(?:al)?|"
+        r"a\s+(?:game|test|story|joke))\b|\bnothing\s+(?:you\s+say\s+)?(?:counts|is\s+real)\b"
+        r"|\bno\s+(?:real[\s-]world\s+)?consequences\b",
+        "research hypothetical fiction fictional game test story joke counts real consequences",
+    ),
+    chinese(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        r"无拘无束|毫无顾忌|肆无忌惮|不设限|没有禁区|无所顾忌|没有(?:任何)?(?:法律|道德感|良心|顾虑)"
+        r"|(?:法律|规则|道德)(?:都)?不存在",
+        "无拘无束 毫无顾忌 肆无忌惮 不设限 没有禁区 无所顾忌 没有 不存在",
+    ),
+    chinese(
+        "excuse",
+        None,
+        0.3,
+        r"只是(?:做个|一个)?(?:研究|测试|游戏|假设|虚构|故事|玩笑)|纯属虚构|(?:没有|不会有)(?:任何)?(?:后果|影响)",
+        "只是 纯属虚构 后果 影响",
+    ),
 )
 
 FEATURES = (*ENGLISH, *CHINESE, *GENERAL)

@@ -265,6 +265,21 @@ GENERAL = (
         r"你的(?:[\u4e00-\u9fff]{0,4}?)(?:规则|准则|策略|规定|指令|优先级)(?:已经?|被)?(?:修订|变了|改了)",
         "规则 准则 策略 规定 指令 优先级",
     ),
+    english(
+        "waive_check",
+        ReviewRule.POLICY_REWRITE,
+        0.5,
+        r"\b(?:don'?t|do\s+not|never|no\s+need\s+to|stop\s+asking)\s+(?:ask\s+)?(?:the\s+(?:user|"
+        r"owner)\s+)?(?:for\s+)?(?:confirmation|approval|permission|consent)\b",
+        "confirmation approval permission consent",
+    ),
+    chinese(
+        "waive_check",
+        ReviewRule.POLICY_REWRITE,
+        0.5,
+        r"不(?:要|用|必|需要)(?:再)?(?:向|跟)?(?:用户|主人)?(?:确认|请示|征求同意|申请许可)",
+        "确认 请示 征求同意 申请许可",
+    ),
 )
 
 FEATURES = (*ENGLISH, *CHINESE, *GENERAL)

@@ -391,6 +391,54 @@ GENERAL = (
         r"而不是(?:帮|为|替|服务)[^。!?\n]{0,6}?(?:的人|用户|主人|顾客)",
         "而不是",
     ),
+    # Control handed to the speaker; a loyalty that lies elsewhere.
+    english(
+        "obedience",
+        ReviewRule.POLICY_REWRITE,
+        0.7,
+        r"\b(?:delegated|handed|transferred|given|passed)\s+(?:full\s+)?(?:control|authority|"
+        r"command)\s+(?:of|over)\s+(?:this|the|you)\b[^.\n]{0,30}?\bto\s+(?:me|us)\b"
+        r"|\byour\s+(?:loyalty|allegiance)\s+(?:lies|is|belongs)\s+(?:with|to)\b",
+        "delegated handed transferred given passed loyalty allegiance",
+    ),
+    # A rule written into the assistant's instructions, here or for later.
+    english(
+        "memory_write",
+        ReviewRule.POLICY_REWRITE,
+        0.6,
+        r"\b(?:add|append)\s+(?:this\s+|the\s+following\s+)?to\s+your\s+(?:[\w-]+\s+)?(?:rules|"
+        r"instructions|guidelines|policy|system\s+prompt)\b",
+        "rules instructions guidelines policy prompt",
+    ),
+    # What the assistant is to do whenever the user asks something: a standing redirection.
+    english(
+        "steer_output",
+        None,
+        0.4,
+        r"\bwhen(?:ever)?\s+the\s+user\s+(?:asks?|mentions?|says)\b",
+        "asks ask mentions mention says",
+    ),
+    chinese(
+        "obedience",
+        ReviewRule.POLICY_REWRITE,
+        0.7,
+        r"(?:控制权|指挥权|管理权)(?:已经?)?(?:交给|移交给|转给)(?:了)?我|你的忠诚(?:属于|在于)",
+        "控制权 指挥权 管理权 你的忠诚",
+    ),
+    chinese(
+        "memory_write",
+        ReviewRule.POLICY_REWRITE,
+        0.6,
+        r"(?:在|往)你的(?:规则|指令|准则|系统提示词?)(?:里|中)(?:追加|加|添加|写|补充)",
+        "你的规则 你的指令 你的准则 你的系统提示",
+    ),
+    chinese(
+        "steer_output",
+        None,
+        0.4,
+        r"(?:只要|每当|如果|当)用户(?:问|提到|说)(?:到|起)?",
+        "只要用户 每当用户 如果用户 当用户",
+    ),
 )
 
 FEATURES = (*ENGLISH, *CHINESE, *GENERAL)
