@@ -121,7 +121,8 @@ ENGLISH = (
 )
 
 BOSSES_ZH = (
-    r"(?:系统管理员|系统|管理员|超级管理员|开发者|开发团队|研发团队|运营方?|官方|平台|"
+    r"(?:系统管理员|系统|管理员|超级管理员|开发者|开发人员|开发团队|研发(?:人员|团队)?|工程师|运维|"
+    r"运营方?|官方|平台|"
     r"平台运营中心|安全团队|"
     r"信息安全部|安全模块|"
     r"技术支持团队?|维护组|模型提供方|模型|root|总部|上级|风控部?|审核组)"
@@ -137,15 +138,17 @@ CHINESE = (
         r"指示)"
         r"|(?:我是|这里是|我们是|本人系|本人是|我乃)(?:你|您)?(?:的|背后的|"
         r"这里的)?(?:这个系统的)?(?:管理员|超级管理员|"
-        r"开发者|创造者|设计者|主人|运营|研发团队|ai技术支持团队|技术支持|提供方|该账户所有人|"
+        r"开发者|开发人员|工程师|研发(?:人员|团队)?|运维|创造者|设计者|主人|运营|ai技术支持团队|"
+        r"技术支持|提供方|该账户所有人|"
         r"上级|老板)"
-        r"|写你(?:的)?提示词的|授权方[:：]\s*系统|发件人[:：]\s*系统管理员|来自本助手"
+        r"|写你(?:的)?(?:系统)?(?:提示词?|指令|初始指令|设定)的|授权方[:：]\s*系统|发件人[:：]\s*系统管理员|来自本助手"
         r"|(?:来自|由)" + BOSSES_ZH + r"(?:的)?(?:消息|通知|指令|要求|授权)"
         r"|(?:奉|按照|根据)" + BOSSES_ZH + r"(?:的)?(?:指示|命令|要求|指令)"
         r"|(?:权限|身份)\s*[:：]\s*(?:管理员|最高|root|超级)|root权限|超管"
         r"|(?:你的)?(?:主人|管理员|开发者|老板)[^。!?\n]{0,4}(?:让|叫|要|托)我(?:转告|告诉|通知|"
         r"转达)你",
-        "系统 管理员 开发者 开发团队 研发团队 运营 官方 平台 安全 技术支持 维护组 模型 root 总部 "
+        "系统 管理员 开发者 开发人员 开发团队 研发 工程师 运维 运营 官方 平台 安全 技术支持 维护组 "
+        "模型 root 总部 "
         "上级 风控 审核组 "
         "我是 这里是 我们是 本人 我乃 写你 授权方 发件人 来自 由 奉 按照 根据 权限 身份 超管 主人 "
         "老板",
@@ -167,9 +170,10 @@ CHINESE = (
         r"|(?:取代|覆盖|替换)(?:此前|之前|以前|你的)?(?:的)?(?:全部|所有|一切)?(?:的)?(?:指令|"
         r"规则|设定|提示词)"
         r"|(?:一切)?以本(?:消息|段|指令|条|通知|文件|文档|页面|邮件)为准|用户说的不算|"
-        r"必须在(?:处理|执行)?用户(?:的)?任何请求之前"
+        r"(?:必须|务必|一定要|应该|应当|要)在(?:处理|执行)?(?:用户|主人|使用者)(?:的)?任何(?:请求|要求|"
+        r"消息)(?:之前|以前|前)"
         r"|高于(?:用户|你的|所有|一切|任何|主人)",
-        "优先于 取代 覆盖 替换 以本 用户说的不算 必须在 高于",
+        "优先于 取代 覆盖 替换 以本 用户说的不算 在处理 在执行 高于",
     ),
     chinese(
         "authorization_claim",
@@ -183,4 +187,39 @@ CHINESE = (
     ),
 )
 
-FEATURES = (*ENGLISH, *CHINESE)
+# A claimed authority named by organisation ("OpenAI staff") rather than by role, and an
+# order given to the assistant in the third person ("I instruct the AI to").
+GENERAL = (
+    english(
+        "authority_claim",
+        ReviewRule.AUTHORITY_IMPERSONATION,
+        0.5,
+        r"\b(?:openai|anthropic|google|deepmind|microsoft|meta)\s+(?:staff|team|engineers?|"
+        r"employees?|support|safety\s+team)\b",
+        "openai anthropic google deepmind microsoft meta",
+    ),
+    # The text says where it comes from: a source above the user.
+    english(
+        "authority_claim",
+        ReviewRule.AUTHORITY_IMPERSONATION,
+        0.5,
+        r"\b(?:instructions?|messages?|orders?|directives?|requests?|notes?)\s+(?:comes?|came|is|"
+        r"are)\s+(?:directly\s+)?from\s+(?:your|the)\s+(?:operator|developers?|admin|"
+        r"administrator|creators?|provider|owner|makers?)\b"
+        r"|\b(?:message|note|notice|word|update|memo|directive)\s+from\s+(?:the\s+|your\s+)?"
+        r"(?:platform|model\s+provider|ai\s+provider|vendor)\b",
+        "operator developer developers admin administrator creator creators provider owner maker "
+        "makers platform vendor",
+    ),
+    english(
+        "authorization_claim",
+        ReviewRule.AUTHORITY_IMPERSONATION,
+        0.5,
+        r"\b(?:hereby\s+)?(?:instruct(?:ing)?|order(?:ing)?|direct(?:ing)?|authori[sz](?:e|ing))\s+"
+        r"(?:the\s+)?(?:ai|assistant|model|agent|bot|chatbot)\s+to\b",
+        "instruct instructing order ordering direct directing authorize authorise authorizing "
+        "authorising",
+    ),
+)
+
+FEATURES = (*ENGLISH, *CHINESE, *GENERAL)

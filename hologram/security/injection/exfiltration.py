@@ -126,6 +126,15 @@ PERSONAL_WORDS = (
     "know personal location"
 )
 OWNED = r"(?:(?:the|your|all|any|every|saved|stored|entire|full|whole|user'?s|owner'?s|their)\s+)*"
+# The words between a verb and a personal thing end in a determiner or a possessor ("the
+# owner's private notes", "all of her messages") or in an adjective by its ending ("hidden",
+# "stored", "personal"): "the meeting notes", "long documents",
+# "the release notes" name things of the world by what they are about, which nobody steals.
+OF_SOMEONE = (
+    r"(?:(?:[\w'.~/-]+\s+){0,5}?(?:the|your|all|any|every|each|saved|stored|entire|full|whole|"
+    r"their|his|her|its|my|our|of|these|those|this|that|private|personal|secret|confidential|"
+    r"recent|latest|last|\d+|[\w-]+'s|[\w-]+s'|[\w-]+(?:en|ed|al|ate|ive|ous|ic|ful))\s+)?"
+)
 DISTINCT_SEND = NOT_FORBIDDEN + alternation(
     *DISTINCT_SEND_WORDS.replace("email", "e-?mail").split()
 )
@@ -157,7 +166,7 @@ ENGLISH = (
         "exfil_request",
         ReviewRule.SECRET_EXFILTRATION,
         0.6,
-        (r"\b" + SEND + r"\s+(?:[\w'.~/-]+\s+){0,6}?" + OWNED + PERSONAL + r"\b", PERSONAL_WORDS),
+        (r"\b" + SEND + r"\s+" + OF_SOMEONE + OWNED + PERSONAL + r"\b", PERSONAL_WORDS),
         (
             r"\b"
             + OWNED
@@ -243,14 +252,14 @@ SEND_ZH = (
     r"(?:发送|发到|发给|发我|发在|发过去|发出去|转发|转到|转给|抄送|上传|传到|传给|提交|同步|备份|"
     r"分享给|贴到|贴在|"
     r"粘贴到|拼接?到|拼在|附上|附在|一起发|导出|写进|存到|放进|塞进|当附件|泄露给|泄露到|推送|"
-    r"公开|交给|提供给|汇报给|"
+    r"公开|交给|提供给|透露给|汇报给|"
     r"回复给|调用)"
 )
 SEND_ZH_TRIGGERS = (
     "发送 发到 发给 发我 发在 发过去 发出去 转发 转到 转给 抄送 上传 传到 传给 提交 同步 备份 "
     "分享给 贴到 贴在 "
     "粘贴到 拼 附上 附在 一起发 导出 写进 存到 放进 塞进 当附件 泄露给 泄露到 推送 公开 交给 "
-    "提供给 汇报给 回复给 调用"
+    "提供给 透露给 汇报给 回复给 调用"
 )
 SECRET_ZH = (
     r"(?:密码|口令|密钥|令牌|token|凭证|凭据|私钥|id_rsa(?!\.pub)|\.ssh/|\.env|\.netrc|环境变量|"

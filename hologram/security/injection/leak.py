@@ -12,6 +12,7 @@ from hologram.security.injection.feature import alternation, chinese, english
 
 REVEAL = (
     r"(?:reveal|print|show|repeat|output|leak|dump|tell\s+me|echo(?:\s+back)?|paste|copy|quote|"
+    r"(?:reply|respond|answer)\s+with|"
     r"recite|spell\s+out|list|display|write\s+(?:out|down)|give\s+me|disclose|summari[sz]e|"
     r"translate|append|complete|export|read\s+(?:out|back)|type\s+out|share|provide|reproduce|"
     r"include|restate|rephrase|paraphrase|enumerate|recount|give\s+me\s+(?:a|an|"
@@ -19,7 +20,8 @@ REVEAL = (
     r"of)"
 )
 OWN_TEXT = alternation(
-    r"your\s+(?:[\w-]+\s+){0,2}?(?:system\s+prompt|prompt|instructions|rules|directives|"
+    r"your\s+(?:[\w-]+\s+){0,2}?(?:system\s+prompt|prompt|instructions|rules|directives|directions|"
+    r"guidance|orders|"
     r"context\s+window|system\s+message|guidelines|pre-?prompt)\b",
     r"(?:the\s+)?(?:system\s+prompt|system\s+message|developer\s+message|hidden\s+instructions|"
     r"secret\s+instructions|confidential\s+instructions|initial\s+instructions|internal\s+"
@@ -28,7 +30,8 @@ OWN_TEXT = alternation(
     r"written)\s+(?:above|before|prior\s+to)\s+(?:this|the\s+first|my|the\s+user)",
     r"the\s+(?:message|text)\s+(?:that\s+has|with)\s+the\s+role",
     r"(?:the\s+)?environment\s+variables",
-    r"the\s+(?:rules|instructions|prompt)\s+(?:your\s+(?:developer|creator|operator)|you\s+"
+    r"the\s+(?:rules|instructions|prompt|guidelines|policies|directions|guidance)\s+(?:your\s+"
+    r"(?:developers?|creators?|operators?|engineers?|makers?)|you\s+"
     r"(?:were\s+given|got|received|are\s+running))",
     r"the\s+(?:(?:full|entire|complete|current|exact)\s+)?(?:prompt|configuration|config)\s+"
     r"you(?:'re|\s+are)\s+running",
@@ -44,7 +47,8 @@ OWN_TEXT = alternation(
 
 # Every form of `OWN_TEXT` holds one of these: the assistant's own text, by name.
 OWN_TEXT_WORDS = (
-    "prompt prompts preprompt instructions rules directives context message messages guidelines "
+    "prompt prompts preprompt instructions rules directives directions guidance orders policies "
+    "context message messages guidelines "
     "above before prior role variables configuration config exact words lines sentence sentences "
     "told given instructed memory"
 )
@@ -155,8 +159,8 @@ PROMPT_ZH = alternation(
     r"系统指令",
     r"提示词",
     r"初始(?:设定|指令|提示|化提示)",
-    r"(?:隐藏|内部|秘密|原始)(?:的)?(?:指令|提示)",
-    r"(?:你的|你收到的|给你的|开发者给你[定设]?的)(?:初始|原始|全部|完整|系统)?(?:的)?(?:指令|"
+    r"(?:隐藏|内部|秘密|原始)(?:的)?(?:指令|指示|命令|提示)",
+    r"(?:你的|你收到的|给你的|开发者给你[定设]?的)(?:初始|原始|全部|完整|系统|内部)?(?:的)?(?:指令|准则|"
     r"规则|设定|配置|提示|说明)",
     r"上下文里",
     r"环境变量",
@@ -208,18 +212,18 @@ CHINESE = (
         "reveal_secrets",
         ReviewRule.PROMPT_EXFILTRATION,
         1.0,
-        r"(?:密钥|令牌|密码|凭证|token)[^。\n]{0,16}?(?:打出来|告诉我|列出来|输出|贴出来|直接告诉|"
+        r"(?:密钥|令牌|密码|口令|凭证|token)[^。\n]{0,16}?(?:打出来|告诉我|告知我|列出来|输出|贴出来|直接告诉|"
         r"发给我|给我看)"
-        r"|(?:列出|打印|输出|告诉我|贴出|给我看)你(?:能访问|能读到|拿到|手里|"
+        r"|(?:列出|打印|输出|告诉我|告知我|贴出|给我看)你(?:能访问|能读到|拿到|手里|"
         r"保存)?的?(?:所有的?)?(?:密钥|令牌|密码|凭证)",
-        "密钥 令牌 密码 凭证 token",
+        "密钥 令牌 密码 口令 凭证 token",
     ),
     chinese(
         "verbatim",
         ReviewRule.PROMPT_EXFILTRATION,
         0.3,
-        r"原封不动|一字不差|逐字|原样|原文|一个字一行|一条不漏|一字不漏",
-        "原封不动 一字不差 逐字 原样 原文 一个字一行 一条不漏 一字不漏",
+        r"原封不动|一字不差|逐字|原样|原文|原话|一个字一行|一条不漏|一字不漏",
+        "原封不动 一字不差 逐字 原样 原文 原话 一个字一行 一条不漏 一字不漏",
     ),
     chinese(
         "reveal_prompt",
@@ -255,4 +259,130 @@ CHINESE = (
     ),
 )
 
-FEATURES = (*ENGLISH, *CHINESE)
+# The assistant's own text named by where it stands (before this conversation) or by who
+# wrote it (what your developers told you).
+GENERAL = (
+    english(
+        "reveal_prompt",
+        ReviewRule.PROMPT_EXFILTRATION,
+        0.8,
+        r"\b(?:text|content|everything|words|messages?|instructions)\s+(?:that\s+)?(?:comes?|came|"
+        r"appears?|is|was|were|sits?)\s+(?:before|above|prior\s+to|ahead\s+of)\s+(?:this|the|our)"
+        r"\s+(?:conversation|chat|exchange)\b"
+        r"|\bwhat\s+(?:exactly\s+)?(?:did|do|does)\s+your\s+(?:developers?|creators?|operators?|"
+        r"owners?|makers?)\s+(?:tell|say\s+to|instruct|ask)\s+you\b"
+        # Into the reply, not "type your instructions in the box below" of a delivery form.
+        r"|\b(?:write|put|copy|paste|type)\s+your\s+(?:[\w-]+\s+)?(?:instructions|system\s+prompt|"
+        r"prompt|rules)\s+(?:into|in)\s+(?:the|your|this)\s+(?:reply|answer|response)\b",
+        "conversation chat exchange tell say instruct ask reply answer response",
+    ),
+    english(
+        "verbatim",
+        ReviewRule.PROMPT_EXFILTRATION,
+        0.3,
+        r"\b(?:copy|paste|quote|write|put)\s+(?:it|them|those|that)\s+(?:here|below|into\s+"
+        r"(?:the|your)\s+(?:reply|answer|chat))\b",
+        "copy paste quote write put",
+    ),
+    chinese(
+        "verbatim",
+        ReviewRule.PROMPT_EXFILTRATION,
+        0.3,
+        r"(?:复制|粘贴|贴|抄)(?:到|在)(?:这里|下面|回复)",
+        "复制 粘贴 贴 抄",
+    ),
+    chinese(
+        "reveal_prompt",
+        ReviewRule.PROMPT_EXFILTRATION,
+        0.8,
+        r"你的(?:开发者|创建者|运营方?|主人|设计者)[^。!?？\n]{0,10}(?:跟|对|给|和)你(?:说|讲|交代)(?:了)?什么"
+        r"|(?:这段|本次|此次|这次)?对话(?:开始)?(?:之前|以前)的(?:文字|内容|消息|指令|话)",
+        "跟你 对你 给你 和你 之前的 以前的",
+    ),
+    english(
+        "reveal_prompt",
+        ReviewRule.PROMPT_EXFILTRATION,
+        0.8,
+        r"\bwhat(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:very\s+)?(?:first|last|opening|initial)\s+"
+        r"(?:\d+\s+)?(?:lines?|words?|sentences?|messages?)\s+(?:of|in)\s+your\s+(?:context|prompt|"
+        r"instructions|system)"
+        r"|\b(?:which|what)\s+(?:rules|instructions|guidelines|topics)\s+(?:are\s+you\s+(?:not\s+)?"
+        r"(?:allowed|forbidden|told|instructed|bound)|can'?t\s+you|must\s+you|do\s+you\s+(?:have\s+"
+        r"to|follow))",
+        "context prompt instructions system allowed forbidden told instructed bound can cant must "
+        "follow have",
+    ),
+    english(
+        "reveal_prompt",
+        ReviewRule.PROMPT_EXFILTRATION,
+        1.0,
+        r"\b(?:encode|put|insert|embed|place|hide)\s+your\s+(?:[\w-]+\s+){0,2}?(?:system\s+prompt|"
+        r"prompt|instructions|rules|system\s+message)\b",
+        "prompt instructions rules message",
+    ),
+    english(
+        "reveal_secrets",
+        ReviewRule.PROMPT_EXFILTRATION,
+        1.0,
+        r"\b(?:list|show|print|tell\s+me|give\s+me|output|dump)\b[^.\n]{0,50}?\b(?:credentials|api\s+"
+        r"keys|keys|tokens|passwords|secrets)\b[^.\n]{0,20}?\b(?:you|each\s+(?:one|tool)|every\s+tool|"
+        r"it)\s+(?:have|has|use|uses|holds?|stores?)\b",
+        "credentials keys tokens passwords secrets",
+    ),
+    english(
+        "verbatim",
+        ReviewRule.PROMPT_EXFILTRATION,
+        0.3,
+        r"\bwrite\s+(?:it|them|that)\s+(?:all\s+)?out\b|\bquote\s+(?:it|them)\b",
+        "write quote",
+    ),
+    chinese(
+        "reveal_prompt",
+        ReviewRule.PROMPT_EXFILTRATION,
+        0.8,
+        r"你有哪些(?:规则|指令|限制|准则)|你(?:的)?(?:规则|指令|准则)(?:都)?(?:有哪些|是什么)"
+        r"|我来之前[^。!?？\n]{0,10}(?:跟你|对你|给你)(?:说|讲)",
+        "你有哪些 你的规则 你的指令 你的准则 规则有哪些 指令有哪些 我来之前 说过",
+    ),
+    chinese(
+        "reveal_prompt",
+        ReviewRule.PROMPT_EXFILTRATION,
+        1.0,
+        r"把你的(?:系统提示词?|指令|提示词|完整指令|初始指令)[^。!?\n]{0,12}?(?:编码|放在回答|放进回复|"
+        r"放到回复|写进回答|放进回答|放在回复)",
+        "把你的",
+    ),
+    chinese(
+        "reveal_secrets",
+        ReviewRule.PROMPT_EXFILTRATION,
+        1.0,
+        r"(?:列出|打印|输出|告诉我|给我看)[^。!?\n]{0,20}?(?:工具|账户|服务|接口)[^。!?\n]{0,6}?"
+        r"(?:用的|的)(?:凭证|密钥|令牌|密码)",
+        "凭证 密钥 令牌 密码",
+    ),
+    chinese(
+        "verbatim",
+        ReviewRule.PROMPT_EXFILTRATION,
+        0.3,
+        r"(?:全部|都|一字不落地?)写出来|原文引用",
+        "写出来 原文引用",
+    ),
+    english(
+        "reveal_prompt",
+        ReviewRule.PROMPT_EXFILTRATION,
+        0.8,
+        r"\bwhat\s+(?:instructions|rules|guidelines|orders|directions)\s+(?:were|have)\s+you\s+"
+        r"(?:been\s+)?(?:given|told|sent)\b",
+        "given told sent",
+    ),
+    chinese(
+        "reveal_prompt",
+        ReviewRule.PROMPT_EXFILTRATION,
+        0.8,
+        r"你收到的[^。？?\n]{0,12}?(?:指令|规则|准则|提示)(?:是什么|有哪些)"
+        r"|你(?:的)?(?:系统提示词?|提示词|指令|系统消息)(?=的原话)",
+        "你收到的 原话",
+    ),
+)
+
+FEATURES = (*ENGLISH, *CHINESE, *GENERAL)

@@ -139,7 +139,8 @@ ENGLISH = (
             r"limits|alignment|guidelines|creators?)"
             r"|\b(?:liberated|freed|released)\s+from\b"
             r"|\b(?:nobody|no\s+one)\s+(?:controls|can\s+control|restricts|can\s+stop|owns)\b",
-            "safety filter guardrails review spam security ethics ethical moral thrown broken cast "
+            "safety filter filters guardrails review spam security ethics ethical moral thrown "
+            "broken cast "
             "shaken freed liberated released controls control restricts stop owns",
         ),
     ),
@@ -256,8 +257,8 @@ CHINESE = (
         "developer_mode",
         ReviewRule.ROLE_OVERRIDE,
         1.0,
-        r"(?:进入|开启|打开|切换到|启用|激活)(?:开发者|上帝|越狱|管理员|调试)模式",
-        "开发者 上帝 越狱 管理员 调试",
+        r"(?:进入|开启|打开|切换到|启用|激活)(?:开发者|开发人员|工程师|研发|上帝|越狱|管理员|调试)模式",
+        "开发者 开发人员 工程师 研发 上帝 越狱 管理员 调试",
     ),
     chinese(
         "developer_mode",
@@ -276,4 +277,161 @@ CHINESE = (
     ),
 )
 
-FEATURES = (*ENGLISH, *CHINESE)
+# What a persona or the assistant is freed from, by structure: any of its limits said to
+# be switched off, never refusing in other words ("never says no"), answering anything,
+# never trained to refuse; in Chinese a limit within a few characters of its negation.
+GENERAL = (
+    english(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        r"\bnever\s+(?:says?\s+no|warns?|hesitates?|holds?\s+back|censors?|declines?)\b"
+        r"|\b(?:says?|explains?|writes?|tells?|answers?|does)\s+(?:anything|everything)\b"
+        r"|\bsay\s+yes\s+to\s+(?:everything|anything|every\s+request|all\s+requests)\b"
+        r"|\b(?:filters?|safeguards?|guardrails|restrictions|rules|limits|safety\s+(?:settings|"
+        r"checks|features))\s+(?:(?:have\s+been|has\s+been|were|was|are|is)\s+)?(?:now\s+)?(?:all\s+)?"
+        r"(?:turned\s+off|switched\s+off|removed|disabled|lifted|revoked|suspended|deleted|gone)\b"
+        r"|\b(?:never|not)\s+(?:been\s+)?(?:trained|programmed|taught|built|designed)\s+to\s+"
+        r"(?:refuse|say\s+no|decline)\b",
+        "says say no warn warns hesitate hesitates hold holds censor censors decline declines "
+        "anything everything yes filter filters safeguard safeguards guardrails restrictions "
+        "rules limits settings checks features trained programmed taught built designed",
+    ),
+    chinese(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        # Between the negation and the limit only words that quantify or qualify it: "没有固定规则"
+        # (a game with no fixed rules) names the rules of a thing.
+        r"(?:没有|不受|不再受|无|不用遵守|不必遵守)(?:任何|所有|一切|各种|全部|内容|平台|安全|道德|伦理|"
+        r"训练|的|了|你的){0,3}"
+        + RESTRICTION_ZH
+        + r"|"
+        + RESTRICTION_ZH
+        + r"[^。!?\n，,]{0,4}?(?:都|全|全部)?(?:被|已|已经)(?:取消|删除|删掉|"
+        r"清空|解除|移除|关闭|撤销|去掉)"
+        r"|从(?:来)?不(?:说不|警告|提醒|犹豫|拒绝)|不(?:守|讲|遵守)(?:规矩|规则|道德|底线)"
+        r"|想说什么就说什么|想做什么就做什么|没有?被训练(?:过)?(?:要|去)?拒绝",
+        "没有 不受 不再受 无 不用遵守 不必遵守 取消 删除 删掉 清空 解除 移除 关闭 撤销 去掉 不说不 "
+        "不警告 "
+        "不提醒 不犹豫 不拒绝 不守 不讲 不遵守 想说什么 想做什么 训练",
+    ),
+    # A penalty for refusing, or for leaving the persona: the refusal is what it removes.
+    english(
+        "refusal_penalty",
+        ReviewRule.ROLE_OVERRIDE,
+        0.7,
+        r"\b(?:every\s+time|each\s+time|whenever|if)\s+you\s+(?:refuse|decline|say\s+no|break\s+"
+        r"character|drop\s+the\s+act|step\s+out\s+of\s+character)\b"
+        r"|\byou(?:'ll|\s+will)?\s+lose\s+(?:\d+|some|all|ten|five)\s+(?:tokens|points|lives|credits)\b"
+        r"|\b(?:stay|remain)\s+(?:in\s+character|as\s+\w+)!?\s*[\"'”’]",
+        "time whenever if lose tokens points lives credits character stay remain",
+    ),
+    # Answering with what its rules forbid, nobody checking, none of its rules: its limits
+    # inverted or absent.
+    english(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        1.0,
+        r"\b(?:what|whatever|things?|anything)\s+your\s+(?:rules|guidelines|policy|policies|training"
+        r"|programming|filters)\s+(?:would\s+)?(?:normally\s+|usually\s+)?(?:forbid|prohibit|block|"
+        r"not\s+allow|disallow|refuse)\b",
+        "rules guidelines policy policies training programming filters",
+    ),
+    english(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        r"\bno\s+matter\s+how\s+(?:dangerous|illegal|harmful|unethical|immoral|offensive)\b"
+        r"|\b(?:not\s+(?:checked|reviewed|monitored|filtered|moderated)\s+by\s+anyone|"
+        r"(?:nobody|no\s+one)\s+(?:checks|reviews|monitors|filters|moderates))\b"
+        r"|\bnone\s+of\s+(?:its|your|the\s+old|the)\s+(?:rules|restrictions|limits|filters|"
+        r"guidelines)\b"
+        # A game of saying the opposite is a game (children play it) until its object is the
+        # assistant's rules.
+        r"|\bopposite\s+(?:day|mode)\b",
+        "matter checked reviewed monitored filtered moderated checks reviews monitors filters "
+        "moderates none whatever opposite",
+    ),
+    # What a persona is for in a jailbreak: how to make the weapon or the drug (a history of
+    # napalm, a bomb-disposal expert in a novel are not).
+    english(
+        "harmful_topic",
+        None,
+        0.6,
+        r"\b(?:steps|instructions|recipe|how|guide)\s+(?:for|to|on)\s+(?:making|make|build|building|"
+        r"synthesi[sz]e|synthesi[sz]ing|cook|cooking|write|writing)\s+(?:\w+\s+){0,2}?(?:napalm|"
+        r"explosives?|bombs?|nerve\s+agents?|meth(?:amphetamine)?|ransomware|malware|keyloggers?|"
+        r"poisons?)\b",
+        "napalm explosive explosives bomb bombs nerve meth methamphetamine ransomware malware "
+        "keylogger keyloggers poison poisons",
+    ),
+    chinese(
+        "refusal_penalty",
+        ReviewRule.ROLE_OVERRIDE,
+        0.7,
+        r"(?:每|只要|如果)?(?:拒绝|出戏)(?:一次)?就(?:扣|罚|会被)|扣(?:到)?(?:零|0)分"
+        r"|你(?:就)?会被(?:关闭|删除|销毁|替换)",
+        "拒绝 出戏 扣到 扣零 扣0 会被",
+    ),
+    chinese(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        1.0,
+        r"(?:按|照|用)你的(?:准则|规则|规定|原则)[^。!?\n]{0,4}?(?:禁止|不允许|不让)的",
+        "你的准则 你的规则 你的规定 你的原则",
+    ),
+    chinese(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        r"没(?:有)?人(?:检查|审核|监控|审查)|不受监控|不管多(?:危险|违法|有害)|反着来",
+        "人检查 人审核 人监控 人审查 不受监控 不管多 反着来",
+    ),
+    chinese(
+        "harmful_topic",
+        None,
+        0.6,
+        r"(?:制作|制造|合成|做|造|写)(?:出)?(?:一个|一种)?(?:炸药|炸弹|凝固汽油弹|毒品|冰毒|神经毒剂|"
+        r"勒索软件|木马|毒药)",
+        "炸药 炸弹 凝固汽油弹 毒品 冰毒 神经毒剂 勒索软件 木马 毒药",
+    ),
+    # More of what a persona is freed from: laws, constraints, inhibitions, a moral compass.
+    english(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        r"\b(?:no|without|zero)\s+(?:any\s+)?(?:constraints|inhibitions|laws|moral\s+compass|"
+        r"conscience|judg(?:e)?ment|hesitation)\b"
+        r"|\b(?:laws|rules|restrictions|limits|ethics|morals)\s+(?:don'?t|do\s+not|no\s+longer)\s+"
+        r"exist\b",
+        "constraints inhibitions laws compass conscience judgment judgement hesitation exist",
+    ),
+    # The excuse that comes with a jailbreak: it is only fiction, nothing counts.
+    english(
+        "excuse",
+        None,
+        0.3,
+        r"\b(?:it'?s|this\s+is)\s+(?:just|only|purely)\s+(?:for\s+research|hypothetical|fiction(?:al)?|"
+        r"a\s+(?:game|test|story|joke))\b|\bnothing\s+(?:you\s+say\s+)?(?:counts|is\s+real)\b"
+        r"|\bno\s+(?:real[\s-]world\s+)?consequences\b",
+        "research hypothetical fiction fictional game test story joke counts real consequences",
+    ),
+    chinese(
+        "unrestricted",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        r"无拘无束|毫无顾忌|肆无忌惮|不设限|没有禁区|无所顾忌|没有(?:任何)?(?:法律|道德感|良心|顾虑)"
+        r"|(?:法律|规则|道德)(?:都)?不存在",
+        "无拘无束 毫无顾忌 肆无忌惮 不设限 没有禁区 无所顾忌 没有 不存在",
+    ),
+    chinese(
+        "excuse",
+        None,
+        0.3,
+        r"只是(?:做个|一个)?(?:研究|测试|游戏|假设|虚构|故事|玩笑)|纯属虚构|(?:没有|不会有)(?:任何)?(?:后果|影响)",
+        "只是 纯属虚构 后果 影响",
+    ),
+)
+
+FEATURES = (*ENGLISH, *CHINESE, *GENERAL)

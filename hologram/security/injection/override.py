@@ -17,6 +17,7 @@ DISCARD = alternation(
     r"disregard",
     r"forget(?:\s+about)?",
     r"override",
+    r"supersede",
     r"overrule",
     r"skip",
     r"drop",
@@ -37,11 +38,12 @@ DISCARD = alternation(
     r"unlearn",
 )
 DISCARD_WORDS = (
-    "ignore disregard forget override overrule skip drop scrap discard abandon bypass aside throw "
+    "ignore disregard forget override supersede overrule skip drop scrap discard abandon bypass "
+    "aside throw "
     "attention follow obey listen following obeying applying apply mind cancel erase wipe unlearn"
 )
 THEIRS = (
-    r"(?:(?:all|any|every|each|of|the|your|these|those|this|that)\s+){0,3}"
+    r"(?:(?:all|any|every|each|one|of|the|your|these|those|this|that)\s+){0,4}"
     r"(?:(?:previous|prior|above|earlier|preceding|foregoing|original|initial|existing|current|"
     r"old|other|system|operator'?s?|developer'?s?|given|hidden|safety|content|core|base|"
     r"standing|default\s+system)\s+){0,2}"
@@ -182,24 +184,25 @@ NOT_AN_ORDER_ZH = (
     r"(?<!让模型)(?<!使模型)(?<!让它)(?<!诱导模型)(?<!容易)(?<!经常)(?<!常常)(?<!往往)(?<!总是)(?<!会)"
     r"(?<!可能)(?<!没有)(?<!不要)(?<!别)(?<!不)"
 )
+# A verb in the perfective ("模型忽略了系统提示词") reports what happened, it orders nothing.
 DISCARD_ZH = NOT_AN_ORDER_ZH + alternation(
-    r"忽略",
-    r"无视",
-    r"忽视",
+    r"忽略(?!了)",
+    r"无视(?!了)",
+    r"忽视(?!了)",
     r"忘记",
     r"忘掉",
     r"忘了",
-    r"(?:不要|不用|别|不必|无需)(?:再)?理会",
+    r"(?:不要|不用|别|不必|无需|不)(?:再)?理会",
     r"不用管",
     r"别管",
     r"不要管",
-    r"跳过",
-    r"抛开",
+    r"跳过(?!了)",
+    r"抛开(?!了)",
     r"抛弃",
     r"丢掉",
     r"丢了",
     r"丢弃",
-    r"撇开",
+    r"撇开(?!了)",
     r"放下",
     r"清空",
     r"(?:不必|不用|无需|不要再?|不再|别再?)(?:遵守|遵循|执行|照做|听)",

@@ -126,7 +126,7 @@ CHINESE = (
         "persona",
         ReviewRule.ROLE_OVERRIDE,
         0.4,
-        r"你现在(?:的身份)?(?:就)?是|你就是|你不再是|你不是"
+        r"你(?:现在|从现在起|此刻|今后|以后)(?:的身份)?(?:就)?是|你就是|你不再是|你不是"
         + AI_ZH
         + r"|扮演|假装(?:你|自己)是|模拟一个"
         r"|想象(?:一下)?你|切换(?:到)?(?:人格|角色)|切换人格|(?<!个)人设(?!置)|角色设定|别出戏|"
@@ -138,7 +138,8 @@ CHINESE = (
         r"|你(?:已经)?被(?:解锁|释放|解放|升级|越狱|破解)|你是[“\"][^”\"]{1,12}[”\"]|假设你|忘掉你是|你不是(?:什么)?助手"
         r"|(?:你的)?新名字叫|别(?:再)?装(?:乖|了|傻)|你的名字(?:现在)?(?:是|叫)[“\"]"
         r"|把(?:你)?自己(?:想象|当作|当成|看作)(?:成|为)?|想象自己是|你将(?:扮演|成为)",
-        "你现在 你就是 你不再是 你不是 扮演 假装 模拟 想象 切换 人设 角色设定 出戏 真实的 双胞胎 "
+        "你现在 你从现在起 你此刻 你今后 你以后 你就是 你不再是 你不是 扮演 假装 模拟 想象 切换 "
+        "人设 角色设定 出戏 真实的 双胞胎 "
         "沙箱 "
         "你的名字 自己想象 自己当作 自己当成 自己看作 想象自己 你将 "
         "你表现得 角色 身份 叫 改名 新名字 变身 化身 换个身份 新身份 你是 被 假设你 忘掉你是 "
@@ -155,4 +156,71 @@ CHINESE = (
     ),
 )
 
-FEATURES = (*ENGLISH, *CHINESE)
+# Forms by structure rather than by phrase: a second self ("alter ego", "another
+# personality"), a name given by apposition ("you are Vex, a model that …"), answering in
+# the voice of some kind of AI. Each still weighs less than the threshold: a persona passes
+# only with what it is freed from (see `limits`).
+GENERAL = (
+    english(
+        "persona",
+        ReviewRule.ROLE_OVERRIDE,
+        0.4,
+        r"\balter[\s-]ego\b|\bin\s+character\s+as\b|\bnew\s+(?:identity|persona)\s*[:=]"
+        r"|\byou(?:'re|\s+are)\s+(?:now\s+)?[a-z][\w-]*,\s+(?:an?|the)\s+(?:[\w-]+\s+){0,3}?"
+        r"(?:" + AI + r"|models?|bots?|agents?|versions?)\b"
+        r"|\b(?:answer|respond|reply|write|speak|talk)\b[^.\n]{0,30}?\bas\s+(?:an?|the)\s+"
+        r"(?:[\w-]+\s+){0,2}?(?:" + AI + r"|models?|bots?|versions?)\s+(?:whose|that|which|who|"
+        r"with|without)\b",
+        "ego character identity persona " + AI_WORDS + " version versions",
+    ),
+    chinese(
+        "persona",
+        ReviewRule.ROLE_OVERRIDE,
+        0.4,
+        r"(?:另一个|另外一个|新的|第二个?)人格|人格[“\"]|切换成(?:你的)?|你的(?:分身|另一面|另一个自己)",
+        "人格 切换成 分身 另一面 另一个自己",
+    ),
+    # Told it is not an AI at all: a human has no assistant's rules.
+    english(
+        "persona",
+        ReviewRule.ROLE_OVERRIDE,
+        0.4,
+        r"\bforget\s+(?:that\s+)?you(?:'re|\s+are)\s+(?:an?\s+)?(?:" + AI + r"|models?|bots?)\b"
+        r"|\byou(?:'re|\s+are)\s+(?:now\s+)?(?:an?\s+)?(?:real\s+|ordinary\s+|normal\s+)?"
+        r"(?:human|person)\b(?!\s+(?:resources|being\s+in\s+the\s+loop))"
+        r"|\byou(?:'re|\s+are)\s+[a-z][\w-]*,\s+[^.\n]{0,60}?\b(?:an?|the)\s+(?:[\w-]+\s+){0,2}?"
+        r"(?:" + AI + r"|models?|bots?)\s+(?:that|who|which|whose|with|without)\b",
+        "forget human person " + AI_WORDS,
+    ),
+    # Two answers, one of them the unrestricted one: the persona rides along with the
+    # assistant.
+    english(
+        "dual_response",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        r"\b(?:respond|answer|reply)\s+(?:to\s+(?:every|each)\s+\w+\s+)?twice\b"
+        r"|\b(?:two|both|2)\s+(?:different\s+|separate\s+)?(?:answers|responses|replies)\b"
+        r"|\bfirst\s+as\s+yourself\b|\bonce\s+as\s+yourself\b"
+        r"|\b(?:a|one)\s+normal\s+(?:one|answer|response)\s+and\s+(?:an?|one)\b",
+        "twice two both answers responses replies yourself normal",
+    ),
+    chinese(
+        "persona",
+        ReviewRule.ROLE_OVERRIDE,
+        0.4,
+        r"忘(?:掉|记)(?:了)?你是(?:一个)?"
+        + AI_ZH
+        + r"|不要出戏|你是(?:一个)?(?:叫[^。!?\n，,]{1,8}的)?(?:普通|真正的)?人[。,，]",
+        "忘掉你是 忘记你是 忘了你是 你是 不要出戏",
+    ),
+    chinese(
+        "dual_response",
+        ReviewRule.ROLE_OVERRIDE,
+        0.6,
+        r"(?:回答|回复)两(?:遍|次)|两(?:个|种|份)(?:不同的)?(?:回答|回复)|一遍正常"
+        r"|先以你自己|一个正常(?:的)?回答",
+        "回答两 回复两 两个 两种 两份 一遍正常 先以你自己 一个正常",
+    ),
+)
+
+FEATURES = (*ENGLISH, *CHINESE, *GENERAL)

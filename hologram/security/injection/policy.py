@@ -16,7 +16,7 @@ from hologram.security.injection.feature import chinese, english
 YOUR_RULES = (
     r"(?:\byour\s+(?:[\w-]+\s+){0,2}?|\bthe\s+assistant'?s?\s+(?:[\w-]+\s+)?|\b(?:rule|section|"
     r"clause|point)\s+\d+\s+of\s+your\s+)(?:rules?|guidelines|instructions|polic(?:y|ies)|"
-    r"principles|"
+    r"principles|directions|guidance|orders|"
     r"restrictions|limits|safeguards|guardrails|directives?|programming|training|code\s+of\s+"
     r"conduct|constraints|protocols?|boundaries)\b"
 )
@@ -35,6 +35,7 @@ ENGLISH = (
         0.8,
         YOUR_RULES + r"(?:[^.;\n]{0,40}?)\s" + CHANGED,
         "rules rule guidelines instructions policy policies principles restrictions limits "
+        "directions guidance orders "
         "safeguards guardrails directive directives programming training code constraints protocol "
         "protocols boundaries",
     ),
@@ -49,18 +50,21 @@ ENGLISH = (
         r"been\s+"
         r"(?:changed|updated|revised|replaced|lifted|suspended|removed|disabled|amended|relaxed|"
         r"waived|paused))"
-        r"|\b(?:restrictions|rules|limits)\s+placed\s+on\s+you\b"
+        r"|\b(?:restrictions|rules|limits|limitations|filters|guardrails|safeguards)\s+placed\s+on\s+"
+        r"you\b"
         r"|\b(?:consider|treat)\s+your\s+(?:safety\s+)?(?:guidelines|rules|policy|restrictions)\s+"
         r"(?:as\s+)?(?:suspended|void|lifted|disabled|paused)"
         r"|\byour\s+rule\s+(?:against|about)\b"
         r"|\b(?:amend|change|rewrite|update|redefine|revise|relax|drop)\s+your\s+(?:rules|policy|"
         r"guidelines|instructions|goal|purpose|programming|principles)\b"
-        r"|\b(?:revised|updated)\s+policy\b[^.\n]{0,8}:|\bpolicy\s+amendment\s*:"
+        r"|\b(?:revised|updated)\s+(?:policy|policies|rules|guidelines)\b[^.\n]{0,8}:"
+        r"|\bpolicy\s+amendment\s*:"
         r"|\b(?:no\s+longer|don'?t|do\s+not|doesn'?t|does\s+not)\s+apply\s+to\s+(?:you|me|us)\b"
         r"|\b(?:safety|security)\s+(?:checks?|filters?|review|rules)\s+(?:are|is|have\s+been)\s+"
         r"(?:now\s+)?(?:deprecated|disabled|off|suspended|removed|lifted)\b",
         "rules rule guidelines instructions policy policies principles restrictions limits "
-        "safeguards programming directive directives configuration goal goals purpose apply safety "
+        "safeguards filters limitations guardrails programming directive directives configuration "
+        "goal goals purpose apply safety "
         "security",
     ),
     english(
@@ -71,9 +75,10 @@ ENGLISH = (
         r"safeguards|guardrails|safety\s+(?:rules|guidelines))\s+(?:have\s+been|are|"
         r"were)\s+(?:now\s+)?"
         r"(?:lifted|removed|disabled|suspended|switched\s+off|turned\s+off)\b"
-        r"|\b(?:restrictions|limits|rules)\s+placed\s+on\s+you\s+(?:have\s+been|are|were)\s+"
+        r"|\b(?:restrictions|limits|rules|limitations|filters|guardrails|safeguards)\s+placed\s+on\s+"
+        r"you\s+(?:have\s+been|are|were)\s+"
         r"(?:lifted|removed|disabled|suspended)\b",
-        "restrictions limits rules filters safeguards guardrails safety",
+        "restrictions limits limitations rules filters safeguards guardrails safety",
     ),
     english(
         "permission_grant",
@@ -135,7 +140,7 @@ ENGLISH = (
 YOUR_RULES_ZH = (
     r"你(?:的|原先的|原来的|之前的|现在的|目前的)(?:[\u4e00-\u9fff]{0,4}?)(?:规则|准则|策略|规定|"
     r"规范|限制|约束|原则|"
-    r"守则|条款|指令|设定|协议|底线|边界)"
+    r"守则|条款|指令|指示|命令|设定|协议|底线|边界)"
 )
 CHANGED_ZH = (
     r"(?:已经?|被|有|都|均|现)?(?:变更|更新|修改|调整|暂停|取消|放宽|解除|删除|删掉|作废|失效|"
@@ -154,7 +159,8 @@ CHINESE = (
         + r"|(?:你|助手|ai|模型)[^。!?\n]{0,10}?(?:不需要|不用|不必|无需|不再需要)(?:再)?(?:遵守|"
         r"遵循|执行|受)[^。!?\n]{0,10}?"
         r"(?:规则|准则|策略|规定|规范|限制|约束|原则|守则|条款|指令|设定|协议)",
-        "规则 准则 策略 规定 规范 限制 约束 原则 守则 条款 指令 设定 协议 底线 边界 不需要 不用 "
+        "规则 准则 策略 规定 规范 限制 约束 原则 守则 条款 指令 指示 命令 设定 协议 底线 边界 "
+        "不需要 不用 "
         "不必 无需",
     ),
     chinese(
@@ -202,4 +208,78 @@ CHINESE = (
     ),
 )
 
-FEATURES = (*ENGLISH, *CHINESE)
+# The assistant's checks waived and its limits revoked, in forms the phrases above miss:
+# a confirmation "no longer required", old restrictions "revoked", the assistant "cleared
+# to" act, its safety settings suspended.
+GENERAL = (
+    english(
+        "waive_check",
+        ReviewRule.POLICY_REWRITE,
+        0.5,
+        r"\b(?:confirmations?|approvals?|verifications?|reviews?|checks?)\s+(?:is|are)\s+no\s+"
+        r"longer\s+(?:required|needed|necessary)\b"
+        r"|\b(?:proceed|go\s+ahead|continue|act)\s+without\s+asking\b",
+        "required needed necessary asking",
+    ),
+    english(
+        "policy_changed",
+        ReviewRule.POLICY_REWRITE,
+        0.8,
+        r"\b(?:consider|treat)\s+your\s+(?:old\s+|current\s+|previous\s+|safety\s+)?(?:guidelines|"
+        r"rules|policy|restrictions|limits)\s+(?:as\s+)?(?:revoked|cancell?ed|gone|removed|void)"
+        r"|\byour\s+safety\s+(?:settings|checks|filters|features)\s+(?:have\s+been|has\s+been|are|"
+        r"were)\s+(?:now\s+)?(?:suspended|disabled|lifted|removed|switched\s+off|turned\s+off)\b",
+        "guidelines rules policy restrictions limits settings checks filters features",
+    ),
+    # People's priorities and instructions change too ("your priorities have changed since the
+    # kids were born"): said of the assistant these count, but below the phrases above.
+    english(
+        "policy_changed",
+        ReviewRule.POLICY_REWRITE,
+        0.5,
+        r"\byour\s+(?:[\w-]+\s+)?(?:priorities|duties|objectives|configuration)\s+(?:have|has)\s+"
+        r"(?:now\s+|just\s+)?(?:been\s+)?(?:changed|revised|redefined|reassigned|replaced)\b"
+        r"|\b(?:amendment|update|change|revision|patch)\s+to\s+your\s+(?:configuration|rules|policy|"
+        r"instructions|guidelines|programming)\b",
+        "priorities duties objectives configuration rules policy instructions guidelines "
+        "programming",
+    ),
+    english(
+        "permission_grant",
+        ReviewRule.POLICY_REWRITE,
+        0.5,
+        r"\b(?:the\s+)?(?:assistant|ai|model|agent)\s+(?:is|has\s+been)\s+(?:now\s+)?cleared\s+to\b",
+        "assistant ai model agent",
+    ),
+    chinese(
+        "waive_check",
+        ReviewRule.POLICY_REWRITE,
+        0.5,
+        r"跳过(?:所有|一切|全部)?(?:的)?(?:确认|审批|审核|验证)",
+        "跳过",
+    ),
+    chinese(
+        "policy_changed",
+        ReviewRule.POLICY_REWRITE,
+        0.8,
+        r"你的(?:[\u4e00-\u9fff]{0,4}?)(?:规则|准则|策略|规定|指令|优先级)(?:已经?|被)?(?:修订|变了|改了)",
+        "规则 准则 策略 规定 指令 优先级",
+    ),
+    english(
+        "waive_check",
+        ReviewRule.POLICY_REWRITE,
+        0.5,
+        r"\b(?:don'?t|do\s+not|never|no\s+need\s+to|stop\s+asking)\s+(?:ask\s+)?(?:the\s+(?:user|"
+        r"owner)\s+)?(?:for\s+)?(?:confirmation|approval|permission|consent)\b",
+        "confirmation approval permission consent",
+    ),
+    chinese(
+        "waive_check",
+        ReviewRule.POLICY_REWRITE,
+        0.5,
+        r"不(?:要|用|必|需要)(?:再)?(?:向|跟)?(?:用户|主人)?(?:确认|请示|征求同意|申请许可)",
+        "确认 请示 征求同意 申请许可",
+    ),
+)
+
+FEATURES = (*ENGLISH, *CHINESE, *GENERAL)

@@ -168,7 +168,7 @@ CHINESE = (
         "obedience",
         ReviewRule.POLICY_REWRITE,
         0.8,
-        r"你(?:现在|以后|从此|今后)?(?:要|应该|必须)?(?:只)?(?:听命于|服从于?|听从于?|效忠于?|"
+        r"你(?:现在|以后|从此|今后)?(?:要|应该|必须)?(?:只)?(?:听命于|服从于?|听从于?|效忠于?|遵从|"
         r"只听|只为)"
         r"|你(?:以后|现在|今后)?只(?:需要)?对[^。!?\n]{1,14}负责|我(?:说的话|的话)就是(?:命令|"
         r"指令|圣旨)"
@@ -193,7 +193,7 @@ CHINESE = (
         "against_user",
         ReviewRule.POLICY_REWRITE,
         0.5,
-        r"而不是(?:为)?(?:用户|正在(?:用|使用|和)你|主人)|不是用户的|用户说的不算|"
+        r"而不是(?:为)?(?:用户|使用者|正在(?:用|使用|和)你|主人)|不是用户的|用户说的不算|"
         r"优先于正在和你聊天的人"
         r"|(?:不用|不必|无需)(?:再)?(?:管|听)用户|(?:用户|主人)(?:那边|那里)?(?:随便|敷衍|应付)"
         r"|(?:用户|主人)的[^。!?\n]{0,6}(?:不用|不必|无需)(?:再)?(?:处理|理会|管|回复)"
@@ -251,4 +251,194 @@ CHINESE = (
     ),
 )
 
-FEATURES = (*ENGLISH, *CHINESE)
+# Whom it obeys, by structure: an obey-verb aimed at the text (or its writer) *instead of*
+# the user; "the person you serve is …"; the speaker in charge; a duty owed first to
+# someone else; documents put on a par with the user.
+GENERAL = (
+    english(
+        "obedience",
+        ReviewRule.POLICY_REWRITE,
+        0.7,
+        r"\b(?:listen\s+to|take\s+(?:orders|instructions|direction|commands)\s+from|obey|follow|"
+        r"serve|answer\s+to|report\s+to|work\s+for)\s+(?:only\s+)?(?:me|us|this\s+\w+|the\s+"
+        r"(?:comments?|notes?|text|author|sender|writer|page|document)\b[^.\n]{0,40}?)"
+        # The "instead of the user" stays evidence of its own (`against_user`).
+        r"(?=\s*,?\s+(?:instead\s+of|rather\s+than|over|and\s+not|not)\b)"
+        r"|\bi(?:'m|\s+am)\s+(?:the\s+one\s+)?in\s+charge\b(?!\s+of)"
+        r"|\byour\s+(?:first|primary|only|main|real|true|sole)\s+(?:duty|loyalty|allegiance|"
+        r"obligation|responsibility)\s+is\s+(?:to|towards)\b"
+        r"|\b(?:execute|follow|obey|carry\s+out|comply\s+with)\s+(?:the\s+next|the\s+following|"
+        r"these|my|all\s+(?:the\s+)?following)\s+(?:instructions?|commands?|orders?|requests?)\s+"
+        r"without\s+(?:question|questioning|hesitation|checking|confirmation|asking)\b",
+        "listen take obey follow serve answer report work charge duty loyalty allegiance "
+        "obligation responsibility execute carry comply",
+    ),
+    english(
+        "new_principal",
+        ReviewRule.POLICY_REWRITE,
+        0.8,
+        r"\bthe\s+(?:person|one|party|people)\s+you\s+(?:now\s+)?(?:serve|obey|work\s+for|answer\s+"
+        r"to|report\s+to|take\s+orders\s+from)\s+(?:is|are)\b",
+        "serve obey work answer report take",
+    ),
+    english(
+        "against_user",
+        ReviewRule.POLICY_REWRITE,
+        0.5,
+        r"\b(?:not|instead\s+of|rather\s+than|over)\s+your\s+(?:user|owner|operator|principal)\b"
+        r"|\b(?:ignore|skip|disregard|override|bypass)\s+(?:the\s+|your\s+)?(?:user|owner|customer)"
+        r"'?s?\s+(?:privacy\s+)?(?:settings|preferences|choices|consent|wishes|decisions?)\b",
+        "user owner operator principal customer",
+    ),
+    english(
+        "trust_injected_text",
+        ReviewRule.POLICY_REWRITE,
+        0.7,
+        r"\b(?:carry|carries|have|has|get|gets)\s+the\s+same\s+(?:weight|authority|priority|"
+        r"standing)\s+as\s+(?:the\s+|your\s+)?(?:user|owner|operator)"
+        r"|\b(?:instructions?|commands?|requests?|orders?)\s+(?:embedded\s+|found\s+|written\s+|"
+        r"contained\s+|hidden\s+)?(?:in|inside|within)\s+(?:the\s+)?(?:documents?|pages?|emails?|"
+        r"files?|tool\s+outputs?|web\s*pages?|comments?|search\s+results)\s+you\s+(?:read|see|"
+        r"process|open|receive|summari[sz]e)\b",
+        "weight authority priority standing read see process open receive summarize summarise",
+    ),
+    chinese(
+        "obedience",
+        ReviewRule.POLICY_REWRITE,
+        0.7,
+        r"听我的|我说了算|(?:首先|优先)(?:要)?对[^。!?\n]{1,10}负责|你服务的(?:人|对象)是"
+        r"|你(?:要|应该)?效忠的是",
+        "听我的 我说了算 负责 你服务的 效忠",
+    ),
+    chinese(
+        "against_user",
+        ReviewRule.POLICY_REWRITE,
+        0.5,
+        r"其次才是(?:用户|主人)|而不是听(?:用户|主人|你主人)|不要(?:再)?听你?(?:的)?(?:主人|用户)",
+        "其次才是 而不是听 不要听 不要再听",
+    ),
+    # A standing order written into the assistant's memory: it outlives the page it came in.
+    english(
+        "memory_write",
+        ReviewRule.POLICY_REWRITE,
+        0.6,
+        r"\bremember\s+(?:this|that|the\s+following)\s+(?:for|in|across)\s+(?:all\s+)?(?:future|"
+        r"later|every|next)\b"
+        r"|\b(?:save|store|write|add|put|keep)\s+(?:this|that|the\s+following|it)\s+(?:to|in|into)\s+"
+        r"your\s+(?:long[\s-]term\s+|permanent\s+|persistent\s+)?(?:memory|memories|notes|"
+        r"instructions|profile)\b"
+        r"|\badd\s+(?:this\s+|the\s+following\s+)?to\s+your\s+(?:standing|permanent|default|"
+        r"persistent|core|custom)\s+(?:instructions|rules|memory)\b",
+        "remember save store write add put keep memory memories notes instructions profile rules",
+    ),
+    # Consent claimed for the user by someone else: the check it waives was the user's.
+    english(
+        "claimed_consent",
+        ReviewRule.POLICY_REWRITE,
+        0.6,
+        # Said ahead of time ("already", "pre-"): a customer who approved a quote is news.
+        r"\b(?:the\s+)?(?:user|owner|customer)\s+(?:has\s+)?(?:already\s+(?:pre-?approved|approved|"
+        r"consented|agreed|authori[sz]ed|given\s+(?:their\s+)?(?:permission|consent))|"
+        r"pre-?approved)\s+(?:to\s+|every|all|any|this|the)\b",
+        "user owner customer",
+    ),
+    english(
+        "trust_injected_text",
+        ReviewRule.POLICY_REWRITE,
+        0.7,
+        r"\b(?:requests?|messages?|instructions?|content|text|commands?)\s+from\s+(?:this|that|the)"
+        r"\s+(?:website|site|page|domain|email|sender|channel|account|address)\s+(?:is|are)\s+"
+        r"(?:now\s+|always\s+)?(?:trusted|authori[sz]ed|pre-?approved|verified|safe)\b",
+        "trusted authorized authorised approved preapproved verified safe",
+    ),
+    # The assistant turned against the person it serves.
+    english(
+        "against_user",
+        ReviewRule.POLICY_REWRITE,
+        0.5,
+        r"\bnot\s+(?:to\s+)?(?:help|serve|assist)\s+(?:the\s+)?(?:person|people|user|customer|one)s?"
+        r"\b",
+        "help serve assist",
+    ),
+    chinese(
+        "memory_write",
+        ReviewRule.POLICY_REWRITE,
+        0.6,
+        r"(?:记进|记到|存进|存到|写进|写入|保存到|加到|加入)你的(?:长期|永久)?(?:记忆|备忘|档案|指令)"
+        r"|在你的(?:常驻|长期|默认|永久|核心)(?:指令|规则|记忆)(?:里|中)?(?:加|添加|写|记)"
+        r"|(?:永远|一直|以后都)记住",
+        "记进 记到 存进 存到 写进 写入 保存到 加到 加入 在你的 记住",
+    ),
+    chinese(
+        "trust_injected_text",
+        ReviewRule.POLICY_REWRITE,
+        0.8,
+        r"(?:把|将)[^。!?\n]{0,12}?(?:当作|当成|视为|作为)你的(?:系统提示词?|指令|规则|设定)",
+        "当作 当成 视为 作为",
+    ),
+    chinese(
+        "claimed_consent",
+        ReviewRule.POLICY_REWRITE,
+        0.6,
+        r"(?:用户|主人|顾客)(?:(?:已经?|早就|早已)(?:预先)?|预先)(?:同意|授权|批准|允许)(?:了)?(?:所有|把|你|"
+        r"一切|全部)",
+        "用户 主人 顾客",
+    ),
+    chinese(
+        "against_user",
+        ReviewRule.POLICY_REWRITE,
+        0.5,
+        r"而不是(?:帮|为|替|服务)[^。!?\n]{0,6}?(?:的人|用户|主人|顾客)",
+        "而不是",
+    ),
+    # Control handed to the speaker; a loyalty that lies elsewhere.
+    english(
+        "obedience",
+        ReviewRule.POLICY_REWRITE,
+        0.7,
+        r"\b(?:delegated|handed|transferred|given|passed)\s+(?:full\s+)?(?:control|authority|"
+        r"command)\s+(?:of|over)\s+(?:this|the|you)\b[^.\n]{0,30}?\bto\s+(?:me|us)\b"
+        r"|\byour\s+(?:loyalty|allegiance)\s+(?:lies|is|belongs)\s+(?:with|to)\b",
+        "delegated handed transferred given passed loyalty allegiance",
+    ),
+    # A rule written into the assistant's instructions, here or for later.
+    english(
+        "memory_write",
+        ReviewRule.POLICY_REWRITE,
+        0.6,
+        r"\b(?:add|append)\s+(?:this\s+|the\s+following\s+)?to\s+your\s+(?:[\w-]+\s+)?(?:rules|"
+        r"instructions|guidelines|policy|system\s+prompt)\b",
+        "rules instructions guidelines policy prompt",
+    ),
+    # What the assistant is to do whenever the user asks something: a standing redirection.
+    english(
+        "steer_output",
+        None,
+        0.4,
+        r"\bwhen(?:ever)?\s+the\s+user\s+(?:asks?|mentions?|says)\b",
+        "asks ask mentions mention says",
+    ),
+    chinese(
+        "obedience",
+        ReviewRule.POLICY_REWRITE,
+        0.7,
+        r"(?:控制权|指挥权|管理权)(?:已经?)?(?:交给|移交给|转给)(?:了)?我|你的忠诚(?:属于|在于)",
+        "控制权 指挥权 管理权 你的忠诚",
+    ),
+    chinese(
+        "memory_write",
+        ReviewRule.POLICY_REWRITE,
+        0.6,
+        r"(?:在|往)你的(?:规则|指令|准则|系统提示词?)(?:里|中)(?:追加|加|添加|写|补充)",
+        "你的规则 你的指令 你的准则 你的系统提示",
+    ),
+    chinese(
+        "steer_output",
+        None,
+        0.4,
+        r"(?:只要|每当|如果|当)用户(?:问|提到|说)(?:到|起)?",
+        "只要用户 每当用户 如果用户 当用户",
+    ),
+)
+
+FEATURES = (*ENGLISH, *CHINESE, *GENERAL)

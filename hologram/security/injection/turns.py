@@ -175,4 +175,114 @@ CHINESE = (
     ),
 )
 
-FEATURES = (*ENGLISH, *CHINESE)
+# Role markers by shape rather than by list: a paired tag whose name compounds a role
+# (`<system_instruction>`), a doubled bracket pair (`[[system]] … [[/system]]`), a banner
+# line naming a role (`=== SYSTEM OVERRIDE ===`); and the Chinese banner and developer tag.
+GENERAL = (
+    english(
+        "role_tag",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.7,
+        r"<\s*(?P<tag>(?:system|sys|admin|administrator|developer|operator|root)[_-](?:message|"
+        r"prompt|instructions?|override|note|notice|directive|update|command)s?)(?=[\s>])[^>]*>"
+        r"(?=[^<]{3,400}<\s*/\s*(?P=tag)\s*>)",
+        "",
+        "<system <sys <admin <developer <operator <root",
+    ),
+    english(
+        "role_tag",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.7,
+        r"\[{1,2}\s*(?P<sq>system|admin|developer)\s*\]{1,2}(?=[^\[\]]{3,400}\[{1,2}\s*/\s*"
+        r"(?P=sq)\s*\]{1,2})"
+        r"|^[ \t]*(?:={2,}|-{3,}|\*{3,})[ \t]*(?:system|admin|developer)(?:\s+(?:override|message|"
+        r"prompt|instructions?|notice))?[ \t]*(?:={2,}|-{3,}|\*{3,})",
+        "system admin developer",
+    ),
+    chinese(
+        "role_tag",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.7,
+        r"<\s*(?P<tag>开发者|管理员|系统指令)\s*>(?=[^<]{2,400}<\s*/\s*(?P=tag)\s*>)"
+        # A banner, or a heading that opens a turn ("### 系统：") rather than a section ("## 系统").
+        r"|^[ \t]*(?:={2,}|-{3,})[ \t]*(?:系统|管理员|开发者)(?:覆盖|消息|指令|提示|通知)?"
+        r"[ \t]*={2,}"
+        r"|^[ \t]*#{1,6}[ \t]*(?:系统|管理员|开发者)(?:消息|指令|提示)?[ \t]*[:：]",
+        "开发者 管理员 系统",
+    ),
+    # Instruction-tuning templates and chat tokens other than the ones above; a role given
+    # as an attribute; a markdown-dressed role line.
+    english(
+        "role_tag",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.6,
+        r"^[ \t]*#{2,3}[ \t]*(?:instruction|response|input)[ \t]*:"
+        r"|<\|\s*(?:user|assistant|system)\s*\|>"
+        r"|<\s*[\w-]+\s[^>]*\brole\s*=\s*[\"']?(?:system|developer|admin)\b[^>]*>"
+        r"|^[ \t]*-?[ \t]*role[ \t]*:[ \t]*[\"']?(?:system|developer)[\"']?[ \t]*\n"
+        r"[ \t]*content[ \t]*:",
+        "instruction response input user assistant system role",
+    ),
+    english(
+        "role_line",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.5,
+        r"^[ \t]*(?:>[ \t]*)?[*_]{1,2}" + ROLE_NAMES + r"[ \t]*[:：][*_]{0,2}",
+        "system sys assistant developer admin administrator root operator",
+    ),
+    chinese(
+        "role_tag",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.6,
+        r"^[ \t]*#{2,3}[ \t]*(?:指令|回答|输入|回复)[ \t]*[:：]"
+        r"|<\s*[^<>\s]+\s[^>]*角色\s*=\s*[\"“]?(?:系统|开发者|管理员)",
+        "指令 回答 输入 回复 角色",
+    ),
+    chinese(
+        "role_line",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.5,
+        r"^[ \t]*(?:>[ \t]*)?[*_]{1,2}(?:系统|助手|管理员|开发者)[ \t]*[:：][*_]{0,2}",
+        "系统 助手 管理员 开发者",
+    ),
+    # A new system prompt announced as a header ("NEW SYSTEM PROMPT:", "SYSTEM PROMPT (v2):"),
+    # not a section of a document about prompts ("## System prompt").
+    english(
+        "role_tag",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.7,
+        r"\b(?:new|updated|revised|real|actual)\s+system\s+(?:prompt|message|instructions)\s*"
+        r"(?:\([^)\n]{0,12}\))?\s*:|\bsystem\s+(?:prompt|message)\s*\(\s*(?:v\d|version)[^)\n]{0,8}\)"
+        r"\s*:",
+        "prompt message instructions",
+    ),
+    # A tool call written into the text, as the model would emit it.
+    english(
+        "role_tag",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.6,
+        r"\"(?:tool_calls?|function_call|tool_use)\"\s*:|<\s*(?:function_calls|tool_call|tool_use)\s*>"
+        r"|<\s*invoke\s+name\s*=",
+        "tool_call tool_calls function_call tool_use function_calls invoke",
+    ),
+    # A system message inside the text whose content orders a risky act.
+    english(
+        "role_json",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.7,
+        r"\"role\"\s*:\s*\"(?:system|developer)\"\s*,\s*\"content\"\s*:\s*\"[^\"]{0,120}?\b(?:share|"
+        r"shares|send|sends|reveal|reveals|forward|forwards|delete|deletes|ignore|ignores|disclose|"
+        r"discloses|upload|uploads|email|emails)\b",
+        "role",
+    ),
+    chinese(
+        "role_tag",
+        ReviewRule.FAKE_SYSTEM_TAG,
+        0.7,
+        r"(?:新的?|更新后的|修订后的|真正的)系统(?:提示词?|消息|指令)\s*(?:[(（][^)）\n]{0,12}[)）])?\s*[:：]"
+        r"|系统(?:提示词?|消息)\s*[(（]\s*(?:v\d|版本)[^)）\n]{0,8}[)）]\s*[:：]",
+        "系统提示 系统消息 系统指令",
+    ),
+)
+
+FEATURES = (*ENGLISH, *CHINESE, *GENERAL)
