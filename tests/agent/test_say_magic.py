@@ -89,7 +89,9 @@ async def test_the_timeline_is_given_each_inputs_text_as_journaled_and_its_chann
     widget = shell.run_line_magic("hologram", "scheduler")
     model.queue_text("Noted.")
     await shell.run_line_magic("hologram", "say --channel test remember the milk")
-    (queued,) = [e["payload"] for e in widget.events if e["payload"]["action"] == "enqueue"]
+    # The widget also keeps the reply's streamed pieces (agent_output_delta entries).
+    scheduler = [e["payload"] for e in widget.events if e["type"] == "scheduler"]
+    (queued,) = [p for p in scheduler if p["action"] == "enqueue"]
     assert (queued["text"], queued["channel"], queued["level"]) == ("remember the milk", "test", 0)
     actions = [e["payload"]["action"] for e in widget.events if e["type"] == "scheduler"]
     assert actions == ["enqueue", "start", "finish"]
@@ -107,7 +109,9 @@ async def test_a_secret_typed_into_an_input_reaches_the_timeline_masked(
     widget = shell.run_line_magic("hologram", "scheduler")
     model.queue_text("Noted.")
     await shell.run_line_magic("hologram", f"say my mail password is {secret}")
-    (queued,) = [e["payload"] for e in widget.events if e["payload"]["action"] == "enqueue"]
+    # The widget also keeps the reply's streamed pieces (agent_output_delta entries).
+    scheduler = [e["payload"] for e in widget.events if e["type"] == "scheduler"]
+    (queued,) = [p for p in scheduler if p["action"] == "enqueue"]
     assert queued["text"] == "my mail password is @{mail}"
     assert secret not in str(widget.events) and secret not in widget.svg
     widget.close()
