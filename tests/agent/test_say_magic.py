@@ -87,6 +87,7 @@ async def test_the_timeline_is_given_each_inputs_text_as_journaled_and_its_chann
     widget = shell.run_line_magic("hologram", "scheduler")
     model.queue_text("Noted.")
     await shell.run_line_magic("hologram", "say --channel test remember the milk")
+    # The widget also keeps the reply's streamed pieces (agent_output_delta entries).
     scheduler = [e["payload"] for e in widget.events if e["type"] == "scheduler"]
     (queued,) = [p for p in scheduler if p["action"] == "enqueue"]
     assert (queued["text"], queued["channel"], queued["level"]) == ("remember the milk", "test", 0)
@@ -105,6 +106,7 @@ async def test_a_secret_typed_into_an_input_reaches_the_timeline_masked(
     widget = shell.run_line_magic("hologram", "scheduler")
     model.queue_text("Noted.")
     await shell.run_line_magic("hologram", f"say my mail password is {secret}")
+    # The widget also keeps the reply's streamed pieces (agent_output_delta entries).
     scheduler = [e["payload"] for e in widget.events if e["type"] == "scheduler"]
     (queued,) = [p for p in scheduler if p["action"] == "enqueue"]
     assert queued["text"] == "my mail password is @{mail}"
