@@ -149,7 +149,10 @@ class SecuritySettings:
         (), "tool name patterns refused; deny wins over allow", key="tools.deny"
     )
     tools_hard_private: tuple[str, ...] = setting(
-        ("files_write", "spawn_*", "resident_*", "cmd_run", "terminal_*"),
+        (
+            *("files_write", "spawn_*", "resident_*", "cmd_run", "terminal_*"),
+            *("pluginmgr_*", "skillmgr_*", "cfgmgr_*"),
+        ),
         "tool patterns only internal principals (the owner, the kernel) may call",
         key="tools.hard_private",
     )
@@ -182,6 +185,14 @@ class SecuritySettings:
         (), "words masked in inputs and results", key="review.sensitive_words"
     )
     review_injection: bool = setting(True, "flag prompt-injection phrasing", key="review.injection")
+    cfgmgr_allow: tuple[str, ...] = setting(
+        (
+            *("core.agent.", "core.llm.", "core.memory.", "core.scheduler.", "core.stages."),
+            *("core.security.credential.", "plugin."),
+        ),
+        "key prefixes the agent's cfgmgr tools may read and change (this key never)",
+        key="cfgmgr.allow",
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from hologram.plugins.builtin.agentcli import AgentCLI
+from hologram.plugins.builtin.cfgmgr import ConfigManager
 from hologram.plugins.builtin.pluginmgr import PluginManager
 from hologram.plugins.builtin.seq import Sequencer
 from hologram.sdk import Plugin
@@ -23,4 +24,9 @@ BuiltinFactory = Callable[["PluginRegistry"], Plugin]
 
 
 def builtin_plugins() -> dict[str, BuiltinFactory]:
-    return {"agentcli": AgentCLI, "pluginmgr": PluginManager, "seq": Sequencer}
+    return {
+        "agentcli": AgentCLI,
+        "cfgmgr": ConfigManager,
+        "pluginmgr": PluginManager,
+        "seq": Sequencer,
+    }
