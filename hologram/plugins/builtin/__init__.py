@@ -15,6 +15,7 @@ from hologram.plugins.builtin.agentcli import AgentCLI
 from hologram.plugins.builtin.cfgmgr import ConfigManager
 from hologram.plugins.builtin.pluginmgr import PluginManager
 from hologram.plugins.builtin.seq import Sequencer
+from hologram.plugins.builtin.skillmgr import SkillManager
 from hologram.sdk import Plugin
 
 if TYPE_CHECKING:
@@ -29,4 +30,5 @@ def builtin_plugins() -> dict[str, BuiltinFactory]:
         "cfgmgr": ConfigManager,
         "pluginmgr": PluginManager,
         "seq": Sequencer,
+        "skillmgr": SkillManager,
     }
