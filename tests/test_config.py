@@ -206,6 +206,7 @@ async def test_a_section_reads_typed_values_and_follows_changes(data_dir: Path) 
         "pluginmgr_*",
         "skillmgr_*",
         "cfgmgr_*",
+        "llm_switch",
     )
     await registry.close()
 

@@ -23,6 +23,7 @@ from hologram.config.keys import is_core_key
 from hologram.events import EventBus
 from hologram.kernel.tasks import TaskScope
 from hologram.knowledge import KnowledgeBase
+from hologram.llm import ProviderManager
 from hologram.memory import ColdContext, GraphMemory
 from hologram.plugins.surfaces import KnowledgeAPI, MemoryAPI, SocialAPI
 from hologram.plugins.tool_api import ToolAPI
@@ -127,6 +128,8 @@ class KernelParts:
     graph: GraphMemory | None = None
     knowledge: KnowledgeBase | None = None
     security: Firewall | None = None
+    llm: ProviderManager | None = None
+    """The model sources, for the built-ins that list and switch them."""
     offered_tools: Callable[[], dict[str, ToolDef]] | None = None
     """Every tool a turn offers the model (the agent's tool sources), for the tool table."""
 

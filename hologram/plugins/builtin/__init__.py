@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from hologram.plugins.builtin.agentcli import AgentCLI
 from hologram.plugins.builtin.cfgmgr import ConfigManager
+from hologram.plugins.builtin.llmsource import LLMSources
 from hologram.plugins.builtin.pluginmgr import PluginManager
 from hologram.plugins.builtin.seq import Sequencer
 from hologram.plugins.builtin.skillmgr import SkillManager
@@ -28,6 +29,7 @@ def builtin_plugins() -> dict[str, BuiltinFactory]:
     return {
         "agentcli": AgentCLI,
         "cfgmgr": ConfigManager,
+        "llmsource": LLMSources,
         "pluginmgr": PluginManager,
         "seq": Sequencer,
         "skillmgr": SkillManager,
