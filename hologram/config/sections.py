@@ -31,6 +31,16 @@ class AgentSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class HealthSettings:
+    prefix: ClassVar[str] = "core.health"
+
+    min_free_bytes: int = setting(
+        64 * 1024 * 1024, "free bytes the data dir's disk needs for the health check to pass"
+    )
+    reach_timeout_s: float = setting(3.0, "seconds the health check waits on one LLM source")
+
+
+@dataclass(frozen=True, slots=True)
 class StageSettings:
     prefix: ClassVar[str] = "core.stages"
 
@@ -318,6 +328,7 @@ class GraphSettings:
 
 CORE_SECTIONS: tuple[type[Section], ...] = (
     AgentSettings,
+    HealthSettings,
     StageSettings,
     SchedulerSettings,
     EventSettings,
