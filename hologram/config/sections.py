@@ -25,6 +25,11 @@ class AgentSettings:
     resident_max_tool_rounds: int = setting(8, "tool-loop rounds of one resident task")
     resident_memory_messages: int = setting(40, "messages a resident's notes keep")
     personal_prompt: str = setting("", "persona text, when personal/personal.md is absent")
+    failback_plugins: tuple[str, ...] = setting(
+        ("pluginmgr", "recoverydiag"),
+        "plugins that stay up and cannot be stopped by the agent, so a kernel whose models "
+        "all fail can still be looked after",
+    )
     knowledge_hits: int = setting(
         3, "knowledge entries most relevant to the input shown in the system prompt; 0: none"
     )

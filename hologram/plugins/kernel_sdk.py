@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hologram.agent import InputScheduler, Skill, SkillIndex
+from hologram.agent import Agent, InputScheduler, Skill, SkillIndex
 from hologram.agent.turn import current_input
 from hologram.channels import OutputChannels
 from hologram.config import ConfigRegistry
@@ -129,6 +129,8 @@ class KernelParts:
     knowledge: KnowledgeBase | None = None
     security: Firewall | None = None
     llm: ProviderManager | None = None
+    agent: Agent | None = None
+    """The main agent, for the failback responder (recoverydiag)."""
     """The model sources, for the built-ins that list and switch them."""
     offered_tools: Callable[[], dict[str, ToolDef]] | None = None
     """Every tool a turn offers the model (the agent's tool sources), for the tool table."""

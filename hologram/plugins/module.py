@@ -53,6 +53,7 @@ class PluginsModule:
             knowledge=getattr(state, "knowledge", None),
             security=getattr(state, "security", None),
             llm=getattr(state, "llm", None),
+            agent=state.agent,
             offered_tools=state.agent.build_tool_defs,
         )
 

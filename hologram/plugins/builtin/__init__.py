@@ -15,6 +15,7 @@ from hologram.plugins.builtin.agentcli import AgentCLI
 from hologram.plugins.builtin.cfgmgr import ConfigManager
 from hologram.plugins.builtin.llmsource import LLMSources
 from hologram.plugins.builtin.pluginmgr import PluginManager
+from hologram.plugins.builtin.recoverydiag import RecoveryDiag
 from hologram.plugins.builtin.seq import Sequencer
 from hologram.plugins.builtin.skillmgr import SkillManager
 from hologram.sdk import Plugin
@@ -31,6 +32,7 @@ def builtin_plugins() -> dict[str, BuiltinFactory]:
         "cfgmgr": ConfigManager,
         "llmsource": LLMSources,
         "pluginmgr": PluginManager,
+        "recoverydiag": RecoveryDiag,
         "seq": Sequencer,
         "skillmgr": SkillManager,
     }

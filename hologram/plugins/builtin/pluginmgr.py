@@ -5,7 +5,8 @@ The model lists the plugins with their health (state, restarts, last error), ins
 `.hmap` package from a path (the firewall checks the path against the sandbox, as for any
 tool's `path` argument), enables, disables, reloads and uninstalls one. The install is the
 registry's, the same code `POST /plugins` runs, so a package refused over HTTP is refused
-here with the same reason. pluginmgr never stops itself: its tool call would end with it.
+here with the same reason. pluginmgr never stops itself (its tool call would end with it)
+nor a plugin of the failback chain (`core.agent.failback_plugins`).
 The tools are hard-private (`core.security.tools.hard_private`): only the owner's inputs
 reach them.
 """
@@ -18,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+from hologram.config import AgentSettings
 from hologram.plugins.package import PackageError
 from hologram.plugins.process import PluginLoadError
 from hologram.sdk import Param, PluginSDK, ToolDef, ToolError
@@ -113,6 +115,12 @@ class PluginManager:
     ) -> str:
         if name == self.name:
             raise ToolError("pluginmgr cannot change itself: its own call would end with it")
+        failback = self._registry.config.read(AgentSettings).failback_plugins
+        if done in ("disabled", "uninstalled") and name in failback:
+            raise ToolError(
+                f"{name} is in the failback chain ({', '.join(failback)}): it stays up so a "
+                "kernel whose models fail can still be looked after"
+            )
         async with self._changes:
             try:
                 await action(name)
