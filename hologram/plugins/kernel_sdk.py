@@ -25,6 +25,7 @@ from hologram.kernel.tasks import TaskScope
 from hologram.knowledge import KnowledgeBase
 from hologram.llm import ProviderManager
 from hologram.memory import ColdContext, GraphMemory
+from hologram.plugins.llm_surface import LLMAPI
 from hologram.plugins.surfaces import KnowledgeAPI, MemoryAPI, SocialAPI
 from hologram.plugins.tool_api import ToolAPI
 from hologram.sdk import (
@@ -165,6 +166,10 @@ class KernelSDK:
     @property
     def memory(self) -> MemoryAPI:
         return MemoryAPI(self._parts.coldcontext, self._parts.graph, self._name)
+
+    @property
+    def llm(self) -> LLMAPI:
+        return LLMAPI(self._parts.llm)
 
     @property
     def knowledge(self) -> KnowledgeAPI:

@@ -34,10 +34,10 @@ class LLMSources:
         return self._llm
 
     async def start(self, sdk: KernelSDK) -> None:
-        def llm_sources() -> str:
+        async def llm_sources() -> str:
             """List the model sources in the order a call tries them, each with its state;
             `current` is the one tried first."""
-            return self.listing()
+            return await self.listing()
 
         async def llm_switch(
             source: Annotated[str, Param("a source's name, as llm_sources lists it")],
@@ -51,8 +51,9 @@ class LLMSources:
     async def stop(self) -> None:
         return None
 
-    def listing(self) -> str:
+    async def listing(self) -> str:
         llm = self.manager()
+        await llm.refresh()
         current = next(iter(llm.ordered_sources()), None)
         return json.dumps({"current": current, "sources": llm.status()}, ensure_ascii=False)
 
