@@ -45,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
         _add_scripted_model,
         _add_config,
         _add_tools,
+        _add_doctor,
         add_eval_parser,
     ):
         add(commands)
@@ -109,6 +110,17 @@ def _add_mcp(commands: Any) -> None:
         "the client closes stdin. A running service serves the same at /mcp (streamable HTTP).",
     )
     data_option(mcp)
+
+
+def _add_doctor(commands: Any) -> None:
+    doctor = commands.add_parser(
+        "doctor",
+        help="check the kernel's health and print the report",
+        description="Boot the kernel on the data dir and check it: a self-test turn on a "
+        "virtual kernel, each module, each LLM source's reachability, each plugin's state and "
+        "the disk space. Exits 1 when a check fails, naming the cause.",
+    )
+    data_option(doctor)
 
 
 def _add_graph(commands: Any) -> None:
@@ -317,6 +329,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from hologram.serve.mcp_server import serve_stdio
 
             return asyncio.run(serve_stdio(args.data))
+        if args.command == "doctor":
+            from hologram.health import doctor
+
+            return asyncio.run(doctor(args.data))
         if args.command == "graph":
             return _graph(args.json)
         if args.command == "depgraph":

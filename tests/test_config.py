@@ -203,6 +203,10 @@ async def test_a_section_reads_typed_values_and_follows_changes(data_dir: Path) 
         "resident_*",
         "cmd_run",
         "terminal_*",
+        "pluginmgr_*",
+        "skillmgr_*",
+        "cfgmgr_*",
+        "llm_switch",
     )
     await registry.close()
 

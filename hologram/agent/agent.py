@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,8 @@ class Agent:
         self.events = events
         self.memory = memory
         self.knowledge = knowledge
+        self.without_model: Callable[[str, Exception], Awaitable[str]] | None = None
+        """Who answers when every model source failed (the recoverydiag built-in)."""
         self.knowledge_hits = knowledge_hits
         self.max_tool_rounds = max_tool_rounds
         self.prompt_budget = prompt_budget

@@ -21,6 +21,7 @@ from hologram.agent.loop import tool_call_fields
 from hologram.agent.prompt import PromptBudget, PromptInputs, build_system_prompt
 from hologram.agent.reply_stream import ReplyStream
 from hologram.llm import (
+    AllProvidersFailed,
     ChatMessage,
     CompletionRequest,
     CompletionResponse,
@@ -216,7 +217,12 @@ class Turn:
                     break
                 self.rounds = self._rounds_done + 1
                 tools = self.build_tool_defs()
-                response = await self.call_model(tools)
+                try:
+                    response = await self.call_model(tools)
+                except AllProvidersFailed as exc:
+                    if not await self.answer_without_model(exc):
+                        raise
+                    break
                 self._rounds_done = self.rounds
                 if await self.stage(Stage.POST_ACTION):
                     return True
@@ -465,6 +471,19 @@ class Turn:
             **tool_call_fields(call, result),
         )
         return result
+
+    async def answer_without_model(self, failed: AllProvidersFailed) -> bool:
+        """Every model source failed: the failback responder (recoverydiag) answers with its
+        diagnosis, so the user still gets a reply. False when there is none."""
+        responder = self.agent.without_model
+        if responder is None:
+            return False
+        self.ctx.llm_text = await responder(self.ctx.raw_message, failed)
+        self.ctx.tool_calls = []
+        self.ended_by = EndedBy.ANSWER
+        log.warning("no model source answered; the failback responder replied: %s", failed)
+        self.publish(EventType.SYSTEM, kind="answered_without_model", reason=str(failed))
+        return True
 
     async def answer_at_cap(self) -> bool:
         """The round cap is reached with calls still coming: one last call without tools, so

@@ -25,9 +25,24 @@ class AgentSettings:
     resident_max_tool_rounds: int = setting(8, "tool-loop rounds of one resident task")
     resident_memory_messages: int = setting(40, "messages a resident's notes keep")
     personal_prompt: str = setting("", "persona text, when personal/personal.md is absent")
+    failback_plugins: tuple[str, ...] = setting(
+        ("pluginmgr", "recoverydiag"),
+        "plugins that stay up and cannot be stopped by the agent, so a kernel whose models "
+        "all fail can still be looked after",
+    )
     knowledge_hits: int = setting(
         3, "knowledge entries most relevant to the input shown in the system prompt; 0: none"
     )
+
+
+@dataclass(frozen=True, slots=True)
+class HealthSettings:
+    prefix: ClassVar[str] = "core.health"
+
+    min_free_bytes: int = setting(
+        64 * 1024 * 1024, "free bytes the data dir's disk needs for the health check to pass"
+    )
+    reach_timeout_s: float = setting(3.0, "seconds the health check waits on one LLM source")
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +164,10 @@ class SecuritySettings:
         (), "tool name patterns refused; deny wins over allow", key="tools.deny"
     )
     tools_hard_private: tuple[str, ...] = setting(
-        ("files_write", "spawn_*", "resident_*", "cmd_run", "terminal_*"),
+        (
+            *("files_write", "spawn_*", "resident_*", "cmd_run", "terminal_*"),
+            *("pluginmgr_*", "skillmgr_*", "cfgmgr_*", "llm_switch"),
+        ),
         "tool patterns only internal principals (the owner, the kernel) may call",
         key="tools.hard_private",
     )
@@ -182,6 +200,14 @@ class SecuritySettings:
         (), "words masked in inputs and results", key="review.sensitive_words"
     )
     review_injection: bool = setting(True, "flag prompt-injection phrasing", key="review.injection")
+    cfgmgr_allow: tuple[str, ...] = setting(
+        (
+            *("core.agent.", "core.llm.", "core.memory.", "core.scheduler.", "core.stages."),
+            *("core.security.credential.", "plugin."),
+        ),
+        "key prefixes the agent's cfgmgr tools may read and change (this key never)",
+        key="cfgmgr.allow",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,6 +342,7 @@ class UpdateSettings:
 
 CORE_SECTIONS: tuple[type[Section], ...] = (
     AgentSettings,
+    HealthSettings,
     StageSettings,
     SchedulerSettings,
     EventSettings,

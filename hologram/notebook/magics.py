@@ -75,6 +75,7 @@ class HologramMagics(Magics):
             "graph": self._graph,
             "scheduler": self._scheduler,
             "plugins": self._plugins,
+            "llm": self._llm,
             "usage": self._usage,
             "mcp": self._mcp,
             "terminals": self._terminals,
@@ -102,6 +103,8 @@ class HologramMagics(Magics):
         "usage: tokens and cost of every model call, per source, day and channel · "
         "plugins [enable|disable|reload NAME]: every plugin with its health (kind, state, "
         "restarts, last error, tools), or change one (returns a handle to await) · "
+        "llm [current|switch NAME]: the model sources in the order a call tries them, "
+        "each with its state; the one in use; or switch to another (a handle to await) · "
         "mcp: the MCP servers, each with its state and tools · "
         "terminals: agentcli's terminals, live, from their events",
     )
@@ -307,6 +310,30 @@ class HologramMagics(Magics):
 
         kernel = self.require_kernel()
         return Pending(f"plugin {action} {name}", kernel.spawn(change(), name=f"plugin-{action}"))
+
+    def _llm(self, args: Any) -> PrintedRows | str | Pending[str]:
+        llm = self.require_kernel().state.llm
+        if llm is None:
+            raise UsageError("the kernel has no model sources yet: await `%hologram start`")
+        action, *names = args.args or ["list"]
+        if action == "list" and not names:
+            rows = llm.status()
+            for row in rows:
+                print(f"{row['source']:<16} {row['adapter']:<10} {row['state']}")
+            return PrintedRows(rows)
+        if action == "current" and not names:
+            return next(iter(llm.ordered_sources()), "")
+        if action != "switch" or len(names) != 1:
+            raise UsageError("`%hologram llm [current]` shows the sources; `llm switch NAME`")
+        self._running_loop()
+
+        async def switch() -> str:
+            await llm.set_active(names[0])
+            print(f"model source is now {names[0]}")
+            return names[0]
+
+        kernel = self.require_kernel()
+        return Pending(f"llm switch {names[0]}", kernel.spawn(switch(), name="llm-switch"))
 
     def _mcp(self, args: Any) -> Printed:
         """The MCP plugin's last report: every server, its state and its tools."""

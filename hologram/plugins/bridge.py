@@ -65,6 +65,9 @@ METHODS: dict[str, Capability | None] = {
     "sdk.knowledge.create": Capability.KNOWLEDGE,
     **{f"sdk.social.{name}": Capability.SOCIAL for name in SocialAPI.READS},
     **{f"sdk.social.{name}": Capability.SOCIAL for name in SocialAPI.WRITES},
+    "sdk.llm.list_sources": Capability.LLM,
+    "sdk.llm.current_source": Capability.LLM,
+    "sdk.llm.set_source": Capability.LLM,
     "sdk.publish": Capability.PUBLISH,
 }
 """Every method a plugin may call (spec: protocol.go), with the capability it needs."""
@@ -260,6 +263,15 @@ class Bridge:
         self.sdk.wake_after(seconds, key, wake)
 
     # ---- memory, knowledge, social (plain data both ways) ------------------------------------
+
+    async def _llm_list_sources(self) -> list[dict[str, Any]]:
+        return await self.sdk.llm.list_sources()
+
+    async def _llm_current_source(self) -> str:
+        return await self.sdk.llm.current_source()
+
+    async def _llm_set_source(self, name: str) -> str:
+        return await self.sdk.llm.set_source(name)
 
     async def _memory_recall(self, query: str, top: int = 5) -> list[dict[str, Any]]:
         return await self.sdk.memory.recall(query, top)

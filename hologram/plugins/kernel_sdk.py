@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hologram.agent import InputScheduler, Skill, SkillIndex
+from hologram.agent import Agent, InputScheduler, Skill, SkillIndex
 from hologram.agent.turn import current_input
 from hologram.channels import OutputChannels
 from hologram.config import ConfigRegistry
@@ -23,7 +23,9 @@ from hologram.config.keys import is_core_key
 from hologram.events import EventBus
 from hologram.kernel.tasks import TaskScope
 from hologram.knowledge import KnowledgeBase
+from hologram.llm import ProviderManager
 from hologram.memory import ColdContext, GraphMemory
+from hologram.plugins.llm_surface import LLMAPI
 from hologram.plugins.surfaces import KnowledgeAPI, MemoryAPI, SocialAPI
 from hologram.plugins.tool_api import ToolAPI
 from hologram.sdk import (
@@ -127,6 +129,10 @@ class KernelParts:
     graph: GraphMemory | None = None
     knowledge: KnowledgeBase | None = None
     security: Firewall | None = None
+    llm: ProviderManager | None = None
+    agent: Agent | None = None
+    """The main agent, for the failback responder (recoverydiag)."""
+    """The model sources, for the built-ins that list and switch them."""
     offered_tools: Callable[[], dict[str, ToolDef]] | None = None
     """Every tool a turn offers the model (the agent's tool sources), for the tool table."""
 
@@ -160,6 +166,10 @@ class KernelSDK:
     @property
     def memory(self) -> MemoryAPI:
         return MemoryAPI(self._parts.coldcontext, self._parts.graph, self._name)
+
+    @property
+    def llm(self) -> LLMAPI:
+        return LLMAPI(self._parts.llm)
 
     @property
     def knowledge(self) -> KnowledgeAPI:

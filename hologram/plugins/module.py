@@ -52,6 +52,8 @@ class PluginsModule:
             graph=getattr(state, "graph", None),
             knowledge=getattr(state, "knowledge", None),
             security=getattr(state, "security", None),
+            llm=getattr(state, "llm", None),
+            agent=state.agent,
             offered_tools=state.agent.build_tool_defs,
         )
 

@@ -39,6 +39,8 @@ class Capability(StrEnum):
     KNOWLEDGE = "knowledge"
     SOCIAL = "social"
     """Read-only for external plugins."""
+    LLM = "llm"
+    """List, read and switch the model sources; asking the model (chat) is for built-ins."""
     # withheld from external plugins:
     PUBLISH = "publish"
     TOOL_TABLE = "tool_table"

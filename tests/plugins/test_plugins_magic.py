@@ -34,7 +34,7 @@ async def test_plugins_lists_each_plugin_with_its_health(
 
     by_name = {row["name"]: row for row in rows}
     assert by_name["pluginmgr"]["state"] == "running"
-    assert by_name["pluginmgr"]["tools"] == ["pluginmgr_list"]
+    assert "pluginmgr_list" in by_name["pluginmgr"]["tools"]
     assert by_name["luademo"]["state"] == "available"  # shipped, not started
     printed = capsys.readouterr().out.splitlines()
     assert printed[0].split() == ["plugin", "kind", "state", "restarts", "tools"]
@@ -70,4 +70,27 @@ async def test_plugins_refuses_an_unknown_plugin_or_action_saying_what_exists(
         shell.run_line_magic("hologram", "plugins enable nosuch")
     with pytest.raises(UsageError, match=r"enable\|disable\|reload NAME"):
         shell.run_line_magic("hologram", "plugins restart luademo")
+    await shell.run_line_magic("hologram", "shutdown")
+
+
+async def test_llm_lists_the_sources_shows_the_current_one_and_switches(
+    shell: InteractiveShell, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kernel = await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    await kernel.config.set("core.llm.sources.backup.base_url", "http://127.0.0.1:9/v1")
+    await kernel.config.set("core.llm.sources.backup.model", "backup-model")
+    await kernel.state.llm.refresh()
+    capsys.readouterr()
+
+    rows = shell.run_line_magic("hologram", "llm")
+    assert [r["source"] for r in rows] == ["default", "backup"]
+    assert capsys.readouterr().out.split()[0] == "default"
+    assert shell.run_line_magic("hologram", "llm current") == "default"
+
+    switching = shell.run_line_magic("hologram", "llm switch backup")
+    assert isinstance(switching, Pending)
+    assert await switching == "backup"
+    assert shell.run_line_magic("hologram", "llm current") == "backup"
+    with pytest.raises(UsageError, match="llm switch NAME"):
+        shell.run_line_magic("hologram", "llm switch")
     await shell.run_line_magic("hologram", "shutdown")

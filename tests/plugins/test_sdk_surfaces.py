@@ -396,3 +396,45 @@ async def test_inject_input_sync_from_inside_a_turn_is_refused_instead_of_waitin
     tool = [m for m in model.requests[-1].json["messages"] if m["role"] == "tool"]
     assert "would wait for itself" in tool[-1]["content"]
     assert len(model.requests) == 2, "no input was queued behind the turn"
+
+
+# ---- the LLM surface ------------------------------------------------------------------------
+
+
+async def test_an_external_plugin_lists_reads_and_switches_the_model_source(
+    kernel: Kernel, caller: Callable[..., Any]
+) -> None:
+    await kernel.config.set("core.llm.sources.backup.base_url", "http://127.0.0.1:9/v1")
+    await kernel.config.set("core.llm.sources.backup.model", "backup-model")
+    await caller("switcher", ["tools", "llm"])
+
+    sources = await sdk_call(kernel, "switcher", "sdk.llm.list_sources")
+    before = await sdk_call(kernel, "switcher", "sdk.llm.current_source")
+    switched = await sdk_call(kernel, "switcher", "sdk.llm.set_source", name="backup")
+    unknown = await sdk_call(kernel, "switcher", "sdk.llm.set_source", name="nowhere")
+
+    assert [s["source"] for s in sources] == ["default", "backup"]
+    assert (before, switched) == ("default", "backup")
+    assert await sdk_call(kernel, "switcher", "sdk.llm.current_source") == "backup"
+    assert unknown.startswith("refused:") and "no LLM source 'nowhere'" in unknown
+
+
+async def test_the_llm_surface_without_the_capability_is_refused_naming_it(
+    kernel: Kernel, caller: Callable[..., Any]
+) -> None:
+    await caller("nollm", ["tools"])
+
+    answer = await sdk_call(kernel, "nollm", "sdk.llm.set_source", name="default")
+
+    assert answer.startswith("refused:") and "'llm'" in answer
+
+
+async def test_a_built_in_plugin_asks_the_model_directly(
+    kernel: Kernel, registry: PluginRegistry, model: ScriptedModelServer
+) -> None:
+    model.queue_text("a direct answer")
+
+    answer = await KernelSDK("builtin_probe", registry.parts).llm.chat("hello", system="be brief")
+
+    assert answer == "a direct answer"
+    assert model.last_request.json["messages"][0] == {"role": "system", "content": "be brief"}

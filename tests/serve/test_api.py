@@ -19,6 +19,7 @@ def test_the_server_serves_an_openapi_document_naming_every_endpoint(service: Se
         "/stop",
         "/conversation",
         "/status",
+        "/health",
         "/settings",
         "/events",
         "/context",

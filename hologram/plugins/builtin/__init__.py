@@ -12,8 +12,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from hologram.plugins.builtin.agentcli import AgentCLI
+from hologram.plugins.builtin.cfgmgr import ConfigManager
+from hologram.plugins.builtin.llmsource import LLMSources
 from hologram.plugins.builtin.pluginmgr import PluginManager
+from hologram.plugins.builtin.recoverydiag import RecoveryDiag
 from hologram.plugins.builtin.seq import Sequencer
+from hologram.plugins.builtin.skillmgr import SkillManager
 from hologram.sdk import Plugin
 
 if TYPE_CHECKING:
@@ -23,4 +27,12 @@ BuiltinFactory = Callable[["PluginRegistry"], Plugin]
 
 
 def builtin_plugins() -> dict[str, BuiltinFactory]:
-    return {"agentcli": AgentCLI, "pluginmgr": PluginManager, "seq": Sequencer}
+    return {
+        "agentcli": AgentCLI,
+        "cfgmgr": ConfigManager,
+        "llmsource": LLMSources,
+        "pluginmgr": PluginManager,
+        "recoverydiag": RecoveryDiag,
+        "seq": Sequencer,
+        "skillmgr": SkillManager,
+    }
