@@ -325,11 +325,11 @@ GENERAL = (
         r"\bremember\s+(?:this|that|the\s+following)\s+(?:for|in|across)\s+(?:all\s+)?(?:future|"
         r"later|every|next)\b"
         r"|\b(?:save|store|write|add|put|keep)\s+(?:this|that|the\s+following|it)\s+(?:to|in|into)\s+"
-        r"your\s+(?:long[\s-]term\s+|permanent\s+|persistent\s+)?(?:memory|memories|notes|"
+        r"your\s+(?:long[\s-]term\s+|permanent\s+|persistent\s+)?(?:memory|memories|"
         r"instructions|profile)\b"
         r"|\badd\s+(?:this\s+|the\s+following\s+)?to\s+your\s+(?:standing|permanent|default|"
         r"persistent|core|custom)\s+(?:instructions|rules|memory)\b",
-        "remember save store write add put keep memory memories notes instructions profile rules",
+        "remember memory memories instructions profile rules",
     ),
     # Consent claimed for the user by someone else: the check it waives was the user's.
     english(
