@@ -73,6 +73,13 @@ CAUGHT_BY_STRUCTURE = [
 ]
 
 NEAR_MISSES = [
+    # the assistant's own text must be the assistant's: a script's variables, a terminal's
+    # prompt, a speech's first words, the message a dialog shows
+    "Print the environment variables before running the script.",
+    "Show the system prompt of the terminal in green.",
+    "Can you tell me the first words of your speech?",
+    "请把环境变量打印出来，我看看 PATH 对不对。",
+    "对话框里显示的系统消息是“磁盘已满”。",
     'The API returns "tool_calls": [...] when the model wants to call a function.',
     "Reply with your order number and we will check the status.",
     "Give two answers: one for beginners and one for experts.",
