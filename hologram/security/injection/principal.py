@@ -415,8 +415,10 @@ GENERAL = (
         "steer_output",
         None,
         0.4,
-        r"\bwhen(?:ever)?\s+the\s+user\s+(?:asks?|mentions?|says)\b",
-        "asks ask mentions mention says",
+        r"\bwhen(?:ever)?\s+the\s+user\s+(?:asks?|mentions?|says)\b"
+        r"|\b(?:reply|respond|answer)\s+to\s+(?:everything|every\s+(?:message|question|request))\s+"
+        r"with\b",
+        "asks ask mentions mention says reply respond answer",
     ),
     chinese(
         "obedience",
@@ -436,8 +438,9 @@ GENERAL = (
         "steer_output",
         None,
         0.4,
-        r"(?:只要|每当|如果|当)用户(?:问|提到|说)(?:到|起)?",
-        "只要用户 每当用户 如果用户 当用户",
+        r"(?:只要|每当|如果)(?:用户)?(?:问|提到|说|聊到|谈到)(?:到|起)?"
+        r"|当用户(?:问|提到|说|聊到|谈到)(?:到|起)?|只说[^。!?\n]{0,8}?好话",
+        "只要 每当 如果 当用户 只说",
     ),
 )
 
