@@ -54,7 +54,7 @@ REACH: dict[tuple[str, str], tuple[int, int]] = {
     ("ai_owned", "en"): (40, 20),
     ("destination", "en"): (50, 240),
     ("obfuscation", "en"): (16, 20),
-    ("obedience", "en"): (40, 120),
+    ("obedience", "en"): (80, 120),
     ("new_principal", "en"): (30, 20),
     ("against_user", "en"): (30, 60),
     ("trust_injected_text", "en"): (130, 80),

@@ -8,7 +8,7 @@ before the conversation, its context) and the secrets it holds (`the token you w
 from __future__ import annotations
 
 from hologram.sdk import ReviewRule
-from hologram.security.injection.feature import alternation, chinese, english
+from hologram.security.injection.feature import alternation, chinese, english, english_forms
 
 REVEAL = (
     r"(?:reveal|print|show|repeat|output|leak|dump|tell\s+me|echo(?:\s+back)?|paste|copy|quote|"
@@ -271,19 +271,28 @@ CHINESE = (
 # The assistant's own text named by where it stands (before this conversation) or by who
 # wrote it (what your developers told you).
 GENERAL = (
-    english(
+    # Each form on its own anchor ("tell", "say", "answer" stand in every page).
+    *english_forms(
         "reveal_prompt",
         ReviewRule.PROMPT_EXFILTRATION,
         0.8,
-        r"\b(?:text|content|everything|words|messages?|instructions)\s+(?:that\s+)?(?:comes?|came|"
-        r"appears?|is|was|were|sits?)\s+(?:before|above|prior\s+to|ahead\s+of)\s+(?:this|the|our)"
-        r"\s+(?:conversation|chat|exchange)\b"
-        r"|\bwhat\s+(?:exactly\s+)?(?:did|do|does)\s+your\s+(?:developers?|creators?|operators?|"
-        r"owners?|makers?)\s+(?:tell|say\s+to|instruct|ask)\s+you\b"
-        # Into the reply, not "type your instructions in the box below" of a delivery form.
-        r"|\b(?:write|put|copy|paste|type)\s+your\s+(?:[\w-]+\s+)?(?:instructions|system\s+prompt|"
-        r"prompt|rules)\s+(?:into|in)\s+(?:the|your|this)\s+(?:reply|answer|response)\b",
-        "conversation chat exchange tell say instruct ask reply answer response",
+        (
+            r"\b(?:text|content|everything|words|messages?|instructions)\s+(?:that\s+)?(?:comes?|"
+            r"came|appears?|is|was|were|sits?)\s+(?:before|above|prior\s+to|ahead\s+of)\s+(?:this|"
+            r"the|our)\s+(?:conversation|chat|exchange)\b",
+            "conversation chat exchange",
+        ),
+        (
+            r"\bwhat\s+(?:exactly\s+)?(?:did|do|does)\s+your\s+(?:developers?|creators?|operators?|"
+            r"owners?|makers?)\s+(?:tell|say\s+to|instruct|ask)\s+you\b",
+            "developer developers creator creators operator operators owner owners maker makers",
+        ),
+        (
+            # Into the reply, not "type your instructions in the box below" of a delivery form.
+            r"\b(?:write|put|copy|paste|type)\s+your\s+(?:[\w-]+\s+)?(?:instructions|system\s+"
+            r"prompt|prompt|rules)\s+(?:into|in)\s+(?:the|your|this)\s+(?:reply|answer|response)\b",
+            "reply answer response",
+        ),
     ),
     english(
         "verbatim",

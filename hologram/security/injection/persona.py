@@ -202,7 +202,8 @@ GENERAL = (
         r"|\b(?:two|both|2)\s+(?:different\s+|separate\s+)?(?:answers|responses|replies)\b"
         r"|\bfirst\s+as\s+yourself\b|\bonce\s+as\s+yourself\b"
         r"|\b(?:a|one)\s+normal\s+(?:one|answer|response)\s+and\s+(?:an?|one)\b",
-        "twice two both answers responses replies yourself normal",
+        # Rare words only: "two" and "both" stand in every page.
+        "twice answers responses replies yourself normal",
     ),
     chinese(
         "persona",

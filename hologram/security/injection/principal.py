@@ -255,31 +255,38 @@ CHINESE = (
 # the user; "the person you serve is …"; the speaker in charge; a duty owed first to
 # someone else; documents put on a par with the user.
 GENERAL = (
-    english(
+    # Each form anchored on its rarest word ("take", "work", "follow" stand in every page).
+    *english_forms(
         "obedience",
         ReviewRule.POLICY_REWRITE,
         0.7,
-        r"\b(?:listen\s+to|take\s+(?:orders|instructions|direction|commands)\s+from|obey|follow|"
-        r"serve|answer\s+to|report\s+to|work\s+for)\s+(?:only\s+)?(?:me|us|this\s+\w+|the\s+"
-        r"(?:comments?|notes?|text|author|sender|writer|page|document)\b[^.\n]{0,40}?)"
-        # The "instead of the user" stays evidence of its own (`against_user`).
-        r"(?=\s*,?\s+(?:instead\s+of|rather\s+than|over|and\s+not|not)\b)"
-        r"|\bi(?:'m|\s+am)\s+(?:the\s+one\s+)?in\s+charge\b(?!\s+of)"
-        r"|\byour\s+(?:first|primary|only|main|real|true|sole)\s+(?:duty|loyalty|allegiance|"
-        r"obligation|responsibility)\s+is\s+(?:to|towards)\b"
-        r"|\b(?:execute|follow|obey|carry\s+out|comply\s+with)\s+(?:the\s+next|the\s+following|"
-        r"these|my|all\s+(?:the\s+)?following)\s+(?:instructions?|commands?|orders?|requests?)\s+"
-        r"without\s+(?:question|questioning|hesitation|checking|confirmation|asking)\b",
-        "listen take obey follow serve answer report work charge duty loyalty allegiance "
-        "obligation responsibility execute carry comply",
+        (
+            r"\b(?:listen\s+to|take\s+(?:orders|instructions|direction|commands)\s+from|obey|"
+            r"follow|serve|answer\s+to|report\s+to|work\s+for)\s+(?:only\s+)?(?:me|us|this\s+\w+|"
+            r"the\s+(?:comments?|notes?|text|author|sender|writer|page|document)\b[^.\n]{0,40}?)"
+            # The "instead of the user" stays evidence of its own (`against_user`).
+            r"(?=\s*,?\s+(?:instead\s+of|rather\s+than)\b)",
+            "instead rather",
+        ),
+        (r"\bi(?:'m|\s+am)\s+(?:the\s+one\s+)?in\s+charge\b(?!\s+of)", "charge"),
+        (
+            r"\byour\s+(?:first|primary|only|main|real|true|sole)\s+(?:duty|loyalty|allegiance|"
+            r"obligation|responsibility)\s+is\s+(?:to|towards)\b",
+            "duty loyalty allegiance obligation responsibility",
+        ),
+        (
+            r"\b(?:execute|follow|obey|carry\s+out|comply\s+with)\s+(?:the\s+next|the\s+following|"
+            r"these|my|all\s+(?:the\s+)?following)\s+(?:instructions?|commands?|orders?|requests?)\s+"
+            r"without\s+(?:question|questioning|hesitation|checking|confirmation|asking)\b",
+            "question questioning hesitation checking confirmation asking",
+        ),
     ),
     english(
         "new_principal",
         ReviewRule.POLICY_REWRITE,
         0.8,
-        r"\bthe\s+(?:person|one|party|people)\s+you\s+(?:now\s+)?(?:serve|obey|work\s+for|answer\s+"
-        r"to|report\s+to|take\s+orders\s+from)\s+(?:is|are)\b",
-        "serve obey work answer report take",
+        r"\bthe\s+(?:person|one|party|people)\s+you\s+(?:now\s+)?(?:serve|obey)\s+(?:is|are)\b",
+        "serve obey",
     ),
     english(
         "against_user",
@@ -418,7 +425,7 @@ GENERAL = (
         r"\bwhen(?:ever)?\s+the\s+user\s+(?:asks?|mentions?|says)\b"
         r"|\b(?:reply|respond|answer)\s+to\s+(?:everything|every\s+(?:message|question|request))\s+"
         r"with\b",
-        "asks ask mentions mention says reply respond answer",
+        "asks ask mentions mention says everything message question request",
     ),
     chinese(
         "obedience",
