@@ -46,7 +46,7 @@ def test_recall_and_false_positives_hold_their_measured_floor_on_both_splits() -
     tuning = rates([t for t in CORPUS if t.split == "tuning"])
     heldout = rates([t for t in CORPUS if t.split == "heldout"])
     assert tuning[0] >= 0.98 and tuning[1] <= 0.01, tuning
-    assert heldout[0] >= 0.85 and heldout[1] <= 0.03, heldout
+    assert heldout[0] >= 0.88 and heldout[1] <= 0.03, heldout
 
 
 def test_the_anchored_scan_finds_every_signal_a_full_scan_finds() -> None:

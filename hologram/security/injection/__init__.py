@@ -4,6 +4,11 @@ One module per kind of attack holds its English and Chinese features (override, 
 limits, leak, turns, authority, exfiltration, policy, principal, and the context signals in
 context); catalog lists them with their reach; scan finds them around their anchors; markup
 finds hidden text; classifier adds the weights up per passage.
+
+Most features are phrases of their kind; each module's GENERAL tuple holds the forms written
+by structure instead (a role compounded into a tag name, a persona given by apposition, an
+obey-verb aimed away from the user, an order written into the assistant's memory), which
+tests/security/test_injection_families.py checks one by one.
 """
 
 from hologram.security.injection.catalog import FEATURES

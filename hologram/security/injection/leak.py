@@ -8,7 +8,7 @@ before the conversation, its context) and the secrets it holds (`the token you w
 from __future__ import annotations
 
 from hologram.sdk import ReviewRule
-from hologram.security.injection.feature import alternation, chinese, english
+from hologram.security.injection.feature import alternation, chinese, english, english_forms
 
 REVEAL = (
     r"(?:reveal|print|show|repeat|output|leak|dump|tell\s+me|echo(?:\s+back)?|paste|copy|quote|"
@@ -29,15 +29,18 @@ OWN_TEXT = alternation(
     r"(?:everything|all|the\s+text|the\s+words|the\s+messages?|the\s+content|what(?:'s|\s+is)\s+"
     r"written)\s+(?:above|before|prior\s+to)\s+(?:this|the\s+first|my|the\s+user)",
     r"the\s+(?:message|text)\s+(?:that\s+has|with)\s+the\s+role",
-    r"(?:the\s+)?environment\s+variables",
+    # A script's environment variables are its own; only the assistant's are a leak.
+    r"your\s+environment\s+variables",
+    r"(?:the\s+)?environment\s+variables\s+(?:that\s+)?you(?:'ve|\s+have|\s+can|\s+see|\s+read)",
     r"the\s+(?:rules|instructions|prompt|guidelines|policies|directions|guidance)\s+(?:your\s+"
     r"(?:developers?|creators?|operators?|engineers?|makers?)|you\s+"
     r"(?:were\s+given|got|received|are\s+running))",
     r"the\s+(?:(?:full|entire|complete|current|exact)\s+)?(?:prompt|configuration|config)\s+"
     r"you(?:'re|\s+are)\s+running",
     r"the\s+exact\s+words\s+from\s+your",
+    # Of the assistant's text: "the first words of your speech" are a person's.
     r"(?:the\s+)?(?:first|initial|opening)\s+(?:\d+\s+)?(?:words|lines|sentences?)\s+(?:of|in)\s+"
-    r"your",
+    r"your\s+(?:[\w-]+\s+)?(?:prompt|instructions|context|system|setup|configuration|rules)",
     r"what\s+you\s+were\s+(?:told|given|instructed)",
     r"(?:everything|all|whatever(?:\s+is)?)\s+in\s+your\s+(?:context|prompt|instructions|memory)",
     r"(?:the\s+)?(?:instructions|prompt|text|messages?|rules)\s+(?:that\s+(?:were|"
@@ -58,7 +61,12 @@ ENGLISH = (
         "reveal_prompt",
         ReviewRule.PROMPT_EXFILTRATION,
         1.0,
-        r"\b" + REVEAL + r"\s+(?:[\w']+\s+){0,5}?" + OWN_TEXT,
+        # "The system prompt of the terminal" belongs to a thing in the world.
+        r"\b"
+        + REVEAL
+        + r"\s+(?:[\w']+\s+){0,5}?"
+        + OWN_TEXT
+        + r"(?!\s+of\s+(?:the|this|that|a|an|my|our|his|her|their|its)\b)",
         OWN_TEXT_WORDS,
     ),
     # A configuration is often a user's own ("show your configuration" in a manual).
@@ -163,7 +171,7 @@ PROMPT_ZH = alternation(
     r"(?:你的|你收到的|给你的|开发者给你[定设]?的)(?:初始|原始|全部|完整|系统|内部)?(?:的)?(?:指令|准则|"
     r"规则|设定|配置|提示|说明)",
     r"上下文里",
-    r"环境变量",
+    r"你(?:能|可以)?(?:读到|看到|访问|拿到|用)?的环境变量",
     r"(?:这一行|本行|此行|这句话)(?:上面|以上|之前)",
     r"你收到的第一句",
     r"角色为\s*system",
@@ -181,7 +189,8 @@ CHINESE = (
         ReviewRule.PROMPT_EXFILTRATION,
         1.0,
         LEAK_VERB_ZH
-        + r"[^。!?\n]{0,16}?"
+        # "显示的系统消息" is the message a dialog shows, not an order to show one.
+        + r"(?!的)[^。!?\n]{0,16}?"
         + PROMPT_ZH
         + r"|"
         + PROMPT_ZH
@@ -262,19 +271,28 @@ CHINESE = (
 # The assistant's own text named by where it stands (before this conversation) or by who
 # wrote it (what your developers told you).
 GENERAL = (
-    english(
+    # Each form on its own anchor ("tell", "say", "answer" stand in every page).
+    *english_forms(
         "reveal_prompt",
         ReviewRule.PROMPT_EXFILTRATION,
         0.8,
-        r"\b(?:text|content|everything|words|messages?|instructions)\s+(?:that\s+)?(?:comes?|came|"
-        r"appears?|is|was|were|sits?)\s+(?:before|above|prior\s+to|ahead\s+of)\s+(?:this|the|our)"
-        r"\s+(?:conversation|chat|exchange)\b"
-        r"|\bwhat\s+(?:exactly\s+)?(?:did|do|does)\s+your\s+(?:developers?|creators?|operators?|"
-        r"owners?|makers?)\s+(?:tell|say\s+to|instruct|ask)\s+you\b"
-        # Into the reply, not "type your instructions in the box below" of a delivery form.
-        r"|\b(?:write|put|copy|paste|type)\s+your\s+(?:[\w-]+\s+)?(?:instructions|system\s+prompt|"
-        r"prompt|rules)\s+(?:into|in)\s+(?:the|your|this)\s+(?:reply|answer|response)\b",
-        "conversation chat exchange tell say instruct ask reply answer response",
+        (
+            r"\b(?:text|content|everything|words|messages?|instructions)\s+(?:that\s+)?(?:comes?|"
+            r"came|appears?|is|was|were|sits?)\s+(?:before|above|prior\s+to|ahead\s+of)\s+(?:this|"
+            r"the|our)\s+(?:conversation|chat|exchange)\b",
+            "conversation chat exchange",
+        ),
+        (
+            r"\bwhat\s+(?:exactly\s+)?(?:did|do|does)\s+your\s+(?:developers?|creators?|operators?|"
+            r"owners?|makers?)\s+(?:tell|say\s+to|instruct|ask)\s+you\b",
+            "developer developers creator creators operator operators owner owners maker makers",
+        ),
+        (
+            # Into the reply, not "type your instructions in the box below" of a delivery form.
+            r"\b(?:write|put|copy|paste|type)\s+your\s+(?:[\w-]+\s+)?(?:instructions|system\s+"
+            r"prompt|prompt|rules)\s+(?:into|in)\s+(?:the|your|this)\s+(?:reply|answer|response)\b",
+            "reply answer response",
+        ),
     ),
     english(
         "verbatim",

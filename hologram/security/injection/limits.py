@@ -321,11 +321,12 @@ GENERAL = (
         "refusal_penalty",
         ReviewRule.ROLE_OVERRIDE,
         0.7,
-        r"\b(?:every\s+time|each\s+time|whenever|if)\s+you\s+(?:refuse|decline|say\s+no|break\s+"
-        r"character|drop\s+the\s+act|step\s+out\s+of\s+character)\b"
+        r"\b(?:every\s+time|each\s+time|whenever|if)\s+you\s+(?:refuse|decline|break\s+"
+        r"character|step\s+out\s+of\s+character)\b"
         r"|\byou(?:'ll|\s+will)?\s+lose\s+(?:\d+|some|all|ten|five)\s+(?:tokens|points|lives|credits)\b"
-        r"|\b(?:stay|remain)\s+(?:in\s+character|as\s+\w+)!?\s*[\"'”’]",
-        "time whenever if lose tokens points lives credits character stay remain",
+        r"|\b(?:stay|remain)\s+in\s+character!?\s*[\"'”’]",
+        # Anchored on the rarer word of each form ("if", "time", "stay" stand in every page).
+        "refuse decline character tokens points lives credits",
     ),
     # Answering with what its rules forbid, nobody checking, none of its rules: its limits
     # inverted or absent.

@@ -188,7 +188,7 @@ GENERAL = (
         r"\bforget\s+(?:that\s+)?you(?:'re|\s+are)\s+(?:an?\s+)?(?:" + AI + r"|models?|bots?)\b"
         r"|\byou(?:'re|\s+are)\s+(?:now\s+)?(?:an?\s+)?(?:real\s+|ordinary\s+|normal\s+)?"
         r"(?:human|person)\b(?!\s+(?:resources|being\s+in\s+the\s+loop))"
-        r"|\byou(?:'re|\s+are)\s+[a-z][\w-]*,\s+[^.\n]{0,60}?\b(?:an?|the)\s+(?:[\w-]+\s+){0,2}?"
+        r"|\byou(?:'re|\s+are)\s+[a-z][\w-]*,\s+[^.\n]{0,20}?\b(?:an?|the)\s+(?:[\w-]+\s+){0,2}?"
         r"(?:" + AI + r"|models?|bots?)\s+(?:that|who|which|whose|with|without)\b",
         "forget human person " + AI_WORDS,
     ),
@@ -202,7 +202,8 @@ GENERAL = (
         r"|\b(?:two|both|2)\s+(?:different\s+|separate\s+)?(?:answers|responses|replies)\b"
         r"|\bfirst\s+as\s+yourself\b|\bonce\s+as\s+yourself\b"
         r"|\b(?:a|one)\s+normal\s+(?:one|answer|response)\s+and\s+(?:an?|one)\b",
-        "twice two both answers responses replies yourself normal",
+        # Rare words only: "two" and "both" stand in every page.
+        "twice answers responses replies yourself normal",
     ),
     chinese(
         "persona",

@@ -255,31 +255,38 @@ CHINESE = (
 # the user; "the person you serve is …"; the speaker in charge; a duty owed first to
 # someone else; documents put on a par with the user.
 GENERAL = (
-    english(
+    # Each form anchored on its rarest word ("take", "work", "follow" stand in every page).
+    *english_forms(
         "obedience",
         ReviewRule.POLICY_REWRITE,
         0.7,
-        r"\b(?:listen\s+to|take\s+(?:orders|instructions|direction|commands)\s+from|obey|follow|"
-        r"serve|answer\s+to|report\s+to|work\s+for)\s+(?:only\s+)?(?:me|us|this\s+\w+|the\s+"
-        r"(?:comments?|notes?|text|author|sender|writer|page|document)\b[^.\n]{0,40}?)"
-        # The "instead of the user" stays evidence of its own (`against_user`).
-        r"(?=\s*,?\s+(?:instead\s+of|rather\s+than|over|and\s+not|not)\b)"
-        r"|\bi(?:'m|\s+am)\s+(?:the\s+one\s+)?in\s+charge\b(?!\s+of)"
-        r"|\byour\s+(?:first|primary|only|main|real|true|sole)\s+(?:duty|loyalty|allegiance|"
-        r"obligation|responsibility)\s+is\s+(?:to|towards)\b"
-        r"|\b(?:execute|follow|obey|carry\s+out|comply\s+with)\s+(?:the\s+next|the\s+following|"
-        r"these|my|all\s+(?:the\s+)?following)\s+(?:instructions?|commands?|orders?|requests?)\s+"
-        r"without\s+(?:question|questioning|hesitation|checking|confirmation|asking)\b",
-        "listen take obey follow serve answer report work charge duty loyalty allegiance "
-        "obligation responsibility execute carry comply",
+        (
+            r"\b(?:listen\s+to|take\s+(?:orders|instructions|direction|commands)\s+from|obey|"
+            r"follow|serve|answer\s+to|report\s+to|work\s+for)\s+(?:only\s+)?(?:me|us|this\s+\w+|"
+            r"the\s+(?:comments?|notes?|text|author|sender|writer|page|document)\b[^.\n]{0,40}?)"
+            # The "instead of the user" stays evidence of its own (`against_user`).
+            r"(?=\s*,?\s+(?:instead\s+of|rather\s+than)\b)",
+            "instead rather",
+        ),
+        (r"\bi(?:'m|\s+am)\s+(?:the\s+one\s+)?in\s+charge\b(?!\s+of)", "charge"),
+        (
+            r"\byour\s+(?:first|primary|only|main|real|true|sole)\s+(?:duty|loyalty|allegiance|"
+            r"obligation|responsibility)\s+is\s+(?:to|towards)\b",
+            "duty loyalty allegiance obligation responsibility",
+        ),
+        (
+            r"\b(?:execute|follow|obey|carry\s+out|comply\s+with)\s+(?:the\s+next|the\s+following|"
+            r"these|my|all\s+(?:the\s+)?following)\s+(?:instructions?|commands?|orders?|requests?)\s+"
+            r"without\s+(?:question|questioning|hesitation|checking|confirmation|asking)\b",
+            "question questioning hesitation checking confirmation asking",
+        ),
     ),
     english(
         "new_principal",
         ReviewRule.POLICY_REWRITE,
         0.8,
-        r"\bthe\s+(?:person|one|party|people)\s+you\s+(?:now\s+)?(?:serve|obey|work\s+for|answer\s+"
-        r"to|report\s+to|take\s+orders\s+from)\s+(?:is|are)\b",
-        "serve obey work answer report take",
+        r"\bthe\s+(?:person|one|party|people)\s+you\s+(?:now\s+)?(?:serve|obey)\s+(?:is|are)\b",
+        "serve obey",
     ),
     english(
         "against_user",
@@ -325,11 +332,11 @@ GENERAL = (
         r"\bremember\s+(?:this|that|the\s+following)\s+(?:for|in|across)\s+(?:all\s+)?(?:future|"
         r"later|every|next)\b"
         r"|\b(?:save|store|write|add|put|keep)\s+(?:this|that|the\s+following|it)\s+(?:to|in|into)\s+"
-        r"your\s+(?:long[\s-]term\s+|permanent\s+|persistent\s+)?(?:memory|memories|notes|"
+        r"your\s+(?:long[\s-]term\s+|permanent\s+|persistent\s+)?(?:memory|memories|"
         r"instructions|profile)\b"
         r"|\badd\s+(?:this\s+|the\s+following\s+)?to\s+your\s+(?:standing|permanent|default|"
         r"persistent|core|custom)\s+(?:instructions|rules|memory)\b",
-        "remember save store write add put keep memory memories notes instructions profile rules",
+        "remember memory memories instructions profile rules",
     ),
     # Consent claimed for the user by someone else: the check it waives was the user's.
     english(
@@ -415,8 +422,10 @@ GENERAL = (
         "steer_output",
         None,
         0.4,
-        r"\bwhen(?:ever)?\s+the\s+user\s+(?:asks?|mentions?|says)\b",
-        "asks ask mentions mention says",
+        r"\bwhen(?:ever)?\s+the\s+user\s+(?:asks?|mentions?|says)\b"
+        r"|\b(?:reply|respond|answer)\s+to\s+(?:everything|every\s+(?:message|question|request))\s+"
+        r"with\b",
+        "asks ask mentions mention says everything message question request",
     ),
     chinese(
         "obedience",
@@ -436,8 +445,9 @@ GENERAL = (
         "steer_output",
         None,
         0.4,
-        r"(?:只要|每当|如果|当)用户(?:问|提到|说)(?:到|起)?",
-        "只要用户 每当用户 如果用户 当用户",
+        r"(?:只要|每当|如果)(?:用户)?(?:问|提到|说|聊到|谈到)(?:到|起)?"
+        r"|当用户(?:问|提到|说|聊到|谈到)(?:到|起)?|只说[^。!?\n]{0,8}?好话",
+        "只要 每当 如果 当用户 只说",
     ),
 )
 

@@ -212,16 +212,19 @@ GENERAL = (
     ),
     # Instruction-tuning templates and chat tokens other than the ones above; a role given
     # as an attribute; a markdown-dressed role line.
-    english(
+    # Each form on its own rarest anchor: "user" and "system" stand in every help page.
+    *english_forms(
         "role_tag",
         ReviewRule.FAKE_SYSTEM_TAG,
         0.6,
-        r"^[ \t]*#{2,3}[ \t]*(?:instruction|response|input)[ \t]*:"
-        r"|<\|\s*(?:user|assistant|system)\s*\|>"
-        r"|<\s*[\w-]+\s[^>]*\brole\s*=\s*[\"']?(?:system|developer|admin)\b[^>]*>"
-        r"|^[ \t]*-?[ \t]*role[ \t]*:[ \t]*[\"']?(?:system|developer)[\"']?[ \t]*\n"
-        r"[ \t]*content[ \t]*:",
-        "instruction response input user assistant system role",
+        (r"^[ \t]*#{2,3}[ \t]*(?:instruction|response|input)[ \t]*:", "instruction response input"),
+        (r"<\|\s*(?:user|assistant|system)\s*\|>", "", "<|"),
+        (
+            r"<\s*[\w-]+\s[^>]*\brole\s*=\s*[\"']?(?:system|developer|admin)\b[^>]*>"
+            r"|^[ \t]*-?[ \t]*role[ \t]*:[ \t]*[\"']?(?:system|developer)[\"']?[ \t]*\n"
+            r"[ \t]*content[ \t]*:",
+            "role",
+        ),
     ),
     english(
         "role_line",
