@@ -8,6 +8,7 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
+from hologram._group0 import group0
 from hologram.kernel import plan
 from hologram.notebook import LayersWidget, Pending
 from tests.kernel.helpers import Mod
@@ -43,7 +44,7 @@ async def test_layers_widget_follows_a_boot_in_progress(
     assert 'data-module="events" data-status="done"' in widget.svg
     assert 'data-module="config db" data-status="done"' in widget.svg
     modules = sum(len(layer) for layer in shell.run_line_magic("hologram", "status")["layers"])
-    assert f"{4 + modules} done" in widget.children[0].value
+    assert f"{len(group0()) + modules} done" in widget.children[0].value
     await shell.run_line_magic("hologram", "shutdown")
     assert 'data-module="events" data-status="closed"' in widget.svg
     widget.close()
