@@ -4,7 +4,6 @@ bars per category, one bar per configuration, one panel per k. It is the static 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from html import escape
 
@@ -13,17 +12,27 @@ import pandas as pd
 COLOURS = ("#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2")
 
 
+BAR, GAP, HEIGHT, TOP, LEFT = 12, 14, 150, 30, 40
+
+
+def _size(rows: pd.DataFrame, ks: Sequence[int]) -> tuple[int, int]:
+    """Width and height of one dataset's chart."""
+    group = BAR * rows["config"].nunique() + GAP
+    panel = group * rows["category"].nunique() + GAP
+    return LEFT + panel * len(ks) + 10, TOP + HEIGHT + 90
+
+
 def recall_chart(summary: pd.DataFrame, dataset: str, ks: Sequence[int] = (5, 10)) -> str:
     """The SVG text; display it with ``IPython.display.SVG(data=...)``."""
     rows = summary[summary["dataset"] == dataset]
     configs = list(dict.fromkeys(rows["config"]))
     categories = list(dict.fromkeys(rows["category"]))
-    bar, gap, height, top, left = 12, 14, 150, 30, 40
+    bar, gap, height, top, left = BAR, GAP, HEIGHT, TOP, LEFT
     group = bar * len(configs) + gap
     panel = group * len(categories) + gap
-    width = left + panel * len(ks) + 10
+    width, full_height = _size(rows, ks)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + height + 90}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{full_height}" '
         'font-family="sans-serif" font-size="10">'
     ]
     for p, k in enumerate(ks):
@@ -65,9 +74,7 @@ def recall_charts(summary: pd.DataFrame, ks: Sequence[int] = (5, 10)) -> str:
     parts, width, y = [], 0, 0
     for dataset in dict.fromkeys(summary["dataset"]):
         chart = recall_chart(summary, dataset, ks)
-        size = re.match(r'<svg [^>]*width="(\d+)" height="(\d+)"', chart)
-        assert size is not None  # recall_chart always opens with its size
-        chart_width, chart_height = int(size[1]), int(size[2])
+        chart_width, chart_height = _size(summary[summary["dataset"] == dataset], ks)
         parts.append(
             f'<text x="4" y="{y + 14}" font-family="sans-serif" font-size="12" '
             f'font-weight="bold">{escape(str(dataset))}</text>'
