@@ -9,6 +9,7 @@ from hologram.events import EventsModule
 from hologram.kernel import Module
 from hologram.knowledge import KnowledgeModule
 from hologram.llm import LLMModule
+from hologram.media import MediaModule
 from hologram.memory import ColdContextModule, GraphModule, MemoryModule, TextMemoryModule
 from hologram.plugins.module import PluginsModule
 from hologram.security import SecurityModule
@@ -31,4 +32,5 @@ def kernel_modules() -> list[Module]:
         PluginsModule(),
         GraphModule(),
         KnowledgeModule(),
+        MediaModule(),
     ]

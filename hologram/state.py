@@ -19,6 +19,7 @@ from hologram.events import EventBus
 from hologram.kernel import DataDirLock, KernelLog, KernelTasks
 from hologram.knowledge import KnowledgeBase
 from hologram.llm import ProviderManager
+from hologram.media import MediaStore
 from hologram.memory import ColdContext, GraphMemory, Memory, TextLog
 from hologram.plugins.registry import PluginRegistry
 from hologram.sdk import Clock
@@ -51,4 +52,5 @@ class KernelState:
     text_memory: TextLog | None = None
     graph: GraphMemory | None = None
     knowledge: KnowledgeBase | None = None
+    media: MediaStore | None = None
     plugins: PluginRegistry | None = None

@@ -33,6 +33,7 @@ from hologram.sdk import (
     CONSOLIDATION_CHANNEL,
     EndedBy,
     EventType,
+    MediaRef,
     Stage,
     StageContext,
     ToolCall,
@@ -69,6 +70,9 @@ class TurnInput:
     """The journal id of the input, when it came through the scheduler."""
     attempt: int = 1
     """Which run of the input this is: more than 1 when a crash cut an earlier run off."""
+    media: tuple[MediaRef, ...] = ()
+    """Media that came with the input, already in the media store: the model sees it in
+    this turn (spec: InjectInputMedia)."""
 
 
 current_input: ContextVar[TurnInput | None] = ContextVar("current_input", default=None)

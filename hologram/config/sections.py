@@ -340,6 +340,16 @@ class UpdateSettings:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class MediaSettings:
+    prefix: ClassVar[str] = "core.media"
+
+    max_bytes: int = setting(
+        20 * 1024 * 1024, "bytes one media item may have (an image, a file); more is refused"
+    )
+    max_items: int = setting(8, "media items one input or one tool result may carry")
+
+
 CORE_SECTIONS: tuple[type[Section], ...] = (
     AgentSettings,
     HealthSettings,
@@ -353,5 +363,6 @@ CORE_SECTIONS: tuple[type[Section], ...] = (
     MemorySettings,
     GraphSettings,
     UpdateSettings,
+    MediaSettings,
 )
 """Every section with fixed keys; `SourceSettings` is registered for the seed source."""

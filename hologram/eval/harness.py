@@ -36,6 +36,7 @@ from hologram.eval.metrics import comparison, summarise
 from hologram.eval.plot import recall_charts
 from hologram.eval.progress import ExperimentProgress
 from hologram.eval.unit import Unit, UnitResult, unit_steps
+from hologram.kernel.files import write_atomic
 
 
 def code_version() -> str:
@@ -131,9 +132,7 @@ class Experiment:
             "info": result.info,
             "rows": result.rows,
         }
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
+        write_atomic(path, json.dumps(document, ensure_ascii=False).encode("utf-8"))
 
     async def arun(self) -> Results:
         """Run what is not yet saved, then collect and save the results."""

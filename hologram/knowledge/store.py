@@ -13,7 +13,6 @@ import hashlib
 import json
 import logging
 import mimetypes
-import os
 import re
 import shutil
 from collections import Counter
@@ -22,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hologram.kernel.files import write_atomic
 from hologram.kernel.tasks import Once, TaskScope
 from hologram.knowledge.index import BigramTfidf
 from hologram.sdk import EventType
@@ -255,9 +255,4 @@ class KnowledgeBase:
 
 def _write_atomic(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    write_atomic(path, data)

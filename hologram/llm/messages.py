@@ -38,11 +38,15 @@ class TextBlock:
 
 @dataclass(frozen=True, slots=True)
 class ImageBlock:
-    """An image, either inline (`data`, base64 without a `data:` prefix) or by `url`."""
+    """An image, either inline (`data`, base64 without a `data:` prefix) or by `url`.
+    `digest` (sha256 hex) names it in the media store, so a model that cannot see images
+    can be told which one it missed."""
 
     media_type: str = "image/png"
     data: str = ""
     url: str = ""
+    digest: str = ""
+    name: str = ""
 
     def __post_init__(self) -> None:
         if bool(self.data) == bool(self.url):
@@ -54,6 +58,10 @@ class ImageBlock:
             block["data"] = self.data
         else:
             block["url"] = self.url
+        if self.digest:
+            block["digest"] = self.digest
+        if self.name:
+            block["name"] = self.name
         return block
 
 

@@ -7,6 +7,7 @@ from hologram.sdk.capabilities import OutputCap
 from hologram.sdk.clock import Clock
 from hologram.sdk.events import Event, EventType
 from hologram.sdk.facilities import Facility, parse_facility
+from hologram.sdk.media import MediaRef
 from hologram.sdk.outcomes import (
     CONSOLIDATION_CHANNEL,
     EndedBy,
@@ -49,6 +50,7 @@ __all__ = [
     "Facility",
     "FindingKind",
     "HandlerScope",
+    "MediaRef",
     "MemItem",
     "OutputCap",
     "OutputHandler",

@@ -25,6 +25,7 @@ class Facility(StrEnum):
     TEXT_MEMORY = "text-memory"
     KNOWLEDGE = "knowledge"
     MULTIMODAL = "multimodal"
+    MEDIA = "media"
     STAGE_HOST = "stagehost"
     CHANNELS = "channels"
     SCHEDULER = "scheduler"

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hologram.sdk.media import MediaRef
 from hologram.sdk.schema import FunctionSchema, function_schema
 
 ToolHandler = Callable[[dict[str, Any]], Awaitable[str] | str]
@@ -161,3 +162,6 @@ class ToolResult:
     memory_text: str | None = None
     """What memory may index of `content`: None for a `no_memory` tool, the `cleaner`'s
     output where the tool has one. The model always sees `content` unchanged."""
+    media: tuple[MediaRef, ...] = ()
+    """Media the tool returned with its result (spec: SetToolBlocks), already in the media
+    store; the model sees it with this result."""

@@ -16,26 +16,6 @@ NOT_DATA = frozenset({BACKUPS, LOCK, MARKER, "logs"})
 """Entries of the data dir that are not data: never backed up, never restored over."""
 
 
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` so that a reader, or a restart after a crash, sees the old bytes or
-    the new ones, never half of either."""
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
-
-
 def copy_exact(source: Path, target: Path) -> None:
     """Copy bytes and mode, durably, through a temporary name (a crash leaves the old
     target or the new one)."""

@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from hologram.kernel.files import fsync_dir
 from hologram.update._files import (
     BACKUPS,
     NOT_DATA,
     copy_exact,
     data_dirs,
     data_files,
-    fsync_dir,
 )
 from hologram.update.errors import UpdateError
 from hologram.update.inspect import SQLITE_MAGIC

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hologram.update._files import write_atomic
+from hologram.kernel.files import write_atomic
 from hologram.update.errors import UpdateError
 
 MANIFEST = "datadir.json"

@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from hologram import __version__
+from hologram.kernel.files import fsync_dir, write_atomic
 from hologram.kernel.schema import apply_step, user_version
-from hologram.update._files import MARKER, fsync_dir, write_atomic
+from hologram.update._files import MARKER
 from hologram.update.backup import (
     Backup,
     new_backup_path,
