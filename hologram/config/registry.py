@@ -33,6 +33,7 @@ from hologram.config.keys import (
 from hologram.config.known import unknown_reason
 from hologram.config.typed import Live, S, read
 from hologram.kernel.schema import SchemaTooNew, migrate_sqlite
+from hologram.kernel.sqlite import connect as connect_sqlite
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +124,7 @@ class ConfigRegistry:
                 f"the config database {path} cannot be read ({exc}); it was left untouched: "
                 "move it aside to start with fresh settings, or restore it from a backup"
             ) from exc
-        db = await aiosqlite.connect(path)
+        db = await connect_sqlite(path)
         try:
             await db.execute("PRAGMA synchronous=FULL")
             registry = cls(db, path, {})

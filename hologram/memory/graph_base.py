@@ -19,6 +19,7 @@ from typing import Any
 import aiosqlite
 import numpy as np
 
+from hologram.kernel.sqlite import connect as connect_sqlite
 from hologram.memory.embedding import Embedder
 from hologram.memory.graph_schema import migrate
 from hologram.memory.graph_types import GraphError, UnknownEntity, normalise_name
@@ -86,7 +87,7 @@ class GraphBase:
         overwritten."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._wdb = await aiosqlite.connect(self.path, isolation_level=None)
+            self._wdb = await connect_sqlite(self.path, isolation_level=None)
             await self._wdb.execute("PRAGMA journal_mode=WAL")
             # FULL: an acknowledged commit survives a power cut, not only a killed process.
             await self._wdb.execute("PRAGMA synchronous=FULL")
@@ -99,7 +100,7 @@ class GraphBase:
                 f"{self.path} is not a readable graph database ({exc}); it was left as it "
                 "is: move it aside to start an empty graph, or restore a backup"
             ) from exc
-        self._rdb = await aiosqlite.connect(self.path, isolation_level=None)
+        self._rdb = await connect_sqlite(self.path, isolation_level=None)
         await self._rdb.execute("PRAGMA foreign_keys=ON")
         await self._rdb.execute("PRAGMA query_only=ON")
         if applied:
