@@ -33,7 +33,14 @@ from hologram.sdk.prompt import PromptSection
 from hologram.sdk.schema import NOT_BLANK, Param, SchemaError, schema_of
 from hologram.sdk.settings import Settings
 from hologram.sdk.stages import STAGE_WRITABLE, HandlerScope, MemItem, Stage, StageContext
-from hologram.sdk.tools import ToolCall, ToolDef, ToolError, ToolHandler, ToolResult
+from hologram.sdk.tools import (
+    ToolCall,
+    ToolDef,
+    ToolError,
+    ToolHandler,
+    ToolOutput,
+    ToolResult,
+)
 
 __all__ = [
     "CONSOLIDATION_CHANNEL",
@@ -70,6 +77,7 @@ __all__ = [
     "ToolDef",
     "ToolError",
     "ToolHandler",
+    "ToolOutput",
     "ToolResult",
     "TraceKind",
     "WakeHandler",

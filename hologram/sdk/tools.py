@@ -137,6 +137,17 @@ class ToolError(Exception):
     traceback logging an unexpected exception gets."""
 
 
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """What a tool handler returns when its result carries media (spec: SetToolBlocks):
+    `text` for the model to read, and `media` to be shown to it with that text. Each item
+    is raw bytes (the kernel stores them, type sniffed, within the media limits) or a
+    `MediaRef` of media already stored."""
+
+    text: str = ""
+    media: tuple[bytes | MediaRef, ...] = ()
+
+
 @dataclass(slots=True)
 class ToolCall:
     """One call the model asked for. `arguments` is the decoded JSON object.

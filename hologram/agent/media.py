@@ -1,0 +1,132 @@
+"""Media in a turn's requests (spec: InjectInputMedia, SetToolBlocks, seemedia).
+
+Inputs, tool results and memory carry `MediaRef`s only; the bytes are read from the media
+store when a request is built, once per turn for each digest. An image becomes an image
+block; other media (a PDF, a text file) is named by its label, and a short text file is
+inlined, since every model reads text.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable, Sequence
+from typing import Annotated
+
+from hologram.llm import ChatMessage, ContentBlock, ImageBlock, Role, TextBlock
+from hologram.media import MediaError, MediaStore
+from hologram.sdk import MediaRef, Param, ToolDef, ToolError, ToolOutput, ToolResult
+
+SEEMEDIA = "seemedia"
+INLINE_TEXT_CHARS = 4000
+"""A text/plain media up to this many characters is shown whole; a longer one by its label
+and first part (the model can ask for the rest with seemedia)."""
+MIN_PREFIX = 8
+"""The shortest digest prefix seemedia takes (labels show 12 hex digits)."""
+WINDOW_NOTE = "Media from earlier in this conversation (still in the context window):"
+
+
+class MediaParts:
+    """One turn's view of the media store: content blocks for references, the bytes of each
+    digest read and encoded once however many rounds show it."""
+
+    def __init__(self, store: MediaStore | None) -> None:
+        self.store = store
+        self._encoded: dict[str, str] = {}
+
+    def blocks(self, refs: Iterable[MediaRef]) -> list[ContentBlock]:
+        out: list[ContentBlock] = []
+        for ref in refs:
+            out += self.block(ref)
+        return out
+
+    def block(self, ref: MediaRef) -> list[ContentBlock]:
+        if self.store is None:
+            return [TextBlock(f"{ref.label()} (not available: this kernel has no media store)")]
+        try:
+            if ref.is_image:
+                return [
+                    ImageBlock(ref.mime, self.encoded(ref.digest), digest=ref.digest, name=ref.name)
+                ]
+            if ref.mime == "text/plain":
+                return [TextBlock(self.inline_text(ref))]
+        except MediaError as exc:
+            # Media gone or damaged since it was stored: the model is told, the turn goes on.
+            return [TextBlock(f"{ref.label()} (cannot be shown: {exc})")]
+        return [TextBlock(ref.label())]
+
+    def encoded(self, digest: str) -> str:
+        if digest not in self._encoded:
+            assert self.store is not None
+            self._encoded[digest] = base64.b64encode(self.store.get(digest)).decode("ascii")
+        return self._encoded[digest]
+
+    def inline_text(self, ref: MediaRef) -> str:
+        assert self.store is not None
+        text = self.store.get(ref.digest).decode("utf-8", "replace")
+        if len(text) <= INLINE_TEXT_CHARS:
+            return f"{ref.label()}\n{text}"
+        return f"{ref.label()} (first {INLINE_TEXT_CHARS} characters)\n{text[:INLINE_TEXT_CHARS]}"
+
+    def user_message(self, text: str, refs: Sequence[MediaRef]) -> ChatMessage:
+        """The input as the model sees it: its text first, then its media."""
+        if not refs:
+            return ChatMessage.user(text)
+        return ChatMessage.user([TextBlock(text), *self.blocks(refs)])
+
+    def window_message(self, refs: Sequence[MediaRef]) -> ChatMessage | None:
+        """Media of earlier turns still in the window, shown again (None when there is none)."""
+        if not refs:
+            return None
+        return ChatMessage.user([TextBlock(WINDOW_NOTE), *self.blocks(refs)])
+
+    def tool_message(self, result: ToolResult) -> ChatMessage:
+        """A tool's answer; with media, its text first and then the media blocks."""
+        if not result.media:
+            return ChatMessage.tool(result)
+        return tool_message_with(result, self.blocks(result.media))
+
+
+def tool_message_with(result: ToolResult, blocks: list[ContentBlock]) -> ChatMessage:
+    # The one place a tool message with media is built; ChatMessage.tool(result, images=)
+    # replaces it once the wire layer has it.
+    return ChatMessage(
+        Role.TOOL,
+        [TextBlock(result.content), *blocks],
+        tool_call_id=result.call_id,
+        name=result.name,
+        is_error=result.is_error,
+    )
+
+
+def find_media(store: MediaStore, digest: str) -> MediaRef:
+    """The stored media named by `digest` or by a unique prefix of it (what labels show)."""
+    wanted = digest.strip().lower().removeprefix("sha256:")
+    if len(wanted) == 64:
+        try:
+            return store.ref(wanted)
+        except MediaError:
+            raise ToolError(f"no stored media has digest {digest!r}") from None
+    if len(wanted) < MIN_PREFIX or any(c not in "0123456789abcdef" for c in wanted):
+        raise ToolError(
+            f"{digest!r} is not a media digest: give the 64 hex digits, or at least the first "
+            f"{MIN_PREFIX} (as in a label's sha256:…)"
+        )
+    matches = [d for d in store.digests() if d.startswith(wanted)]
+    if not matches:
+        raise ToolError(f"no stored media has digest {digest!r}")
+    if len(matches) > 1:
+        raise ToolError(f"{digest!r} names {len(matches)} media; give more of the digest")
+    return store.ref(matches[0])
+
+
+def seemedia_tool(store: MediaStore) -> ToolDef:
+    def seemedia(
+        digest: Annotated[str, Param("the media's sha256 digest, or its first 12 digits")],
+    ) -> ToolOutput:
+        """Look at a stored image or file by its digest: one named in this conversation, in
+        recalled memory or in a knowledge entry (shown as [type … sha256:digest]). You see
+        it with this call's result."""
+        ref = find_media(store, digest)
+        return ToolOutput("The media you asked to see:", (ref,))
+
+    return ToolDef.from_function(seemedia, name=SEEMEDIA, owner="kernel", no_memory=True)
