@@ -7,7 +7,7 @@ from hologram.sdk.capabilities import OutputCap
 from hologram.sdk.clock import Clock
 from hologram.sdk.events import Event, EventType
 from hologram.sdk.facilities import Facility, parse_facility
-from hologram.sdk.media import MediaRef
+from hologram.sdk.media import MediaData, MediaRef
 from hologram.sdk.outcomes import (
     CONSOLIDATION_CHANNEL,
     EndedBy,
@@ -57,6 +57,7 @@ __all__ = [
     "Facility",
     "FindingKind",
     "HandlerScope",
+    "MediaData",
     "MediaRef",
     "MemItem",
     "OutputCap",

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hologram.sdk.media import MediaRef
+from hologram.sdk.media import MediaData, MediaRef
 from hologram.sdk.schema import FunctionSchema, function_schema
 
 ToolHandler = Callable[[dict[str, Any]], Awaitable[str] | str]
@@ -141,11 +141,11 @@ class ToolError(Exception):
 class ToolOutput:
     """What a tool handler returns when its result carries media (spec: SetToolBlocks):
     `text` for the model to read, and `media` to be shown to it with that text. Each item
-    is raw bytes (the kernel stores them, type sniffed, within the media limits) or a
-    `MediaRef` of media already stored."""
+    is raw bytes or `MediaData` (the kernel stores them, type sniffed, within the media
+    limits) or a `MediaRef` of media already stored."""
 
     text: str = ""
-    media: tuple[bytes | MediaRef, ...] = ()
+    media: tuple[bytes | MediaData | MediaRef, ...] = ()
 
 
 @dataclass(slots=True)

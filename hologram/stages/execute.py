@@ -20,6 +20,7 @@ from jsonschema import Draft202012Validator, ValidationError
 from hologram.media import MediaStore, Upload
 from hologram.sdk import (
     NOT_BLANK,
+    MediaData,
     MediaRef,
     ToolCall,
     ToolDef,
@@ -81,14 +82,14 @@ class ToolRunner:
         self.media: MediaStore | None = None
         """The media store a handler's `ToolOutput` media goes to (see `use_media`; without
         it a tool returning media gets an error result)."""
+        # name → (the parameters dict it was built from, its validator); rebuilt when a tool
+        # of that name comes with a different schema object.
+        self._validators: dict[str, tuple[dict[str, Any], Draft202012Validator]] = {}
 
     def use_media(self, store: MediaStore | None) -> None:
         # A method, not an attribute set from outside: a wrapping runner (the firewall's)
         # forwards calls to this one, not attribute writes.
         self.media = store
-        # name → (the parameters dict it was built from, its validator); rebuilt when a tool
-        # of that name comes with a different schema object.
-        self._validators: dict[str, tuple[dict[str, Any], Draft202012Validator]] = {}
 
     def validator(self, tool: ToolDef) -> Draft202012Validator:
         cached = self._validators.get(tool.name)
@@ -167,7 +168,9 @@ class ToolRunner:
             call.id, call.name, content, memory_text=memory_text(tool, content), media=refs
         )
 
-    def store_media(self, items: Sequence[bytes | MediaRef]) -> tuple[MediaRef, ...]:
+    def store_media(
+        self, items: Sequence[bytes | MediaData | MediaRef]
+    ) -> tuple[MediaRef, ...]:
         """References for `items`, every one checked before any bytes are stored, so a
         refused item leaves none of its neighbours half-stored."""
         if not items:
@@ -175,12 +178,20 @@ class ToolRunner:
         if self.media is None:
             raise ToolError("this kernel has no media store")
         for item in items:
-            if not isinstance(item, bytes | bytearray | MediaRef):
-                raise ToolError(f"a media item is bytes or a MediaRef, not {type(item).__name__}")
+            if not isinstance(item, bytes | bytearray | MediaData | MediaRef):
+                raise ToolError(
+                    f"a media item is bytes, MediaData or a MediaRef, not {type(item).__name__}"
+                )
         known = {i.digest: self.media.ref(i.digest) for i in items if isinstance(i, MediaRef)}
-        raw = [Upload(bytes(i)) for i in items if not isinstance(i, MediaRef)]
+        raw = [_upload(i) for i in items if not isinstance(i, MediaRef)]
         stored = iter(self.media.put_all(raw) if raw else [])
         return tuple(known[i.digest] if isinstance(i, MediaRef) else next(stored) for i in items)
+
+
+def _upload(item: bytes | bytearray | MediaData) -> Upload:
+    if isinstance(item, MediaData):
+        return Upload(bytes(item.data), item.mime, item.name)
+    return Upload(bytes(item))
 
 
 def _where(path: Iterable[str | int]) -> str:
