@@ -168,9 +168,7 @@ class ToolRunner:
             call.id, call.name, content, memory_text=memory_text(tool, content), media=refs
         )
 
-    def store_media(
-        self, items: Sequence[bytes | MediaData | MediaRef]
-    ) -> tuple[MediaRef, ...]:
+    def store_media(self, items: Sequence[bytes | MediaData | MediaRef]) -> tuple[MediaRef, ...]:
         """References for `items`, every one checked before any bytes are stored, so a
         refused item leaves none of its neighbours half-stored."""
         if not items:

@@ -88,7 +88,10 @@ async def test_a_plugin_tool_image_reaches_the_next_model_request(
 
 @pytest.mark.parametrize(
     ("tool", "reason"),
-    [("chart_lie", "declared image/png, but the bytes are text/plain"), ("chart_garbled", "base64")],
+    [
+        ("chart_lie", "declared image/png, but the bytes are text/plain"),
+        ("chart_garbled", "base64"),
+    ],
 )
 async def test_bad_plugin_media_is_an_error_result_and_nothing_is_stored(
     chart: PluginRegistry, ollama_kernel: Kernel, tool: str, reason: str
@@ -101,3 +104,38 @@ async def test_bad_plugin_media_is_an_error_result_and_nothing_is_stored(
 
     assert result.is_error and reason in result.content and result.media == ()
     assert set(media.digests()) == before
+
+
+def tiny_png() -> bytes:
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (3, 2), "orange").save(out, "PNG")
+    return out.getvalue()
+
+
+LUA_CHART = """
+sdk.register_tool("lua_chart", "Return a tiny chart.", nil, function(args)
+  return {text = "a tiny chart", media = {{type = "image/png", data = "%s"}}}
+end)
+"""
+
+
+async def test_a_lua_tool_returns_an_image_with_its_result(
+    ollama_kernel: Kernel, write_plugin: Callable[..., Path]
+) -> None:
+    registry = ollama_kernel.state.plugins
+    media = ollama_kernel.state.media
+    assert registry is not None and media is not None
+    encoded = base64.b64encode(tiny_png()).decode()
+    await registry.load_dir(
+        write_plugin("luachart", LUA_CHART % encoded, entry="main.lua", capabilities=["tools"])
+    )
+
+    result = await ollama_kernel.state.stagehost.execute(ToolCall("c", "lua_chart", {}))
+
+    assert not result.is_error and result.content.startswith("a tiny chart")
+    (ref,) = result.media
+    assert media.get(ref.digest) == tiny_png() and (ref.width, ref.height) == (3, 2)
