@@ -50,6 +50,7 @@ class AgentModule:
         memory = state.memory
         if memory is not None:
             memory.estimate = estimate_tokens
+            memory.media = state.media
         state.agent = Agent(
             stagehost=state.stagehost,
             channels=state.channels,

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
+from hologram.media import MediaStore
 from hologram.memory._hybrid import HybridHit, Place
 from hologram.memory.coldcontext import ColdContext, ColdHit
 from hologram.memory.context import ContextWindow, PruneReport
@@ -53,19 +54,20 @@ class Recollection:
     where: str
     """The channel or source it came from."""
     score: float
+    media: tuple[MediaRef, ...] = ()
 
     @classmethod
     def of_cold(cls, hit: ColdHit) -> Recollection:
         doc = hit.doc
         return cls(
             doc.id, Place.COLD_CONTEXT, doc.text, doc.created_at, doc.channel or doc.source,
-            hit.score,
+            hit.score, tuple(doc.media),
         )  # fmt: skip
 
 
 def doc_line(hit: ColdHit | Recollection) -> str:
     found = Recollection.of_cold(hit) if isinstance(hit, ColdHit) else hit
-    return f"- ({_when(found.at)} UTC, {found.where}) {found.text}"
+    return f"- ({_when(found.at)} UTC, {found.where}) {found.text}{media_labels(found.media)}"
 
 
 def event_line(event: ContextEvent) -> str:
@@ -131,6 +133,9 @@ class Memory:
     query_top: Callable[[], int]
     text_log: TextLog | None = None
     estimate: Estimate | None = None
+    media: MediaStore | None = None
+    """The kernel's media store, which `coldcontext_commit` checks digests against (set by
+    the agent module, as `estimate` is)."""
     _pending_tools: list[ToolOutput] = field(default_factory=list)
     _pending_media: list[MediaRef] = field(default_factory=list)
     _tools: list[ToolDef] = field(default_factory=list)
@@ -209,8 +214,9 @@ class Memory:
             if hit.place is Place.CONTEXT and (event := window.get(hit.id)) is not None:
                 where = event.channel or event.source
                 found[hit.id] = Recollection(
-                    hit.id, hit.place, event.text, event.timestamp, where, hit.score
-                )
+                    hit.id, hit.place, event.text, event.timestamp, where, hit.score,
+                    tuple(event.media),
+                )  # fmt: skip
             elif hit.place is Place.COLD_CONTEXT and (doc := self.cold.get(hit.id)) is not None:
                 cold_hit = ColdHit(doc, hit.score, hit.cosine, hit.lexical)
                 found[hit.id] = Recollection.of_cold(cold_hit)
@@ -234,7 +240,7 @@ class Memory:
                 used += self.estimate(text)
                 if used > budget_tokens:
                     break
-            items.append(MemItem(text, _SOURCE_OF[item.place], item.score))
+            items.append(MemItem(text, _SOURCE_OF[item.place], item.score, item.media))
         for layer in self._layers:
             left = None if budget_tokens is None else max(budget_tokens - used, 0)
             items += await layer.recall(query, left)
@@ -288,5 +294,5 @@ class Memory:
     def tools(self) -> list[ToolDef]:
         """`coldcontext_query` and `coldcontext_commit`, bound to this kernel's stores."""
         if not self._tools:
-            self._tools = coldcontext_tools(self.context, self.cold)
+            self._tools = coldcontext_tools(self.context, self.cold, lambda: self.media)
         return list(self._tools) + [t for layer in self._layers for t in layer.tools()]
