@@ -16,9 +16,9 @@ from PIL import Image
 
 from hologram import Kernel
 from hologram.agent.turn import Turn, TurnInput
+from hologram.kernel import ManualClock
 from hologram.llm import ScriptedModelServer
 from hologram.memory import ContextEvent
-from hologram.kernel import ManualClock
 from hologram.sdk import Event, EventType, ToolCall, ToolResult
 
 HOUR = 3600.0
