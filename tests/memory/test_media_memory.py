@@ -19,6 +19,7 @@ from hologram.agent.turn import Turn, TurnInput
 from hologram.kernel import ManualClock
 from hologram.llm import ScriptedModelServer
 from hologram.memory import ContextEvent
+from hologram.notebook.context_widget import ContextWidget
 from hologram.sdk import Event, EventType, ToolCall, ToolResult
 
 HOUR = 3600.0
@@ -117,3 +118,26 @@ async def test_archived_media_becomes_a_graph_media_block(
 
     (block,) = await graph.store.blocks.list("media")
     assert block.mime == "image/png" and await graph.store.blocks.data(block.id) == photo
+
+
+async def test_the_context_widget_shows_thumbnails_of_the_turns_with_images(
+    kernel: Kernel,
+) -> None:
+    media, memory = kernel.state.media, kernel.state.memory
+    assert media is not None and memory is not None
+    out = io.BytesIO()
+    Image.new("RGB", (300, 200), "navy").save(out, "PNG")
+    ref = media.put(out.getvalue())
+    widget = ContextWidget.for_kernel(kernel)
+    assert widget.thumbnails.value == ""
+
+    await memory.context.append("notebook", input="my desk", media=[ref])
+
+    html = widget.thumbnails.value
+    assert f"data-digest='{ref.digest}'" in html and "notebook: " in html
+    src = html.split("src='data:image/png;base64,", 1)[1].split("'", 1)[0]
+    thumb = Image.open(io.BytesIO(base64.b64decode(src)))
+    assert max(thumb.size) <= 96 and thumb.size[0] > thumb.size[1]
+    assert widget.frame["media"].iloc[-1] == ref.label()
+    assert html in widget.fallback_html()
+    widget.close()
