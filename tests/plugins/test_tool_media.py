@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from hologram import Kernel
-from hologram.llm import ScriptedModelServer
+from hologram.agent.loop import LoopFrame, ToolLoop
+from hologram.llm import ChatMessage, ScriptedModelServer
 from hologram.plugins import PluginRegistry
-from hologram.sdk import ToolCall
+from hologram.sdk import ToolCall, ToolDef, ToolOutput
 
 from ..llm.sdk_types import check_request
 
@@ -139,3 +140,33 @@ async def test_a_lua_tool_returns_an_image_with_its_result(
     assert not result.is_error and result.content.startswith("a tiny chart")
     (ref,) = result.media
     assert media.get(ref.digest) == tiny_png() and (ref.width, ref.height) == (3, 2)
+
+
+async def test_the_plain_tool_loop_of_residents_shows_tool_media_too(
+    ollama_kernel: Kernel, model: ScriptedModelServer
+) -> None:
+    agent = ollama_kernel.state.agent
+    assert agent is not None
+    image = tiny_png()
+
+    def snap() -> ToolOutput:
+        """Take a snapshot."""
+        return ToolOutput("snapshot", (image,))
+
+    tool = ToolDef.from_function(snap)
+    loop = ToolLoop(
+        "resident-test",
+        agent.model,
+        agent.runner,
+        lambda: {tool.name: tool},
+        lambda: 3,
+        agent.events.emit,
+        agent.tasks,
+    )
+    model.queue_tool_call("snap", {}, call_id="t1").queue_text("seen")
+
+    answer = await loop.run(LoopFrame([ChatMessage.user("take a snapshot")]))
+
+    assert answer == "seen"
+    tool_message = next(m for m in model.requests[-1].json["messages"] if m["role"] == "tool")
+    assert tool_message["images"] == [base64.b64encode(image).decode()]
