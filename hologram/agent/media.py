@@ -4,6 +4,14 @@ Inputs, tool results and memory carry `MediaRef`s only; the bytes are read from 
 store when a request is built, once per turn for each digest. An image becomes an image
 block; other media (a PDF, a text file) is named by its label, and a short text file is
 inlined, since every model reads text.
+
+When `seemedia` is offered (spec: buildToolDefs offers the media tools while media is
+pending): in every round of a turn that has media in view, namely the input's own media, a
+media returned by a tool earlier in the turn, media of a turn still in the context window,
+or media of a memory recalled for this input (its sentence names it by label). A turn with
+none of these is not offered it, so the tool list of a text-only conversation is unchanged.
+A digest is taken whole or as a prefix of at least `MIN_PREFIX` hex digits (labels show
+12); an unknown or ambiguous one is an error result naming it.
 """
 
 from __future__ import annotations
