@@ -29,13 +29,13 @@ def image_note(image: ImageBlock) -> str:
     ref = _stored(image)
     if ref is not None:
         return (
-            f"{ref.label()} (an image this model cannot see; the seemedia tool with digest "
-            f'"{image.digest}" gives what can be had of it)'
+            f"{ref.label()} (not shown: this model reads no images; the seemedia tool "
+            f'takes digest "{image.digest}")'
         )
     where = f" at {image.url}" if image.url else ""
     named = f" {image.name!r}" if image.name else ""
     size = f", {image.size} bytes" if image.size else ""
-    return f"[{image.media_type}{named}{size}{where}: an image this model cannot see]"
+    return f"[{image.media_type}{named}{size}{where}] (not shown: this model reads no images)"
 
 
 def _stored(image: ImageBlock) -> MediaRef | None:
