@@ -41,9 +41,9 @@ from hologram.llm.scripted_server import (
     ScriptedReply,
 )
 from hologram.llm.streaming import StreamChunk, ToolCallDelta
+from hologram.llm.usage import UsageLedger, usage_table
 from hologram.llm.vision import ImageNotes, image_note, images_as_notes
 from hologram.llm.wire import ReceivedImage
-from hologram.llm.usage import UsageLedger, usage_table
 
 __all__ = [
     "KNOWN_CONTEXT_WINDOWS",

@@ -31,7 +31,7 @@ def test_there_is_a_golden_for_every_adapter_and_case_and_no_other() -> None:
 
 @pytest.mark.parametrize("name", NAMES, ids=_id)
 async def test_the_adapter_sends_what_its_golden_file_says(name: tuple[str, str, bool]) -> None:
-    adapter, case, notes = name
+    _, case, notes = name
     fresh = await serialize(LIBRARY, adapter, case, notes)
     assert fresh == json.loads(path_of(*name).read_text(encoding="utf-8"))
 
@@ -53,7 +53,7 @@ def _images(value: object) -> list[str]:
 def test_the_image_is_in_the_body_unless_the_model_reads_none(
     name: tuple[str, str, bool],
 ) -> None:
-    adapter, case, notes = name
+    _, case, notes = name
     body = json.loads(path_of(*name).read_text(encoding="utf-8"))
     expected = "photo" if case == "user_image" else "chart"
     if notes:
