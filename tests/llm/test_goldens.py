@@ -31,7 +31,7 @@ def test_there_is_a_golden_for_every_adapter_and_case_and_no_other() -> None:
 
 @pytest.mark.parametrize("name", NAMES, ids=_id)
 async def test_the_adapter_sends_what_its_golden_file_says(name: tuple[str, str, bool]) -> None:
-    _, case, notes = name
+    adapter, case, notes = name
     fresh = await serialize(LIBRARY, adapter, case, notes)
     assert fresh == json.loads(path_of(*name).read_text(encoding="utf-8"))
 
