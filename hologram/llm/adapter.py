@@ -352,13 +352,24 @@ class ImageStandIns:
     def restore(self, body: str) -> str:
         if not self._data:
             return body
-        pattern = re.compile(f"hologram-image-{self._nonce}-([0-9]+)")
-        return pattern.sub(lambda m: self._data[int(m.group(1))], body)
+        # Split the small body at the stand-ins and join once: one copy of the images,
+        # however many there are.
+        pieces = _STAND_IN.split(body)
+        for at in range(1, len(pieces), 3):
+            nonce, index = pieces[at], int(pieces[at + 1])
+            if nonce == self._nonce and index < len(self._data):
+                pieces[at], pieces[at + 1] = self._data[index], ""
+            else:  # spelled by the conversation, not ours
+                pieces[at], pieces[at + 1] = f"hologram-image-{nonce}-", str(index)
+        return "".join(pieces)
+
+
+_STAND_IN = re.compile("hologram-image-([0-9a-f]{16})-([0-9]+)")
 
 
 def _json_safe(data: str) -> str:
     """`data` as it may stand inside a JSON string: base64 as it is (the common case, and
     checked without a pass in Python), anything else escaped."""
-    if data.isascii() and not any(ch in data for ch in '"\\\n\r\t'):
+    if data.isascii() and '"' not in data and "\\" not in data and "\n" not in data:
         return data
     return json.dumps(data, ensure_ascii=False)[1:-1]
