@@ -98,6 +98,17 @@ class _Contract:
     accepts_images: bool
 
 
+def _flag(table: Any, key: str, problems: list[str]) -> bool:
+    """An optional boolean of the contract, false when left out."""
+    value = table[key]
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        problems.append(f"{key} must be a boolean, got {value!r}")
+        return False
+    return value
+
+
 def _check_contract(table: Any, sandbox: LuaSandbox, origin: str) -> _Contract:
     if lupa.lua_type(table) != "table":
         raise AdapterError(origin, f"the script must return a table, it returned {table!r}")
@@ -153,12 +164,7 @@ def _check_contract(table: Any, sandbox: LuaSandbox, origin: str) -> _Contract:
         problems.append(f"stream_format must be one of {STREAM_FORMATS}, got {stream_format!r}")
     auth_header = text("auth_header", False, "Authorization")
     auth_prefix = text("auth_prefix", False, "Bearer " if auth_header == "Authorization" else "")
-    accepts_images = table["accepts_images"]
-    if accepts_images is None:
-        accepts_images = False
-    elif not isinstance(accepts_images, bool):
-        problems.append(f"accepts_images must be a boolean, got {accepts_images!r}")
-        accepts_images = False
+    accepts_images = _flag(table, "accepts_images", problems)
     function("transform_request", True)
     function("transform_response", True)
     has_stream = function("transform_stream_chunk", False)

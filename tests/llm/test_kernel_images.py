@@ -67,7 +67,13 @@ async def test_a_source_set_to_read_no_images_gets_the_note_and_the_bus_is_told(
     kernel: Kernel, server: ScriptedModelServer
 ) -> None:
     seen: list[Event] = []
-    kernel.events.subscribe(EventType.PROVIDER_IMAGES_AS_TEXT, seen.append)
+    told = asyncio.Event()
+
+    def take(event: Event) -> None:
+        seen.append(event)
+        told.set()
+
+    kernel.events.subscribe(EventType.PROVIDER_IMAGES_AS_TEXT, take)
     llm = llm_of(kernel)
     assert llm.accepts_images is True  # the openai adapter's declaration
     await kernel.config.set("core.llm.sources.default.accepts_images", False)
@@ -83,8 +89,7 @@ async def test_a_source_set_to_read_no_images_gets_the_note_and_the_bus_is_told(
     assert tool["content"].startswith("the chart\n[image/png")
     assert f'seemedia tool takes digest "{DIGEST}"' in tool["content"]
     async with asyncio.timeout(DEADLINE):
-        while not seen:  # the bus delivers to subscribers on its own task
-            await asyncio.sleep(0.01)
+        await told.wait()
     [event] = seen
     assert event.payload["llm_source"] == "default"
     assert event.payload["images"][0]["digest"] == DIGEST
