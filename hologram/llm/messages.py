@@ -11,6 +11,7 @@ the model's calls to the tool table without converting them.
 
 from __future__ import annotations
 
+import base64
 import json
 import secrets
 from collections.abc import Sequence
@@ -19,7 +20,7 @@ from enum import StrEnum
 from typing import Any
 
 from hologram.llm.errors import AdapterOutputError
-from hologram.sdk import ToolCall, ToolDef, ToolResult
+from hologram.sdk import MediaRef, ToolCall, ToolDef, ToolResult
 
 
 class Role(StrEnum):
@@ -52,6 +53,11 @@ class ImageBlock:
     def __post_init__(self) -> None:
         if bool(self.data) == bool(self.url):
             raise ValueError("an ImageBlock needs exactly one of data (base64) or url")
+
+    @classmethod
+    def from_media(cls, ref: MediaRef, content: bytes) -> ImageBlock:
+        """The block for stored media: its bytes inline, named by the store's digest."""
+        return cls(ref.mime, base64.b64encode(content).decode("ascii"), "", ref.digest, ref.name)
 
     @property
     def size(self) -> int:

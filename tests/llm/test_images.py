@@ -93,6 +93,16 @@ def test_a_tool_result_with_images_is_a_block_list_text_first() -> None:
     assert ChatMessage.tool(result).to_unified()["content"] == "the chart"
 
 
+def test_an_image_from_the_media_store_carries_its_digest_and_name() -> None:
+    from hologram.sdk import MediaRef
+
+    raw = base64.b64decode(PHOTO)
+    ref = MediaRef(DIGEST, "image/png", len(raw), 1, 1, "cat.png")
+    block = ImageBlock.from_media(ref, raw)
+    assert block == ImageBlock("image/png", data=PHOTO, digest=DIGEST, name="cat.png")
+    assert block.size == ref.size
+
+
 def test_an_images_size_is_read_from_its_base64() -> None:
     for raw in (b"", b"a", b"ab", b"abc", b"abcd" * 1000):
         data = base64.b64encode(raw).decode() or "AA=="
