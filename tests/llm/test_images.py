@@ -265,6 +265,9 @@ async def test_a_vision_setting_that_is_not_a_boolean_names_the_key(
     await config.set("core.llm.sources.odd.accepts_images", "sometimes")
     problem = read_source(config, "odd")
     assert isinstance(problem, SourceProblem)
+    from hologram.config.known import unknown_reason
+
+    assert unknown_reason("core.llm.sources.odd.accepts_images", (), {}) is None
     assert "core.llm.sources.odd.accepts_images must be true or false" in problem.message
 
 
