@@ -6,6 +6,7 @@
 local adapter = {
   name = "anthropic",
   version = "1.0.0",
+  accepts_images = true, -- every Claude 3 and later model
   endpoint = "/v1/messages",
   headers = { ["anthropic-version"] = "2023-06-01" },
   auth_header = "x-api-key",
@@ -63,13 +64,24 @@ local function thinking_blocks(m)
   return blocks
 end
 
+-- A tool's result is its text, or text and image blocks when the tool returned images
+-- (tool_result content takes both).
+local function result_content(content)
+  if type(content) == "table" then
+    for _, block in ipairs(content) do
+      if block.type == "image" then return blocks_of(content) end
+    end
+  end
+  return text_of(content)
+end
+
 local function message_blocks(m)
   if m.role == "tool" then
     return "user", json.array({
       {
         type = "tool_result",
         tool_use_id = m.tool_call_id,
-        content = text_of(m.content),
+        content = result_content(m.content),
         is_error = m.is_error or nil,
       },
     })

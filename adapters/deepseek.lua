@@ -8,10 +8,17 @@
 local adapter = {
   name = "deepseek",
   version = "1.0.0",
+  -- DeepSeek's chat models take no images: the host sends a text note instead.
+  accepts_images = false,
   endpoint = "/chat/completions",
   headers = {},
   stream_format = "sse",
 }
+
+local function image_part(block)
+  local url = block.url or ("data:" .. block.media_type .. ";base64," .. block.data)
+  return { type = "image_url", image_url = { url = url } }
+end
 
 -- Text stays a string; a list of blocks becomes OpenAI content parts (images as URLs,
 -- inline ones as data: URLs, which is how the API takes base64).
@@ -22,8 +29,7 @@ local function content_parts(content)
     if block.type == "text" then
       parts[#parts + 1] = { type = "text", text = block.text }
     elseif block.type == "image" then
-      local url = block.url or ("data:" .. block.media_type .. ";base64," .. block.data)
-      parts[#parts + 1] = { type = "image_url", image_url = { url = url } }
+      parts[#parts + 1] = image_part(block)
     end
   end
   return parts
@@ -64,10 +70,43 @@ local function wire_message(m)
   return { role = m.role, content = content_parts(m.content) }
 end
 
+-- A tool message is text only: the images a tool returned follow the run of tool messages
+-- they belong to, in one user message whose text names the call each one answers.
+local function tool_images(m, parts)
+  if type(m.content) ~= "table" then return parts end
+  local found = {}
+  for _, block in ipairs(m.content) do
+    if block.type == "image" then found[#found + 1] = image_part(block) end
+  end
+  if #found == 0 then return parts end
+  parts = parts or json.array()
+  local noun = (#found == 1) and "the image" or (#found .. " images")
+  parts[#parts + 1] = {
+    type = "text",
+    text = "[" .. noun .. " returned by " .. tostring(m.name or "the tool") .. " (call "
+      .. tostring(m.tool_call_id or "") .. ")]",
+  }
+  for _, part in ipairs(found) do parts[#parts + 1] = part end
+  return parts
+end
+
+local function wire_messages(messages)
+  local out, pending = json.array(), nil
+  for _, m in ipairs(messages) do
+    if m.role ~= "tool" and pending then
+      out[#out + 1] = { role = "user", content = pending }
+      pending = nil
+    end
+    out[#out + 1] = wire_message(m)
+    if m.role == "tool" then pending = tool_images(m, pending) end
+  end
+  if pending then out[#out + 1] = { role = "user", content = pending } end
+  return out
+end
+
 function adapter.transform_request(raw)
   local req = json.decode(raw)
-  local body = { model = req.model, messages = json.array(), stream = req.stream }
-  for i, m in ipairs(req.messages) do body.messages[i] = wire_message(m) end
+  local body = { model = req.model, messages = wire_messages(req.messages), stream = req.stream }
   if req.tools and #req.tools > 0 then
     body.tools = json.array()
     for i, tool in ipairs(req.tools) do

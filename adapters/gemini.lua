@@ -8,6 +8,7 @@
 local adapter = {
   name = "gemini",
   version = "1.0.0",
+  accepts_images = true,
   endpoint = "/models/{model}:generateContent",
   stream_endpoint = "/models/{model}:streamGenerateContent?alt=sse",
   headers = {},
@@ -152,6 +153,21 @@ local function text_of(content)
   return table.concat(texts)
 end
 
+-- The images a tool returned travel inside its functionResponse, as its own parts
+-- (FunctionResponsePart: inlineData, or fileData for one by URL).
+local function response_media(content)
+  if type(content) ~= "table" then return nil end
+  local parts = json.array()
+  for _, block in ipairs(content) do
+    if block.type == "image" and block.data then
+      parts[#parts + 1] = { inlineData = { mimeType = block.media_type, data = block.data } }
+    elseif block.type == "image" then
+      parts[#parts + 1] = { fileData = { mimeType = block.media_type, fileUri = block.url } }
+    end
+  end
+  return (#parts > 0) and parts or nil
+end
+
 local function call_parts(m)
   local parts = parts_of(m.content)
   local data = m.provider_data or {}
@@ -193,7 +209,10 @@ function adapter.transform_request(raw)
       parts = json.array({
         {
           functionResponse = {
-            id = ids[m.tool_call_id], name = m.name, response = { [key] = text_of(m.content) },
+            id = ids[m.tool_call_id],
+            name = m.name,
+            response = { [key] = text_of(m.content) },
+            parts = response_media(m.content),
           },
         },
       })

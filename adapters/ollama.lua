@@ -5,6 +5,9 @@
 local adapter = {
   name = "ollama",
   version = "1.0.0",
+  -- Most models Ollama serves read text only; a vision model (llava, qwen2.5vl, gemma3)
+  -- is set per source (core.llm.sources.<name>.accepts_images = true).
+  accepts_images = false,
   endpoint = "/api/chat",
   headers = {},
   stream_format = "ndjson",
@@ -16,11 +19,12 @@ local function split_content(content)
   for _, block in ipairs(content) do
     if block.type == "text" then
       texts[#texts + 1] = block.text
-    elseif block.type == "image" then
-      if not block.data then
-        error("ollama takes images inline (base64 data), not by url: " .. tostring(block.url))
-      end
+    elseif block.type == "image" and block.data then
       images[#images + 1] = block.data
+    elseif block.type == "image" then
+      -- Ollama takes images inline only; failing the request would set the source aside
+      -- for what is the conversation's matter, so the model is told in words.
+      texts[#texts + 1] = "[an image at " .. tostring(block.url) .. ", not shown: this server takes images inline only]"
     end
   end
   return table.concat(texts), (#images > 0) and images or nil

@@ -8,6 +8,7 @@
 local adapter = {
   name = "openai_responses",
   version = "1.0.0",
+  accepts_images = true,
   endpoint = "/responses",
   headers = {},
   stream_format = "sse",
@@ -39,10 +40,21 @@ local function input_parts(content)
   return parts
 end
 
+-- A function call's output is its text, or a list of input_text and input_image parts
+-- when the tool returned images (the API takes both).
+local function call_output(content)
+  if type(content) == "table" then
+    for _, block in ipairs(content) do
+      if block.type == "image" then return input_parts(content) end
+    end
+  end
+  return text_of(content)
+end
+
 local function add_items(items, m)
   if m.role == "tool" then
     items[#items + 1] = {
-      type = "function_call_output", call_id = m.tool_call_id, output = text_of(m.content),
+      type = "function_call_output", call_id = m.tool_call_id, output = call_output(m.content),
     }
   elseif m.role == "assistant" then
     -- Reasoning items first, as the model wrote them: with nothing stored on OpenAI's side,

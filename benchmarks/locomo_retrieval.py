@@ -10,9 +10,11 @@ The whole-kernel figures come from `python -m hologram eval` (see benchmarks/eva
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from hologram.eval import load_dataset  # noqa: E402
 from hologram.eval.metrics import recall_at  # noqa: E402
+from hologram.eval.tiers import BM25Retriever  # noqa: E402
 from hologram.memory import Segmenter  # noqa: E402
 from hologram.memory.episodic import EpisodicIndex, EpisodicWeights  # noqa: E402
 
@@ -46,6 +49,18 @@ VARIANTS = {
 }
 
 
+def searcher(
+    docs: list[tuple[str, float, str, str]], segmenter: Segmenter, weights: EpisodicWeights | None
+) -> Callable[[str], list[str]]:
+    """The first 20 turn ids for a question: the episodic index with `weights`, or, with
+    None, the harness's BM25 baseline (the bm25s library over the same words)."""
+    if weights is None:
+        baseline = BM25Retriever([(turn_id, text) for turn_id, _, text, _ in docs], segmenter)
+        return lambda q: [turn_id for turn_id, _ in asyncio.run(baseline.search(q, 20))]
+    index = EpisodicIndex(docs, segmenter.keywords, weights=weights)
+    return lambda q: [turn_id for turn_id, _ in index.search(q, 20)]
+
+
 def main(path: Path) -> None:
     dataset = load_dataset(path)
     segmenter = Segmenter()
@@ -54,7 +69,8 @@ def main(path: Path) -> None:
         f"{c[:9]:>11s}" for c in CATEGORIES
     )
     print(header + "   p95 ms")
-    for name, weights in VARIANTS.items():
+    rows: list[tuple[str, EpisodicWeights | None]] = [("bm25s (library baseline)", None)]
+    for name, weights in [*rows, *VARIANTS.items()]:
         for split in ("tuned", "held"):
             scores: dict[tuple[str, int], list[float]] = defaultdict(list)
             times = []
@@ -65,12 +81,12 @@ def main(path: Path) -> None:
                     (t.id, t.at, f'{t.speaker} said, "{t.text}"', t.speaker)
                     for t in conversation.turns()
                 ]
-                index = EpisodicIndex(docs, segmenter.keywords, weights=weights)
+                search = searcher(docs, segmenter, weights)
                 for probe in conversation.probes:
                     if not probe.scored or probe.category not in CATEGORIES:
                         continue
                     began = time.perf_counter()
-                    ranked = [turn_id for turn_id, _ in index.search(probe.question, 20)]
+                    ranked = search(probe.question)
                     times.append(time.perf_counter() - began)
                     for k in (5, 10, 20):
                         value = recall_at(ranked, probe.evidence, k)

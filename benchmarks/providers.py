@@ -1,6 +1,6 @@
 """Provider-layer costs, printed beside their targets (../shared/TARGETS.md).
 
-    python benchmarks/providers.py [--rounds N]
+    python benchmarks/providers.py [--rounds N] [--image-rounds N]
 
 1. Per adapter: transform_request + transform_response of one realistic turn (a system
    prompt, a few messages, a tool definition; a response with text and a tool call), in µs,
@@ -8,6 +8,10 @@
 2. A full round trip through the openai adapter to the local scripted model server, against
    a raw httpx POST of the same body to the same server, measured in one run, interleaved so
    both see the same machine state. Target ratio ≤ 1.3×.
+4. Per adapter: serializing a request that carries one 1 MB image (CompletionRequest to
+   the body's text: to_unified + transform_request), in a user message and in a tool result,
+   against the same request without it, median µs. `image_serialization` is the function
+   benchmarks/media.py reuses for the request end of its inject-to-request figure.
 3. Time to first token through a whole kernel (an input injected, to the first
    agent_output_delta event), against the time to the first byte of a raw httpx stream of
    the same request body to the same server, interleaved, median of the runs. Target ≤ 1.2×.
@@ -19,7 +23,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
+import hashlib
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -32,10 +39,12 @@ from hologram.llm import (
     AdapterLibrary,
     ChatMessage,
     CompletionRequest,
+    ImageBlock,
     LuaAdaptedProvider,
     ScriptedModelServer,
     ScriptedReply,
     SourceConfig,
+    TextBlock,
 )
 from hologram.sdk import ToolCall, ToolDef, ToolResult
 
@@ -120,6 +129,67 @@ async def transforms(rounds: int) -> None:
             f"  {name:<16} {median_us(req[name]):>11.1f} {median_us(resp[name]):>12.1f}"
             f" {total:>9.1f}  ≤ {TRANSFORM_TARGET_US:.0f}  {verdict}"
         )
+
+
+def with_image(request: CompletionRequest, image: ImageBlock, in_tool: bool) -> CompletionRequest:
+    """`request` with `image` on its first user message, or on its tool result."""
+    messages = list(request.messages)
+    if in_tool:
+        at = next(i for i, m in enumerate(messages) if m.tool_call_id)
+        old = messages[at]
+        result = ToolResult(old.tool_call_id, old.name, old.text)
+        messages[at] = ChatMessage.tool(result, [image])
+    else:
+        at = next(i for i, m in enumerate(messages) if m.role == "user")
+        messages[at] = ChatMessage.user([TextBlock(messages[at].text), image])
+    return CompletionRequest(messages, request.tools, request.model, request.temperature)
+
+
+def megabyte_image() -> ImageBlock:
+    raw = os.urandom(1024 * 1024)
+    return ImageBlock(
+        "image/png",
+        data=base64.b64encode(raw).decode(),
+        digest=hashlib.sha256(raw).hexdigest(),
+    )
+
+
+async def image_serialization(rounds: int) -> dict[str, dict[str, float]]:
+    """Median µs per adapter to serialize the turn plain, with a 1 MB image in the user's
+    message, and with it in the tool result: {adapter: {"plain", "user", "tool"}}."""
+    library = AdapterLibrary()
+    image = megabyte_image()
+    requests = {
+        "plain": turn(),
+        "user": with_image(turn(), image, in_tool=False),
+        "tool": with_image(turn(), image, in_tool=True),
+    }
+    adapters = {name: library.load(name) for name in RESPONSES}
+    for adapter in adapters.values():
+        for request in requests.values():
+            for _ in range(5):  # warm up
+                await adapter.transform_request(request.to_unified())
+    samples: dict[str, dict[str, list[float]]] = {
+        name: {kind: [] for kind in requests} for name in adapters
+    }
+    for _ in range(rounds):  # round robin, as in transforms()
+        for name, adapter in adapters.items():
+            for kind, request in requests.items():
+                started = time.perf_counter()
+                await adapter.transform_request(request.to_unified())
+                samples[name][kind].append(time.perf_counter() - started)
+    return {
+        name: {kind: median_us(times) for kind, times in kinds.items()}
+        for name, kinds in samples.items()
+    }
+
+
+async def images(rounds: int) -> None:
+    found = await image_serialization(rounds)
+    print(f"\nserializing a request with one 1 MB image, median of {rounds} per adapter")
+    print(f"  {'adapter':<16} {'no image µs':>12} {'user image µs':>14} {'tool image µs':>14}")
+    for name, row in found.items():
+        print(f"  {name:<16} {row['plain']:>12.1f} {row['user']:>14.1f} {row['tool']:>14.1f}")
 
 
 async def round_trip(rounds: int) -> None:
@@ -221,8 +291,10 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=2000)
     parser.add_argument("--ttft-runs", type=int, default=30)
+    parser.add_argument("--image-rounds", type=int, default=40)
     args = parser.parse_args()
     await transforms(args.rounds)
+    await images(args.image_rounds)
     await round_trip(max(args.rounds // 4, 100))
     await first_token(args.ttft_runs)
 

@@ -12,7 +12,10 @@ from fnmatch import fnmatchcase
 from hologram.config.keys import PLUGIN_KEY
 from hologram.config.sections import EmbedderSettings, SecuritySettings, SourceSettings
 
-SOURCE_FIELDS = (*(f.name for f in dataclasses.fields(SourceSettings)), "timeout_s")
+SOURCE_FIELDS = (
+    *(f.name for f in dataclasses.fields(SourceSettings)),
+    *SourceSettings.unset_by_default,
+)
 
 FAMILIES = (
     *(f"{SourceSettings.all_prefix}*.{field}" for field in SOURCE_FIELDS),

@@ -128,8 +128,11 @@ class SourceSettings:
     api_key: str = setting("", "API key of the seed source")
     model: str = setting("", "model name of the seed source")
     context_window: int = setting(0, "declared window; 0: look it up")
-    # A source's own timeout_s (seconds a call may take) has no default: without one,
-    # core.llm.timeout_s applies. hologram.llm.sources reads it.
+    # Keys a source may set that have no default, read by hologram.llm.sources: timeout_s
+    # (seconds a call may take; without one, core.llm.timeout_s applies) and accepts_images
+    # (true or false: whether the source's model reads images; without one, as its adapter
+    # declares).
+    unset_by_default: ClassVar[tuple[str, ...]] = ("timeout_s", "accepts_images")
 
 
 @dataclass(frozen=True, slots=True)

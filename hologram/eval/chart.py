@@ -13,14 +13,14 @@ from typing import Any
 
 import pandas as pd
 
-from hologram.eval.plot import recall_charts
+from hologram.eval.plot import metric_columns, recall_charts
 
 VEGA_LITE_MIME = "application/vnd.vegalite.v5+json"
 
 
-def recall_long(summary: pd.DataFrame, ks: Sequence[int]) -> pd.DataFrame:
-    """One row per (dataset, configuration, category, k): what a bar shows."""
-    columns = [f"recall@{k}" for k in ks if f"recall@{k}" in summary]
+def recall_long(summary: pd.DataFrame, ks: Sequence[int | str]) -> pd.DataFrame:
+    """One row per (dataset, configuration, category, metric): what a bar shows."""
+    columns = [c for c in metric_columns(ks) if c in summary]
     rows = summary.melt(
         id_vars=["dataset", "config", "category", "scored"],
         value_vars=columns,
@@ -34,7 +34,7 @@ class RecallChart:
     """Displayed in a notebook as the interactive chart; `.spec` is the Vega-Lite document,
     `.svg` the static picture."""
 
-    def __init__(self, summary: pd.DataFrame, ks: Sequence[int] = (5, 10)) -> None:
+    def __init__(self, summary: pd.DataFrame, ks: Sequence[int | str] = (5, 10)) -> None:
         self.ks = tuple(ks)
         self.data = recall_long(summary, self.ks)
         self.svg = recall_charts(summary, self.ks)
@@ -44,7 +44,7 @@ class RecallChart:
         import altair as alt
 
         # Explicit orders: Vega-Lite sorts facets by name (recall@10 before recall@5).
-        metrics = [f"recall@{k}" for k in self.ks]
+        metrics = metric_columns(self.ks)
         categories = list(dict.fromkeys(self.data["category"]))
         configs = list(dict.fromkeys(self.data["config"]))
         bars = (
@@ -53,9 +53,7 @@ class RecallChart:
             .encode(
                 x=alt.X("category:N", title=None, sort=categories),
                 xOffset=alt.XOffset("config:N", sort=configs),
-                y=alt.Y("recall:Q", title="recall", scale=alt.Scale(domain=[0, 1])).axis(
-                    format="%"
-                ),
+                y=alt.Y("recall:Q", title="score", scale=alt.Scale(domain=[0, 1])).axis(format="%"),
                 color=alt.Color("config:N", title="configuration", sort=configs),
                 tooltip=[
                     alt.Tooltip("dataset:N"),

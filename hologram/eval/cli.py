@@ -16,8 +16,10 @@ def add_eval_parser(commands: Any) -> None:
         help="replay datasets through fresh kernels and score memory recall",
         description="Replay each DATASET (a project dataset directory, or LoCoMo's JSON, "
         "recognised from the file) into a fresh kernel per configuration, ask its probes, and "
-        "print recall@1/5/10/20 per category and overall. Results (probes.csv, summary.csv, "
-        "table.csv, the recall chart recall.svg, results.json) go to --out; a run started "
+        "print recall@1/5/10/20 per category and overall, then the measures peers publish "
+        "(recall_any@10, NDCG@10, session recall@10, MRR) with recall@10 as a ratio to a "
+        "BM25 baseline over the same turns. Results (probes.csv, summary.csv, table.csv, "
+        "peers.csv, the recall chart recall.svg, results.json) go to --out; a run started "
         "again with the same --out resumes where it stopped.",
     )
     parser.add_argument("datasets", nargs="+", metavar="DATASET")
@@ -39,6 +41,11 @@ def add_eval_parser(commands: Any) -> None:
     parser.add_argument("--address", help="scheduler address of an existing Dask cluster")
     parser.add_argument("--ks", default="1,5,10,20", help="recall@k columns to print")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="leave out the BM25 baseline row (bm25s over the same turns, no kernel)",
+    )
 
 
 def run_eval(args: argparse.Namespace) -> int:
@@ -59,6 +66,7 @@ def run_eval(args: argparse.Namespace) -> int:
             workers=args.workers,
             address=args.address,
             progress=not args.quiet,
+            baseline=not args.no_baseline,
         )
         results = experiment.run()
     except (OSError, ValueError, KeyError, EvalError, RuntimeError) as exc:
@@ -68,6 +76,8 @@ def run_eval(args: argparse.Namespace) -> int:
     columns = [c for c in results.table.columns if c.split(" ")[0] in {f"recall@{k}" for k in ks}]
     with pd.option_context("display.width", 200, "display.max_columns", None):
         print(results.table[columns].to_string())
+        print()
+        print(results.peers.to_string())
     overall = results.summary[results.summary["category"] == "all"]
     for _, row in overall.iterrows():
         print(

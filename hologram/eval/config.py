@@ -3,7 +3,7 @@ kernel settings the fresh kernel boots with. Read from TOML::
 
     name = "cold-episodic"
     tier = "cold"            # context | cold | graph | fused
-    ranker = "episodic"      # kernel | episodic
+    ranker = "episodic"      # kernel | episodic | bm25
     depth = 20               # hits retrieved per probe
     text = "{speaker}: {text}"
 
@@ -44,6 +44,10 @@ class Ranker(StrEnum):
     EPISODIC = "episodic"
     """`hologram.memory.episodic`: stemmed BM25 over each turn read with the turn before it,
     its session's score and its neighbours'."""
+    BM25 = "bm25"
+    """The baseline that is not ours: plain BM25 from the `bm25s` library over every turn
+    of the conversation as it was stored, words from the kernel's segmenter (jieba for
+    Chinese). No kernel is booted: it ranks what was said, not what memory kept."""
 
 
 @dataclass(frozen=True, slots=True)

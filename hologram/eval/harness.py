@@ -29,10 +29,10 @@ import pandas as pd
 
 import hologram
 from hologram.eval.chart import RecallChart
-from hologram.eval.config import EvalConfig
+from hologram.eval.config import EvalConfig, Ranker
 from hologram.eval.dataset import Conversation, load_dataset
 from hologram.eval.executors import Executor, executor_stream
-from hologram.eval.metrics import comparison, summarise
+from hologram.eval.metrics import BASELINE, comparison, peers, summarise
 from hologram.eval.plot import recall_charts
 from hologram.eval.progress import ExperimentProgress
 from hologram.eval.unit import Unit, UnitResult, unit_steps
@@ -70,10 +70,16 @@ class Results:
         missed = self.probes[self.probes["scored"] & (self.probes[column] < 1.0)]
         return missed[["config", "dataset", "probe", "category", "question", "evidence", column]]
 
-    def chart(self, ks: Sequence[int] = (5, 10)) -> RecallChart:
-        """Recall@k by category and configuration: an interactive chart in JupyterLab, the
-        static SVG wherever Vega-Lite is not drawn."""
+    def chart(self, ks: Sequence[int | str] = (5, 10)) -> RecallChart:
+        """Recall@k (or any summary metric named, e.g. ``"ndcg@10"``) by category and
+        configuration: an interactive chart in JupyterLab, the static SVG wherever
+        Vega-Lite is not drawn."""
         return RecallChart(self.summary, ks)
+
+    @property
+    def peers(self) -> pd.DataFrame:
+        """The measures peers publish, and recall@10 as a ratio to the BM25 baseline."""
+        return peers(self.summary)
 
 
 class Experiment:
@@ -89,12 +95,18 @@ class Experiment:
         progress: bool = True,
         on_unit: Callable[[UnitResult], None] | None = None,
         on_progress: Callable[[int, int], None] | None = None,
+        baseline: bool = True,
     ) -> None:
+        configs = list(configs) or [EvalConfig()]
+        if baseline and not any(c.ranker is Ranker.BM25 for c in configs):
+            # Costs milliseconds (no kernel is booted) and makes every table comparable
+            # with a ranker that is not ours.
+            configs.append(EvalConfig(name=BASELINE, ranker=Ranker.BM25, text=configs[0].text))
         names = [c.name for c in configs]
         if len(set(names)) != len(names):
             raise ValueError(f"configuration names must differ (rows are named by them): {names}")
         self.datasets = [str(Path(d)) for d in datasets]
-        self.configs = list(configs) or [EvalConfig()]
+        self.configs = configs
         self.out_dir = Path(out_dir)
         self.executor = Executor(executor)
         self.workers = workers
@@ -201,6 +213,7 @@ class Experiment:
         probes.to_csv(self.out_dir / "probes.csv", index=False)
         summary.to_csv(self.out_dir / "summary.csv", index=False)
         table.to_csv(self.out_dir / "table.csv")
+        peers(summary).to_csv(self.out_dir / "peers.csv")
         (self.out_dir / "recall.svg").write_text(recall_charts(summary), encoding="utf-8")
         document = {
             "code_version": code_version(),

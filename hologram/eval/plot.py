@@ -15,14 +15,20 @@ COLOURS = ("#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2")
 BAR, GAP, HEIGHT, TOP, LEFT = 12, 14, 150, 30, 40
 
 
-def _size(rows: pd.DataFrame, ks: Sequence[int]) -> tuple[int, int]:
+def metric_columns(ks: Sequence[int | str]) -> list[str]:
+    """The summary columns a chart shows: a number k is recall@k, a name is itself
+    (``"recall_any@10"``, ``"ndcg@10"``, ``"session_recall@5"``)."""
+    return [k if isinstance(k, str) else f"recall@{k}" for k in ks]
+
+
+def _size(rows: pd.DataFrame, ks: Sequence[int | str]) -> tuple[int, int]:
     """Width and height of one dataset's chart."""
     group = BAR * rows["config"].nunique() + GAP
     panel = group * rows["category"].nunique() + GAP
     return LEFT + panel * len(ks) + 10, TOP + HEIGHT + 90
 
 
-def recall_chart(summary: pd.DataFrame, dataset: str, ks: Sequence[int] = (5, 10)) -> str:
+def recall_chart(summary: pd.DataFrame, dataset: str, ks: Sequence[int | str] = (5, 10)) -> str:
     """The SVG text; display it with ``IPython.display.SVG(data=...)``."""
     rows = summary[summary["dataset"] == dataset]
     configs = list(dict.fromkeys(rows["config"]))
@@ -35,9 +41,9 @@ def recall_chart(summary: pd.DataFrame, dataset: str, ks: Sequence[int] = (5, 10
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{full_height}" '
         'font-family="sans-serif" font-size="10">'
     ]
-    for p, k in enumerate(ks):
+    for p, column in enumerate(metric_columns(ks)):
         x0 = left + p * panel
-        parts.append(f'<text x="{x0 + panel / 2}" y="14" text-anchor="middle">recall@{k}</text>')
+        parts.append(f'<text x="{x0 + panel / 2}" y="14" text-anchor="middle">{column}</text>')
         parts.append(
             f'<line x1="{x0}" y1="{top + height}" x2="{x0 + panel - gap}" '
             f'y2="{top + height}" stroke="#888"/>'
@@ -46,7 +52,7 @@ def recall_chart(summary: pd.DataFrame, dataset: str, ks: Sequence[int] = (5, 10
             gx = x0 + c * group
             for i, config in enumerate(configs):
                 match = rows[(rows["config"] == config) & (rows["category"] == category)]
-                value = float(match[f"recall@{k}"].iloc[0]) if len(match) else 0.0
+                value = float(match[column].iloc[0]) if len(match) else 0.0
                 value = 0.0 if value != value else value  # NaN: nothing scored
                 h = value * height
                 parts.append(
@@ -69,7 +75,7 @@ def recall_chart(summary: pd.DataFrame, dataset: str, ks: Sequence[int] = (5, 10
     return "".join(parts)
 
 
-def recall_charts(summary: pd.DataFrame, ks: Sequence[int] = (5, 10)) -> str:
+def recall_charts(summary: pd.DataFrame, ks: Sequence[int | str] = (5, 10)) -> str:
     """Every dataset's `recall_chart` in one SVG, one under another, each with its name."""
     parts, width, y = [], 0, 0
     for dataset in dict.fromkeys(summary["dataset"]):

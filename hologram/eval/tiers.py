@@ -150,6 +150,28 @@ class EpisodicRetriever:
         return [(turn_id, self._texts[turn_id]) for turn_id, _ in hits]
 
 
+class BM25Retriever:
+    """`bm25s` over `(turn id, text)` documents, scored exhaustively (a conversation has a
+    few hundred turns), ties kept in the order the turns were said."""
+
+    def __init__(self, documents: Sequence[tuple[str, str]], segmenter: Segmenter) -> None:
+        import bm25s  # imported here: only the baseline needs it
+
+        self._documents = list(documents)
+        self._words = segmenter.keywords
+        self._index = bm25s.BM25()
+        if self._documents:
+            corpus = [self._words(text) for _, text in self._documents]
+            self._index.index(corpus, show_progress=False)
+
+    async def search(self, question: str, top: int) -> list[tuple[str, str]]:
+        if not self._documents:
+            return []
+        scores = self._index.get_scores(self._words(question))
+        order = np.argsort(-scores, kind="stable")[:top]
+        return [self._documents[i] for i in order if scores[i] > 0]
+
+
 def _graph_missing() -> EvalError:
     return EvalError(
         "the graph tier needs Memory II's graph module on the kernel (state.graph is "

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from hologram.config import CORE_DEFAULTS, ConfigRegistry, MemorySettings
-from hologram.eval.config import EvalConfig
+from hologram.eval.config import EvalConfig, Ranker
 from hologram.eval.dataset import Conversation, Probe, load_dataset
 from hologram.eval.metrics import probe_scores
-from hologram.eval.replay import ReplayLog, replay, start_clock
-from hologram.eval.tiers import Retriever, make_retriever
+from hologram.eval.replay import ReplayLog, replay, start_clock, turn_text
+from hologram.eval.tiers import BM25Retriever, Retriever, make_retriever
 from hologram.facade import Kernel
 from hologram.kernel import Module
 from hologram.llm import estimate_tokens
@@ -104,6 +104,8 @@ async def run_unit(
     steps = unit_steps(conversation)
     report = progress or (lambda _done, _steps: None)
     config = unit.config
+    if config.ranker is Ranker.BM25:
+        return await _run_baseline(unit, dataset_name, conversation, report)
     with tempfile.TemporaryDirectory(dir=work_dir, prefix="eval-") as tmp:
         data_dir = Path(tmp) / "data"
         await _write_settings(data_dir, config.settings)
@@ -134,8 +136,9 @@ async def run_unit(
             await asyncio.to_thread(segmenter.keywords, "warm up")  # jieba's load is not a query
             query_top = kernel.config.read(MemorySettings).query_top
             rows = []
+            sessions = session_map(conversation)
             for asked, probe in enumerate(conversation.probes, 1):
-                rows.append(await _ask(retriever, probe, unit, dataset_name, query_top))
+                rows.append(await _ask(retriever, probe, unit, dataset_name, query_top, sessions))
                 report(conversation.turn_count + asked, steps)
             info = {
                 "turns": log.turns,
@@ -153,8 +156,40 @@ async def run_unit(
     return UnitResult(unit, rows, info)
 
 
+async def _run_baseline(
+    unit: Unit,
+    dataset_name: str,
+    conversation: Conversation,
+    report: Callable[[int, int], None],
+) -> UnitResult:
+    """The BM25 baseline: every turn as the configuration's template stores it, no kernel."""
+    steps = unit_steps(conversation)
+    segmenter = Segmenter()
+    documents = [(t.id, turn_text(unit.config.text, t)) for t in conversation.turns()]
+    retriever = await asyncio.to_thread(BM25Retriever, documents, segmenter)
+    report(conversation.turn_count, steps)
+    sessions = session_map(conversation)
+    rows = []
+    for asked, probe in enumerate(conversation.probes, 1):
+        rows.append(
+            await _ask(retriever, probe, unit, dataset_name, MemorySettings().query_top, sessions)
+        )
+        report(conversation.turn_count + asked, steps)
+    return UnitResult(unit, rows, {"turns": conversation.turn_count, "baseline": "bm25s"})
+
+
+def session_map(conversation: Conversation) -> dict[str, str]:
+    """Each turn's session, for session recall."""
+    return {t.id: str(s.index) for s in conversation.sessions for t in s.turns}
+
+
 async def _ask(
-    retriever: Retriever, probe: Probe, unit: Unit, dataset_name: str, query_top: int
+    retriever: Retriever,
+    probe: Probe,
+    unit: Unit,
+    dataset_name: str,
+    query_top: int,
+    sessions: dict[str, str],
 ) -> dict[str, Any]:
     """One probe asked of the configured tier: its row of scores."""
     config = unit.config
@@ -171,7 +206,7 @@ async def _ask(
         "question": probe.question,
         "evidence": list(probe.evidence),
         "scored": probe.scored,
-        **probe_scores(ranked, probe.evidence, probe.stale),
+        **probe_scores(ranked, probe.evidence, probe.stale, sessions),
         "latency_ms": latency_ms,
         "prompt_tokens": prompt_tokens([t for _, t in found], config.memory_budget, query_top),
         "retrieved": ranked,

@@ -42,6 +42,8 @@ from hologram.llm.scripted_server import (
 )
 from hologram.llm.streaming import StreamChunk, ToolCallDelta
 from hologram.llm.usage import UsageLedger, usage_table
+from hologram.llm.vision import ImageNotes, image_note, images_as_notes
+from hologram.llm.wire import ReceivedImage
 
 __all__ = [
     "KNOWN_CONTEXT_WINDOWS",
@@ -58,6 +60,7 @@ __all__ = [
     "ContextTooLong",
     "FailureKind",
     "ImageBlock",
+    "ImageNotes",
     "LLMModule",
     "LuaAdaptedProvider",
     "LuaAdapter",
@@ -68,6 +71,7 @@ __all__ = [
     "Provider",
     "ProviderError",
     "ProviderManager",
+    "ReceivedImage",
     "RecordedRequest",
     "Role",
     "ScriptedModelServer",
@@ -83,6 +87,8 @@ __all__ = [
     "context_window",
     "estimate_message_tokens",
     "estimate_tokens",
+    "image_note",
+    "images_as_notes",
     "shipped_adapters_dir",
     "usage_table",
 ]

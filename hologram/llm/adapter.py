@@ -15,6 +15,9 @@ An adapter is a Lua script that returns a table:
                                    `retry_after` the host read from the headers
     stream_endpoint        optional, default endpoint
     stream_format          optional, "sse" (default) or "ndjson"
+    accepts_images         optional boolean, default false: whether the model reads images
+                           (a source may say otherwise: core.llm.sources.<name>.accepts_images);
+                           one that does not gets a text note naming each image instead
     auth_header, auth_prefix  optional, default "Authorization", "Bearer "
 
 Transforms may return JSON text or a table (the host encodes it). Shipped adapters live in
@@ -26,6 +29,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import secrets
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -91,6 +95,18 @@ class _Contract:
     auth_prefix: str
     has_stream: bool
     has_error: bool
+    accepts_images: bool
+
+
+def _flag(table: Any, key: str, problems: list[str]) -> bool:
+    """An optional boolean of the contract, false when left out."""
+    value = table[key]
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        problems.append(f"{key} must be a boolean, got {value!r}")
+        return False
+    return value
 
 
 def _check_contract(table: Any, sandbox: LuaSandbox, origin: str) -> _Contract:
@@ -148,6 +164,7 @@ def _check_contract(table: Any, sandbox: LuaSandbox, origin: str) -> _Contract:
         problems.append(f"stream_format must be one of {STREAM_FORMATS}, got {stream_format!r}")
     auth_header = text("auth_header", False, "Authorization")
     auth_prefix = text("auth_prefix", False, "Bearer " if auth_header == "Authorization" else "")
+    accepts_images = _flag(table, "accepts_images", problems)
     function("transform_request", True)
     function("transform_response", True)
     has_stream = function("transform_stream_chunk", False)
@@ -167,6 +184,7 @@ def _check_contract(table: Any, sandbox: LuaSandbox, origin: str) -> _Contract:
         auth_prefix,
         has_stream,
         has_error,
+        accepts_images,
     )
 
 
@@ -190,6 +208,8 @@ class LuaAdapter:
         self.stream_format = contract.stream_format
         self.auth_header = contract.auth_header
         self.auth_prefix = contract.auth_prefix
+        #: Whether the model behind this format reads images (the adapter's declaration).
+        self.accepts_images = contract.accepts_images
 
     @classmethod
     def load(cls, path: Path, **sandbox_options: Any) -> LuaAdapter:
@@ -232,16 +252,18 @@ class LuaAdapter:
     async def transform_request(
         self, unified: dict[str, Any], http: HttpHandler | None = None
     ) -> str:
-        raw = json.dumps(unified, ensure_ascii=False)
+        stand_ins = ImageStandIns()
+        raw = json.dumps(stand_ins.take(unified), ensure_ascii=False)
         result = await self._call(self._request_fn, "transform_request", raw, http)
         if isinstance(result, str):
-            return result
+            return stand_ins.restore(result)
         try:
-            return json.dumps(self.sandbox.to_python(result), ensure_ascii=False)
+            body = json.dumps(self.sandbox.to_python(result), ensure_ascii=False)
         except ValueError as exc:
             raise AdapterOutputError(
                 self.name, "transform_request", "(result)", "a JSON-encodable table", str(exc)
             ) from None
+        return stand_ins.restore(body)
 
     async def transform_response(
         self, body: str, http: HttpHandler | None = None, meta: dict[str, Any] | None = None
@@ -295,3 +317,65 @@ class LuaAdapter:
             raise AdapterOutputError(
                 self.name, where, "(result)", "a JSON-like table", str(exc)
             ) from None
+
+
+class ImageStandIns:
+    """Inline image data crosses the sandbox as a short stand-in, swapped back into the
+    body the adapter wrote. A megabyte of base64 encoded to JSON, decoded into Lua, copied
+    into a data: URL and encoded again costs 15-20 ms and several copies under the
+    sandbox's memory cap; the stand-in costs one substitution. Adapters copy or
+    concatenate `data`, never parse it, so they cannot tell the difference."""
+
+    def __init__(self) -> None:
+        # A fresh nonce per request: no text of the conversation can spell a stand-in.
+        self._nonce = secrets.token_hex(8)
+        self._data: list[str] = []
+
+    def take(self, unified: dict[str, Any]) -> dict[str, Any]:
+        """`unified` with every inline image's data replaced (the caller's dict untouched)."""
+        messages = unified.get("messages")
+        if not isinstance(messages, list):
+            return unified
+        out = [self._message(m) for m in messages]
+        return {**unified, "messages": out} if self._data else unified
+
+    def _message(self, message: Any) -> Any:
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            return message
+        blocks = [self._block(b) for b in content]
+        return {**message, "content": blocks}
+
+    def _block(self, block: Any) -> Any:
+        if not (isinstance(block, dict) and block.get("type") == "image"):
+            return block
+        data = block.get("data")
+        if not isinstance(data, str) or not data:
+            return block
+        self._data.append(_json_safe(data))
+        return {**block, "data": f"hologram-image-{self._nonce}-{len(self._data) - 1}"}
+
+    def restore(self, body: str) -> str:
+        if not self._data:
+            return body
+        # Split the small body at the stand-ins and join once: one copy of the images,
+        # however many there are.
+        pieces = _STAND_IN.split(body)
+        for at in range(1, len(pieces), 3):
+            nonce, index = pieces[at], int(pieces[at + 1])
+            if nonce == self._nonce and index < len(self._data):
+                pieces[at], pieces[at + 1] = self._data[index], ""
+            else:  # spelled by the conversation, not ours
+                pieces[at], pieces[at + 1] = f"hologram-image-{nonce}-", str(index)
+        return "".join(pieces)
+
+
+_STAND_IN = re.compile("hologram-image-([0-9a-f]{16})-([0-9]+)")
+
+
+def _json_safe(data: str) -> str:
+    """`data` as it may stand inside a JSON string: base64 as it is (the common case, and
+    checked without a pass in Python), anything else escaped."""
+    if data.isascii() and '"' not in data and "\\" not in data and "\n" not in data:
+        return data
+    return json.dumps(data, ensure_ascii=False)[1:-1]

@@ -15,6 +15,9 @@ What a failure does:
                                                         that doubles per failure in a row
   the prompt is too long (ContextTooLong)            -> goes to the caller, which shortens it:
                                                         the request is at fault, not the source
+A source whose model reads no images is sent the request with each image as a text note
+(hologram.llm.vision), made for that source alone: a later source that reads images still
+gets them.
 The seed source `default` with no base_url is served by the offline scripted model, and only
 while no other source is configured. If every source is backing off, they are tried anyway
 rather than failing a turn that might succeed. Every skip, failure and fallback is logged
@@ -50,6 +53,7 @@ from hologram.llm.scripted_server import OFFLINE_MODEL_NAME, ScriptedModelServer
 from hologram.llm.sources import OFFLINE_SOURCE, SourceProblem, read_source, source_names
 from hologram.llm.streaming import StreamChunk
 from hologram.llm.usage import UsageLedger
+from hologram.llm.vision import describe, images_as_notes
 from hologram.sdk import Clock, EventType
 
 log = logging.getLogger(__name__)
@@ -174,6 +178,7 @@ class ProviderManager:
                 "state": state.describe(now),
                 "failures": state.failures,
                 "max_context_tokens": state.provider.max_context_tokens if state.provider else 0,
+                "accepts_images": state.provider.accepts_images if state.provider else False,
             }
             for name in self.ordered_sources()
             for state in (self._states[name],)
@@ -458,6 +463,7 @@ class ProviderManager:
     ) -> CompletionResponse | None:
         """One source's answer, retried as its provider asked; None when it failed."""
         assert state.provider is not None
+        request = self._fitted(state, request)
         tries = 0
         while True:
             try:
@@ -474,6 +480,26 @@ class ProviderManager:
                 tries += 1
                 self._retrying(state, exc, tries, wait)
                 await self.clock.sleep(wait)
+
+    def _fitted(self, state: SourceState, request: CompletionRequest) -> CompletionRequest:
+        """The request as this source may be sent it: images as text notes for a model
+        that reads none (announced once per call and source)."""
+        assert state.provider is not None
+        if state.provider.accepts_images or not request.has_images:
+            return request
+        notes = images_as_notes(request)
+        log.warning(
+            "LLM source %s reads no images: %d image(s) sent as text notes naming them",
+            state.name,
+            len(notes.images),
+        )
+        self._emit(
+            EventType.PROVIDER_IMAGES_AS_TEXT,
+            llm_source=state.name,
+            adapter=state.adapter,
+            images=describe(notes.images),
+        )
+        return notes.request
 
     def _account(self, response: CompletionResponse, request: CompletionRequest) -> None:
         response.cost = self.usage.record(
@@ -502,9 +528,10 @@ class ProviderManager:
         deadline = self.clock.monotonic() + self.settings.call_deadline_s
         for state in self._candidates(failures):
             assert state.provider is not None
+            fitted = self._fitted(state, request)
             tries, shown = 0, False
             while True:
-                stream = state.provider.chat_stream(request)
+                stream = state.provider.chat_stream(fitted)
                 try:
                     async for chunk in stream:
                         if not shown:
@@ -552,6 +579,20 @@ class ProviderManager:
                     warn_fallback_window(model)
                 return provider.max_context_tokens
         raise AllProvidersFailed([(n, self._why(n)) for n in self.ordered_sources()])
+
+    @property
+    def accepts_images(self) -> bool:
+        """Whether the source a call would try first reads images (False when none can
+        be tried: a caller deciding what to offer assumes the lesser model)."""
+        for name in self.ordered_sources():
+            state = self._states[name]
+            if state.provider is not None and not state.blocked:
+                return state.provider.accepts_images
+        return False
+
+    def accepts_images_of(self, name: str) -> bool:
+        """Whether source `name` reads images (LookupError for one without a provider)."""
+        return self.provider(name).accepts_images
 
     def budget(self, fixed_tokens: int = 0) -> TokenBudget:
         return compute_budget(

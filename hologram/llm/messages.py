@@ -11,14 +11,16 @@ the model's calls to the tool table without converting them.
 
 from __future__ import annotations
 
+import base64
 import json
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from hologram.llm.errors import AdapterOutputError
-from hologram.sdk import ToolCall, ToolDef, ToolResult
+from hologram.sdk import MediaRef, ToolCall, ToolDef, ToolResult
 
 
 class Role(StrEnum):
@@ -51,6 +53,18 @@ class ImageBlock:
     def __post_init__(self) -> None:
         if bool(self.data) == bool(self.url):
             raise ValueError("an ImageBlock needs exactly one of data (base64) or url")
+
+    @classmethod
+    def from_media(cls, ref: MediaRef, content: bytes) -> ImageBlock:
+        """The block for stored media: its bytes inline, named by the store's digest."""
+        return cls(ref.mime, base64.b64encode(content).decode("ascii"), "", ref.digest, ref.name)
+
+    @property
+    def size(self) -> int:
+        """Bytes of the image, read from the length of its base64 (0 for one by url)."""
+        if not self.data:
+            return 0
+        return len(self.data) * 3 // 4 - len(self.data[-2:]) + len(self.data[-2:].rstrip("="))
 
     def to_unified(self) -> dict[str, Any]:
         block: dict[str, Any] = {"type": "image", "media_type": self.media_type}
@@ -111,14 +125,25 @@ class ChatMessage:
         )
 
     @classmethod
-    def tool(cls, result: ToolResult) -> ChatMessage:
+    def tool(cls, result: ToolResult, images: Sequence[ImageBlock] = ()) -> ChatMessage:
+        """The message answering one call. With `images` (what the tool returned beside
+        its text, spec: SetToolBlocks) the content is a block list, the text first."""
+        content: str | list[ContentBlock] = result.content
+        if images:
+            content = [TextBlock(result.content), *images]
         return cls(
             Role.TOOL,
-            result.content,
+            content,
             tool_call_id=result.call_id,
             name=result.name,
             is_error=result.is_error,
         )
+
+    @property
+    def images(self) -> list[ImageBlock]:
+        if isinstance(self.content, str):
+            return []
+        return [b for b in self.content if isinstance(b, ImageBlock)]
 
     @property
     def text(self) -> str:
@@ -164,6 +189,10 @@ class CompletionRequest:
     extra: dict[str, Any] = field(default_factory=dict)
     channel: str = ""
     """Who asked, for the usage ledger (the turn's channel); never sent to the model."""
+
+    @property
+    def has_images(self) -> bool:
+        return any(m.images for m in self.messages)
 
     def to_unified(self, model: str = "", stream: bool | None = None) -> dict[str, Any]:
         unified: dict[str, Any] = {

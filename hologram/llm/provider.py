@@ -55,6 +55,11 @@ class Provider(Protocol):
     @property
     def max_context_tokens(self) -> int: ...
 
+    @property
+    def accepts_images(self) -> bool:
+        """Whether the model reads images; one that does not is sent text notes instead."""
+        ...
+
     async def chat(self, request: CompletionRequest) -> CompletionResponse: ...
 
     def chat_stream(self, request: CompletionRequest) -> AsyncIterator[StreamChunk]: ...
@@ -71,6 +76,8 @@ class SourceConfig:
     model: str = ""
     context_window: int = 0
     timeout_s: float = 120.0
+    accepts_images: bool | None = None
+    """Whether the source's model reads images; None: as its adapter declares."""
 
     def __repr__(self) -> str:  # never show the key
         key = "****" if self.api_key else "''"
@@ -167,6 +174,14 @@ class LuaAdaptedProvider:
     @property
     def max_context_tokens(self) -> int:
         return self._window()[0]
+
+    @property
+    def accepts_images(self) -> bool:
+        """Whether this source's model reads images: the source's setting, else what its
+        adapter declares."""
+        if self.source.accepts_images is not None:
+            return self.source.accepts_images
+        return self.adapter.accepts_images
 
     @property
     def context_window_origin(self) -> str:

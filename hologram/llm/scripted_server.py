@@ -11,7 +11,8 @@ between are the real ones. Two modes:
 * **scripted**: a test or notebook queues replies (text, reasoning and/or tool calls, an
   optional delay, an error kind or an HTTP status with headers such as Retry-After, an error
   in the middle of a stream, or a raw body / raw stream lines); every request is recorded so
-  the exact wire body can be asserted on.
+  the exact wire body can be asserted on, and the images it carried read in any format
+  (`RecordedRequest.images`).
 * **offline**: with nothing queued, a deterministic rule-based responder answers (see
   `offline_model`); the kernel uses it when no LLM is configured.
 
@@ -47,7 +48,15 @@ from starlette.routing import Route
 from hologram.kernel.tasks import KernelTasks, first_completed
 from hologram.llm.budget import estimate_tokens
 from hologram.llm.offline_model import OfflineResponder
-from hologram.llm.wire import MESSAGES, Turn, WireFormat, embeddings_answer, format_for, pieces
+from hologram.llm.wire import (
+    MESSAGES,
+    ReceivedImage,
+    Turn,
+    WireFormat,
+    embeddings_answer,
+    format_for,
+    pieces,
+)
 from hologram.sdk import ToolCall
 
 log = logging.getLogger(__name__)
@@ -137,6 +146,16 @@ class RecordedRequest:
     @property
     def json(self) -> Any:
         return json.loads(self.body) if self.body else None
+
+    @property
+    def images(self) -> list[ReceivedImage]:
+        """The images the request carried, read from the wire format of its path: each
+        with its type, base64 data (or URL), and for a tool result's image the call."""
+        wire = format_for(self.path)
+        payload = self.json
+        if wire is None or not isinstance(payload, dict):
+            return []
+        return wire.images(payload)
 
 
 class _QuietServer(uvicorn.Server):
@@ -467,7 +486,14 @@ class ScriptedModelServer:
             self.requests.clear()
             return JSONResponse({"cleared": True})
         return JSONResponse(
-            [{**asdict(r), "body": r.body.decode("utf-8", "replace")} for r in self.requests]
+            [
+                {
+                    **asdict(r),
+                    "body": r.body.decode("utf-8", "replace"),
+                    "images": [i.summary() for i in r.images],
+                }
+                for r in self.requests
+            ]
         )
 
     def _model_json(self, name: str) -> dict[str, Any]:

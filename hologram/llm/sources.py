@@ -1,5 +1,5 @@
 """LLM sources as configured: `core.llm.sources.<name>.{adapter, base_url, api_key, model,
-context_window, timeout_s}`.
+context_window, timeout_s, accepts_images}`.
 
 Sources are found by listing the keys under `core.llm.sources.`. They are tried in the
 order of `core.llm.source_order` (a list of names; sources it leaves out follow in
@@ -15,7 +15,15 @@ from hologram.config import SEED_SOURCE, ConfigError, ConfigRegistry, LLMSetting
 from hologram.llm.provider import SourceConfig
 
 PREFIX = SourceSettings.all_prefix
-FIELDS = ("adapter", "base_url", "api_key", "model", "context_window", "timeout_s")
+FIELDS = (
+    "adapter",
+    "base_url",
+    "api_key",
+    "model",
+    "context_window",
+    "timeout_s",
+    "accepts_images",
+)
 OFFLINE_SOURCE = SEED_SOURCE
 """The seed source: with no base_url it is served by the offline scripted model."""
 
@@ -78,6 +86,13 @@ def read_source(config: ConfigRegistry, name: str) -> SourceConfig | SourceProbl
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         problems.append(f"{PREFIX}{name}.timeout_s must be a positive number, got {timeout!r}")
         timeout = 120.0
+    vision = raw["accepts_images"]
+    if vision is not None and not isinstance(vision, bool):
+        problems.append(
+            f"{PREFIX}{name}.accepts_images must be true or false (or unset: as the adapter "
+            f"declares), got {vision!r}"
+        )
+        vision = None
     source = SourceConfig(
         name=name,
         adapter=adapter,
@@ -86,6 +101,7 @@ def read_source(config: ConfigRegistry, name: str) -> SourceConfig | SourceProbl
         model=text("model"),
         context_window=window,
         timeout_s=float(timeout),
+        accepts_images=vision,
     )
     if problems:
         return SourceProblem(name, "; ".join(problems), fingerprint)

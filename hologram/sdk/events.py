@@ -66,6 +66,9 @@ class EventType(StrEnum):
     """A model call is made again: within a source after the delay the provider asked for
     (or after an overloaded answer), or by a turn with a shorter prompt after the model
     said the prompt was too long."""
+    PROVIDER_IMAGES_AS_TEXT = "provider_images_as_text"
+    """A source whose model reads no images was sent a text note naming each image (and
+    the seemedia call that shows it) instead: which source, and the images, never bytes."""
     AGENT_OUTPUT_DELTA = "agent_output_delta"
     """A piece of a reply as the model streams it, with the input it answers (`input_id`)
     and the model round; `restart` set means the text so far is void (the model is asked

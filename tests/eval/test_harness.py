@@ -57,14 +57,25 @@ async def test_two_configurations_give_two_rows(tiny_dataset: Path, tmp_path: Pa
         EvalConfig(name="episodic", ranker=Ranker.EPISODIC, settings=SMALL_WINDOW),
     ]
     results = await Experiment([tiny_dataset], configs, tmp_path / "out", progress=False).arun()
-    assert list(results.table.index) == [("tiny", "kernel"), ("tiny", "episodic")]
+    # The BM25 baseline joins every experiment as its own row.
+    assert list(results.table.index) == [("tiny", "kernel"), ("tiny", "episodic"), ("tiny", "bm25")]
     assert {"recall@1 all", "recall@5 all", "recall@10 all", "recall@20 all"} <= set(
         results.table.columns
     )
-    for name in ("probes.csv", "summary.csv", "table.csv", "results.json"):
+    for name in ("probes.csv", "summary.csv", "table.csv", "peers.csv", "results.json"):
         assert (tmp_path / "out" / name).exists()
     saved = pd.read_json(tmp_path / "out" / "results.json", typ="series")
-    assert saved["code_version"] and len(saved["configs"]) == 2
+    assert saved["code_version"] and len(saved["configs"]) == 3
+    peers = results.peers
+    assert list(peers.columns) == [
+        "recall@10", "recall_any@10", "ndcg@10", "session_recall@10", "mrr", "recall@10 × bm25"
+    ]  # fmt: skip
+    assert peers.loc[("tiny", "bm25"), "recall@10 × bm25"] == 1.0
+    kernel = peers.loc[("tiny", "kernel")]
+    assert kernel["recall@10 × bm25"] == pytest.approx(
+        kernel["recall@10"] / peers.loc[("tiny", "bm25"), "recall@10"], abs=1e-3
+    )
+    assert kernel["recall_any@10"] >= kernel["recall@10"]  # any-of counts at least as often
 
 
 async def test_an_interrupted_run_resumes_to_the_same_result(
@@ -83,7 +94,7 @@ async def test_an_interrupted_run_resumes_to_the_same_result(
         await Experiment([tiny_dataset], configs, out, progress=False, on_unit=interrupt).arun()
     assert len(list((out / "units").glob("*.json"))) == 1, "the finished unit was saved"
     resumed_experiment = Experiment([tiny_dataset], configs, out, progress=False)
-    assert len(resumed_experiment.pending()) == 1
+    assert len(resumed_experiment.pending()) == len(resumed_experiment.units()) - 1
     resumed = await resumed_experiment.arun()
     straight = await Experiment(
         [tiny_dataset], configs, tmp_path / "straight", progress=False

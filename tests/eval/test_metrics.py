@@ -80,3 +80,53 @@ def test_summary_and_table_by_hand() -> None:
     assert table.loc[("d", "a"), "recall@10 all"] == 50.0
     assert table.loc[("d", "b"), "recall@5 all"] == 25.0
     assert "recall@1 temporal" in table.columns and "recall@20 single_fact" in table.columns
+
+
+def test_recall_any_counts_a_probe_found_when_one_evidence_turn_is_in() -> None:
+    from hologram.eval.metrics import recall_any_at
+
+    assert recall_any_at(RANKED, ["t2", "t5"], 1) == 0.0
+    assert recall_any_at(RANKED, ["t2", "t5"], 5) == 1.0  # recall@5 is 0.5 here
+    assert recall_any_at(RANKED, ["t99"], 20) == 0.0
+
+
+def test_ndcg_discounts_each_evidence_turn_by_its_rank() -> None:
+    from hologram.eval.metrics import ndcg_at
+
+    # t2 at rank 2, t5 at rank 8; the ideal puts them at ranks 1 and 2.
+    expected = (1 / math.log2(3) + 1 / math.log2(9)) / (1 / math.log2(2) + 1 / math.log2(3))
+    assert ndcg_at(RANKED, ["t2", "t5"]) == pytest.approx(expected)
+    assert ndcg_at(["t2", "t2", "t5"], ["t2", "t5"]) == pytest.approx(
+        (1 + 1 / math.log2(4)) / (1 + 1 / math.log2(3))
+    ), "a turn retrieved twice counts once"
+    assert ndcg_at(RANKED, ["t7"]) == 1.0
+    assert ndcg_at(RANKED, ["t11"]) == 0.0, "rank 11 is outside the first 10"
+
+
+def test_session_recall_is_the_share_of_evidence_sessions_reached() -> None:
+    from hologram.eval.metrics import session_recall_at
+
+    session_of = {"t7": "1", "t2": "1", "t9": "2", "t4": "3", "t5": "4"}
+    # Evidence in sessions 1 and 4; the first turn (t7) reaches session 1 only.
+    assert session_recall_at(RANKED, ["t2", "t5"], session_of, 1) == 0.5
+    assert session_recall_at(RANKED, ["t2", "t5"], session_of, 10) == 1.0
+    scores = probe_scores(RANKED, ["t2", "t5"], session_of=session_of)
+    assert scores["session_recall@1"] == 0.5 and scores["recall@1"] == 0.0
+    assert math.isnan(probe_scores(RANKED, [])["ndcg@10"])
+
+
+async def test_the_bm25_baseline_ranks_turns_by_the_library_without_a_kernel() -> None:
+    from hologram.eval.tiers import BM25Retriever
+    from hologram.memory import Segmenter
+
+    documents = [
+        ("d1", "Kim: my sister keeps bees on her roof"),
+        ("d2", "Kim: I am allergic to kiwi fruit"),
+        ("d3", "Kim: 我上周六去了陶艺课"),
+        ("d4", "Holo: how lovely"),
+    ]
+    retriever = BM25Retriever(documents, Segmenter())
+    found = await retriever.search("which fruit am I allergic to", 2)
+    assert found[0][0] == "d2"
+    assert [t for t, _ in await retriever.search("陶艺课是哪天", 2)] == ["d3"]
+    assert await retriever.search("nothing shared", 3) == []

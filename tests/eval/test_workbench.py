@@ -26,7 +26,9 @@ async def test_run_works_inside_a_running_event_loop_as_in_jupyter(
     tiny_dataset: Path, tmp_path: Path
 ) -> None:
     # This test is a coroutine: a loop is running, as in a notebook cell.
-    results = Experiment([tiny_dataset], [EvalConfig()], tmp_path / "out", progress=False).run()
+    results = Experiment(
+        [tiny_dataset], [EvalConfig()], tmp_path / "out", progress=False, baseline=False
+    ).run()
     assert len(results.table) == 1
     assert results.probes["scored"].any()
 
@@ -43,6 +45,7 @@ async def test_progress_moves_with_every_turn_and_probe(
         tmp_path / "out",
         workers=workers,
         progress=False,
+        baseline=False,
         on_progress=lambda done, total: told.append((done, total)),
     )
     await experiment.arun()
@@ -59,10 +62,15 @@ async def test_a_resumed_run_starts_its_count_at_what_was_saved(
 ) -> None:
     configs = [EvalConfig(name="kernel"), EvalConfig(name="episodic", ranker=Ranker.EPISODIC)]
     out = tmp_path / "out"
-    await Experiment([tiny_dataset], configs[:1], out, progress=False).arun()
+    await Experiment([tiny_dataset], configs[:1], out, progress=False, baseline=False).arun()
     told: list[int] = []
     resumed = Experiment(
-        [tiny_dataset], configs, out, progress=False, on_progress=lambda d, _t: told.append(d)
+        [tiny_dataset],
+        configs,
+        out,
+        progress=False,
+        baseline=False,
+        on_progress=lambda d, _t: told.append(d),
     )
     await resumed.arun()
     assert min(told) > _steps(tiny_dataset) and told[-1] == 2 * _steps(tiny_dataset)
@@ -99,7 +107,7 @@ async def test_the_interactive_chart_is_valid_vega_lite_with_a_value_on_every_ba
 ) -> None:
     configs = [EvalConfig(name="kernel"), EvalConfig(name="episodic", ranker=Ranker.EPISODIC)]
     results = await Experiment([tiny_dataset], configs, tmp_path / "out", progress=False).arun()
-    bundle, metadata = results.chart(ks=(5, 10))._repr_mimebundle_()
+    bundle, metadata = results.chart(ks=(5, 10, "ndcg@10"))._repr_mimebundle_()
     spec = bundle[VEGA_LITE_MIME]
     alt.Chart.from_dict(spec)  # validates against the Vega-Lite 5 schema
     assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/v5")
@@ -112,6 +120,13 @@ async def test_the_interactive_chart_is_valid_vega_lite_with_a_value_on_every_ba
         if v["config"] == "episodic" and v["category"] == "all" and v["k"] == "recall@10"
     )
     assert bar["recall"] == pytest.approx(float(expected["recall@10"].iloc[0]))
+    ndcg = next(
+        v
+        for v in values
+        if v["config"] == "bm25" and v["category"] == "all" and v["k"] == "ndcg@10"
+    )
+    baseline = summary[(summary["config"] == "bm25") & (summary["category"] == "all")]
+    assert ndcg["recall"] == pytest.approx(float(baseline["ndcg@10"].iloc[0]))
     tooltip = {t["field"] for t in spec["spec"]["encoding"]["tooltip"]}
     assert {"config", "category", "k", "recall"} <= tooltip
     # The static picture for viewers that draw no Vega: the same bars as SVG.

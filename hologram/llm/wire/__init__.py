@@ -8,7 +8,15 @@ import math
 import re
 from typing import Any
 
-from hologram.llm.wire._base import MESSAGES, NDJSON, SSE, Turn, WireFormat, pieces
+from hologram.llm.wire._base import (
+    MESSAGES,
+    NDJSON,
+    SSE,
+    ReceivedImage,
+    Turn,
+    WireFormat,
+    pieces,
+)
 from hologram.llm.wire.anthropic import AnthropicMessages
 from hologram.llm.wire.gemini import Gemini
 from hologram.llm.wire.ollama import Ollama
@@ -65,6 +73,7 @@ __all__ = [
     "MESSAGES",
     "NDJSON",
     "SSE",
+    "ReceivedImage",
     "Turn",
     "WireFormat",
     "embeddings_answer",

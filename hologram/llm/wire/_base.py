@@ -17,6 +17,9 @@ official SDKs' own types in tests/llm, so a format drifting from the real one fa
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -63,6 +66,58 @@ class Turn:
 
     def arguments(self, call: ToolCall) -> str:
         return json.dumps(call.arguments, ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedImage:
+    """One image a request carried, as read from the wire: a user's (`role` "user"), or
+    one that came with a tool's result (`role` "tool", with the call's id and the tool's
+    name where the format says them)."""
+
+    role: str
+    media_type: str
+    data: str = ""
+    """base64, as sent; "" for an image by URL."""
+    url: str = ""
+    call_id: str = ""
+    tool: str = ""
+
+    @property
+    def content(self) -> bytes:
+        """The image's bytes (empty for one by URL or with data that is not base64)."""
+        try:
+            return base64.b64decode(self.data, validate=True)
+        except (binascii.Error, ValueError):
+            return b""
+
+    @property
+    def digest(self) -> str:
+        """sha256 of the bytes: the media store's name for them."""
+        return hashlib.sha256(self.content).hexdigest() if self.data else ""
+
+    def summary(self) -> dict[str, Any]:
+        """What the control endpoint lists of it (no bytes)."""
+        return {
+            "role": self.role,
+            "media_type": self.media_type,
+            "size": len(self.content),
+            "digest": self.digest,
+            "url": self.url,
+            "call_id": self.call_id,
+            "tool": self.tool,
+        }
+
+
+_DATA_URL = re.compile(r"^data:(?P<type>[^;,]+);base64,(?P<data>.*)$", re.DOTALL)
+
+
+def image_from_url(url: Any, role: str, call_id: str = "", tool: str = "") -> ReceivedImage:
+    """An image given as a URL: a data: URL is read into its type and base64."""
+    text = str(url or "")
+    found = _DATA_URL.match(text)
+    if found:
+        return ReceivedImage(role, found["type"], found["data"], call_id=call_id, tool=tool)
+    return ReceivedImage(role, "", url=text, call_id=call_id, tool=tool)
 
 
 def dumps(value: Any) -> str:
@@ -120,6 +175,10 @@ class WireFormat:
 
     def tools(self, payload: dict[str, Any]) -> list[dict[str, Any]]:
         """Offered tools as OpenAI function tools ({type, function: {name, parameters}})."""
+        return []
+
+    def images(self, payload: dict[str, Any]) -> list[ReceivedImage]:
+        """Every image the request carries, in order, as this format puts them."""
         return []
 
     def answer(self, turn: Turn) -> dict[str, Any]:

@@ -7,7 +7,15 @@ import hashlib
 from collections.abc import Iterator
 from typing import Any
 
-from hologram.llm.wire._base import Turn, WireFormat, dumps, pieces, sse, text_of
+from hologram.llm.wire._base import (
+    ReceivedImage,
+    Turn,
+    WireFormat,
+    dumps,
+    pieces,
+    sse,
+    text_of,
+)
 
 _STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
 _ERRORS = {
@@ -31,6 +39,17 @@ def _signature(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+def _image(block: dict[str, Any], role: str, call: str = "") -> ReceivedImage:
+    source = block.get("source") if isinstance(block.get("source"), dict) else {}
+    return ReceivedImage(
+        role,
+        str(source.get("media_type") or ""),
+        str(source.get("data") or ""),
+        str(source.get("url") or ""),
+        call_id=call,
+    )
+
+
 class AnthropicMessages(WireFormat):
     name = "anthropic"
 
@@ -46,6 +65,24 @@ class AnthropicMessages(WireFormat):
                 found.append(
                     {"role": message.get("role"), "content": text_of(message.get("content"))}
                 )
+        return found
+
+    def images(self, payload: dict[str, Any]) -> list[ReceivedImage]:
+        found: list[ReceivedImage] = []
+        for message in payload.get("messages") or []:
+            content = message.get("content") if isinstance(message, dict) else None
+            for block in content if isinstance(content, list) else []:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "image":
+                    found.append(_image(block, str(message.get("role") or "user")))
+                elif block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+                    call = str(block.get("tool_use_id") or "")
+                    found += [
+                        _image(b, "tool", call)
+                        for b in block["content"]
+                        if isinstance(b, dict) and b.get("type") == "image"
+                    ]
         return found
 
     def tools(self, payload: dict[str, Any]) -> list[dict[str, Any]]:

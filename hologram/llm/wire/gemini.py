@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from hologram.llm.wire._base import Turn, WireFormat, dumps, text_of
+from hologram.llm.wire._base import ReceivedImage, Turn, WireFormat, dumps, text_of
 
 _PATH = re.compile(r"/models/(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent)$")
 _FINISH = {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS", "content_filter": "SAFETY"}
@@ -32,6 +32,19 @@ _WORDS = {
     "auth": "API key not valid. Please pass a valid API key.",
 }
 _TYPE = "type.googleapis.com/google.rpc."
+
+
+def _media(part: Any, role: str, call: str = "", tool: str = "") -> list[ReceivedImage]:
+    if not isinstance(part, dict):
+        return []
+    inline, linked = part.get("inlineData"), part.get("fileData")
+    if isinstance(inline, dict):
+        mime, data = str(inline.get("mimeType") or ""), str(inline.get("data") or "")
+        return [ReceivedImage(role, mime, data, call_id=call, tool=tool)]
+    if isinstance(linked, dict):
+        mime, url = str(linked.get("mimeType") or ""), str(linked.get("fileUri") or "")
+        return [ReceivedImage(role, mime, url=url, call_id=call, tool=tool)]
+    return []
 
 
 class Gemini(WireFormat):
@@ -57,6 +70,22 @@ class Gemini(WireFormat):
             if isinstance(content, dict):
                 role = "assistant" if content.get("role") == "model" else "user"
                 found.append({"role": role, "content": text_of(content.get("parts"))})
+        return found
+
+    def images(self, payload: dict[str, Any]) -> list[ReceivedImage]:
+        found: list[ReceivedImage] = []
+        for content in payload.get("contents") or []:
+            parts = content.get("parts") if isinstance(content, dict) else None
+            for part in parts if isinstance(parts, list) else []:
+                if not isinstance(part, dict):
+                    continue
+                response = part.get("functionResponse")
+                if isinstance(response, dict):
+                    call, tool = str(response.get("id") or ""), str(response.get("name") or "")
+                    for inner in response.get("parts") or []:
+                        found += _media(inner, "tool", call, tool)
+                else:
+                    found += _media(part, "user")
         return found
 
     def _parts(self, turn: Turn) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from hologram.llm.wire._base import NDJSON, Turn, WireFormat, dumps, pieces
+from hologram.llm.wire._base import NDJSON, ReceivedImage, Turn, WireFormat, dumps, pieces
 
 _STATUS = {
     "rate_limited": 429,
@@ -34,6 +34,16 @@ class Ollama(WireFormat):
 
     def tools(self, payload: dict[str, Any]) -> list[dict[str, Any]]:
         return [t for t in payload.get("tools") or [] if isinstance(t, dict)]
+
+    def images(self, payload: dict[str, Any]) -> list[ReceivedImage]:
+        # Ollama's images carry no type: the bytes say it (the kernel's store sniffs them).
+        return [
+            ReceivedImage(
+                str(m.get("role") or "user"), "", str(data), tool=str(m.get("tool_name") or "")
+            )
+            for m in self.messages(payload)
+            for data in m.get("images") or []
+        ]
 
     def _line(self, turn: Turn, message: dict[str, Any], done: bool) -> dict[str, Any]:
         line: dict[str, Any] = {

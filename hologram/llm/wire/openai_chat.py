@@ -3,11 +3,16 @@ DeepSeek, Azure OpenAI, OpenRouter, DashScope, Moonshot)."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
 
-from hologram.llm.wire._base import Turn, WireFormat, dumps, pieces
+from hologram.llm.wire._base import ReceivedImage, Turn, WireFormat, dumps, image_from_url, pieces
+
+# How our adapters name, in the user message after a run of tool messages, the call whose
+# result the images that follow came with (a tool message itself takes no image).
+_NAMED_CALL = re.compile(r"returned by (?P<tool>.+) \(call (?P<call>[^)]*)\)\]$")
 
 _OPENAI_ERRORS = {
     "rate_limited": (429, "requests", "rate_limit_exceeded"),
@@ -34,6 +39,24 @@ class OpenAIChat(WireFormat):
 
     def tools(self, payload: dict[str, Any]) -> list[dict[str, Any]]:
         return [t for t in payload.get("tools") or [] if isinstance(t, dict)]
+
+    def images(self, payload: dict[str, Any]) -> list[ReceivedImage]:
+        found: list[ReceivedImage] = []
+        after_tools = False
+        for message in self.messages(payload):
+            content = message.get("content")
+            call = tool = ""
+            for part in content if isinstance(content, list) else []:
+                if not isinstance(part, dict):
+                    continue
+                named = _NAMED_CALL.search(str(part.get("text", ""))) if after_tools else None
+                if named:
+                    call, tool = named["call"], named["tool"]
+                elif part.get("type") == "image_url":
+                    url = (part.get("image_url") or {}).get("url")
+                    found.append(image_from_url(url, "tool" if call else "user", call, tool))
+            after_tools = message.get("role") == "tool"
+        return found
 
     def _usage(self, turn: Turn) -> dict[str, Any]:
         reply, completion = turn.reply, turn.completion_tokens

@@ -8,7 +8,15 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from hologram.llm.wire._base import Turn, WireFormat, pieces, sse, text_of
+from hologram.llm.wire._base import (
+    ReceivedImage,
+    Turn,
+    WireFormat,
+    image_from_url,
+    pieces,
+    sse,
+    text_of,
+)
 from hologram.llm.wire.openai_chat import _openai_error
 
 
@@ -43,6 +51,21 @@ class OpenAIResponses(WireFormat):
             for t in payload.get("tools") or []
             if isinstance(t, dict) and t.get("type") == "function"
         ]
+
+    def images(self, payload: dict[str, Any]) -> list[ReceivedImage]:
+        found: list[ReceivedImage] = []
+        items = payload.get("input")
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, dict):
+                continue
+            if item.get("type") == "function_call_output":
+                parts, role, call = item.get("output"), "tool", str(item.get("call_id") or "")
+            else:
+                parts, role, call = item.get("content"), str(item.get("role") or "user"), ""
+            for part in parts if isinstance(parts, list) else []:
+                if isinstance(part, dict) and part.get("type") == "input_image":
+                    found.append(image_from_url(part.get("image_url"), role, call))
+        return found
 
     # ---- the answer ------------------------------------------------------------------------
 
