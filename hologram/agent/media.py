@@ -16,11 +16,11 @@ A digest is taken whole or as a prefix of at least `MIN_PREFIX` hex digits (labe
 
 from __future__ import annotations
 
-import base64
+import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Annotated
 
-from hologram.llm import ChatMessage, ContentBlock, ImageBlock, Role, TextBlock
+from hologram.llm import ChatMessage, ContentBlock, ImageBlock, TextBlock
 from hologram.media import MediaError, MediaStore
 from hologram.sdk import MediaRef, Param, ToolDef, ToolError, ToolOutput, ToolResult
 
@@ -39,7 +39,7 @@ class MediaParts:
 
     def __init__(self, store: MediaStore | None) -> None:
         self.store = store
-        self._encoded: dict[str, str] = {}
+        self._images: dict[str, ImageBlock] = {}
 
     def blocks(self, refs: Iterable[MediaRef]) -> list[ContentBlock]:
         out: list[ContentBlock] = []
@@ -52,9 +52,7 @@ class MediaParts:
             return [TextBlock(f"{ref.label()} (not available: this kernel has no media store)")]
         try:
             if ref.is_image:
-                return [
-                    ImageBlock(ref.mime, self.encoded(ref.digest), digest=ref.digest, name=ref.name)
-                ]
+                return [self.image(ref)]
             if ref.mime == "text/plain":
                 return [TextBlock(self.inline_text(ref))]
         except MediaError as exc:
@@ -62,11 +60,13 @@ class MediaParts:
             return [TextBlock(f"{ref.label()} (cannot be shown: {exc})")]
         return [TextBlock(ref.label())]
 
-    def encoded(self, digest: str) -> str:
-        if digest not in self._encoded:
+    def image(self, ref: MediaRef) -> ImageBlock:
+        if ref.digest not in self._images:
             assert self.store is not None
-            self._encoded[digest] = base64.b64encode(self.store.get(digest)).decode("ascii")
-        return self._encoded[digest]
+            self._images[ref.digest] = ImageBlock.from_media(ref, self.store.get(ref.digest))
+        cached = self._images[ref.digest]
+        # The same bytes may be named differently by the input and a later seemedia.
+        return cached if cached.name == ref.name else dataclasses.replace(cached, name=ref.name)
 
     def inline_text(self, ref: MediaRef) -> str:
         assert self.store is not None
@@ -88,22 +88,10 @@ class MediaParts:
         return ChatMessage.user([TextBlock(WINDOW_NOTE), *self.blocks(refs)])
 
     def tool_message(self, result: ToolResult) -> ChatMessage:
-        """A tool's answer; with media, its text first and then the media blocks."""
-        if not result.media:
-            return ChatMessage.tool(result)
-        return tool_message_with(result, self.blocks(result.media))
-
-
-def tool_message_with(result: ToolResult, blocks: list[ContentBlock]) -> ChatMessage:
-    # The one place a tool message with media is built; ChatMessage.tool(result, images=)
-    # replaces it once the wire layer has it.
-    return ChatMessage(
-        Role.TOOL,
-        [TextBlock(result.content), *blocks],
-        tool_call_id=result.call_id,
-        name=result.name,
-        is_error=result.is_error,
-    )
+        """A tool's answer; with images, its text first and then the images. A tool's other
+        media is named by label in its text already (a tool message holds only images)."""
+        images = [b for b in self.blocks(result.media) if isinstance(b, ImageBlock)]
+        return ChatMessage.tool(result, images=images)
 
 
 def find_media(store: MediaStore, digest: str) -> MediaRef:

@@ -132,12 +132,14 @@ async def test_a_tool_returning_an_image_shows_it_in_the_next_round(
     ref = tool_result.media[0]
     assert store_of(kernel).get(ref.digest) == chart and ref.mime == "image/png"
     assert ref.label() in tool_result.content
-    second = model.requests[-1].json["messages"]
-    tool = next(m for m in second if m["role"] == "tool")
+    second = model.requests[-1]
+    check_request("openai", second.json)
+    tool = next(m for m in second.json["messages"] if m["role"] == "tool")
     assert tool["content"].startswith("the chart")
-    # OpenAI's tool messages are text: the image itself is the wire layer's to place; the
-    # unified request carries it in the tool message, as the next test shows through Ollama.
-    assert "seemedia" in offered(model.requests[-1])
+    (image,) = second.images
+    assert (image.role, image.call_id) == ("tool", "c1")
+    assert base64.b64decode(image.data) == chart and image.media_type == "image/png"
+    assert "seemedia" in offered(second)
 
 
 async def test_tool_media_the_store_refuses_is_an_error_result(
@@ -176,3 +178,18 @@ async def test_seemedia_shows_a_stored_image_by_its_short_digest(
     seen, unknown = result.tool_results
     assert seen.media == (ref,) and not seen.is_error
     assert unknown.is_error and "0" * 64 in unknown.content
+
+
+async def test_a_source_that_reads_no_images_gets_the_note_and_seemedia(
+    kernel: Kernel, agent: Agent, model: ScriptedModelServer
+) -> None:
+    await kernel.config.set("core.llm.sources.default.accepts_images", False)
+    ref = store_of(kernel).put(png("white"))
+    model.queue_text("I cannot see it, but I know it is there.")
+
+    result = await run_turn(agent, "look at this", (ref,))
+
+    assert result.reply.startswith("I cannot see it")
+    request = model.last_request
+    assert request.images == [] and "seemedia" in offered(request)
+    assert ref.short in json.dumps(request.json["messages"][-1])
