@@ -55,6 +55,8 @@ async def ollama_kernel(data_dir: Path, model: ScriptedModelServer) -> AsyncIter
         "HOLOGRAM_LLM_API_KEY": "",
     }
     async with Kernel(data_dir, environ=environ) as running:
+        # Ollama serves vision and text-only models alike: the source says which it is.
+        await running.config.set("core.llm.sources.default.accepts_images", True)
         yield running
 
 
