@@ -76,6 +76,11 @@ class PluginRegistry:
         return self.parts.config
 
     @property
+    def data_dir(self) -> Path:
+        """The kernel's data dir: the user's plugins are its `plugins/`."""
+        return self.user_dir.parent
+
+    @property
     def settings(self) -> PluginSettings:
         return self.parts.config.read(PluginSettings)
 
