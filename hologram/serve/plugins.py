@@ -13,7 +13,7 @@ maps its refusals to status codes. Changes run one at a time, whichever door the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, TypedDict, cast
+from typing import Annotated, Any, TypedDict, cast
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -23,7 +23,7 @@ from hologram.plugins.registry import PluginRegistry
 from hologram.sdk.schema import Param
 from hologram.serve.bodies import ApiError, read_body
 from hologram.serve.context import context
-from hologram.serve.endpoint import Handler, endpoint, reply
+from hologram.serve.endpoint import endpoint, reply
 from hologram.serve.params import read_params
 
 STATUS = {Why.UNKNOWN: 404, Why.PROTECTED: 403, Why.PACKAGE: 400, Why.START: 409}
@@ -151,32 +151,35 @@ async def _apply(plugins: PluginRegistry, action: PluginAction, name: str) -> No
         raise ApiError(STATUS[exc.why], exc.message) from None
 
 
-def _changed(action: PluginAction) -> Handler:
-    async def change(request: Request) -> Response:
-        plugins = registry(request)
-        name = read_params(PluginPath, request.path_params, "path parameter").name
-        await _apply(plugins, action, name)
-        return reply(_row(plugins, name))
-
-    change.__name__ = f"{action.value}_plugin"
-    change.__doc__ = CHANGE_DOCS[action]
-    return change
+async def _changed(request: Request, action: PluginAction) -> Response:
+    plugins = registry(request)
+    name = read_params(PluginPath, request.path_params, "path parameter").name
+    await _apply(plugins, action, name)
+    return reply(_row(plugins, name))
 
 
-CHANGE_DOCS = {
-    PluginAction.ENABLE: "Start a stopped or failed plugin; 409 with its error when it fails.",
-    PluginAction.DISABLE: "Stop a plugin; its tools go away until it is enabled again (the "
-    "failback chain's plugins, core.agent.failback_plugins, are refused with a 403).",
-    PluginAction.RELOAD: "Stop a plugin, read its folder again (manifest and code), start it.",
+CHANGE: dict[str, Any] = {
+    "tag": "plugins",
+    "result": PluginRow,
+    "path_params": PluginPath,
+    "errors": (403, 404, 409),
 }
-enable_plugin, disable_plugin, reload_plugin = (
-    endpoint(
-        "POST",
-        f"/plugins/{{name}}/{action.value}",
-        tag="plugins",
-        result=PluginRow,
-        path_params=PluginPath,
-        errors=(403, 404, 409),
-    )(_changed(action))
-    for action in (PluginAction.ENABLE, PluginAction.DISABLE, PluginAction.RELOAD)
-)
+
+
+@endpoint("POST", "/plugins/{name}/enable", **CHANGE)
+async def enable_plugin(request: Request) -> Response:
+    """Start a stopped or failed plugin; 409 with its error when it does not start."""
+    return await _changed(request, PluginAction.ENABLE)
+
+
+@endpoint("POST", "/plugins/{name}/disable", **CHANGE)
+async def disable_plugin(request: Request) -> Response:
+    """Stop a plugin; its tools go away until it is enabled again. A plugin of the
+    failback chain (core.agent.failback_plugins) is refused with a 403."""
+    return await _changed(request, PluginAction.DISABLE)
+
+
+@endpoint("POST", "/plugins/{name}/reload", **CHANGE)
+async def reload_plugin(request: Request) -> Response:
+    """Stop a plugin, read its folder again (manifest and code), start it."""
+    return await _changed(request, PluginAction.RELOAD)

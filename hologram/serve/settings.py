@@ -38,7 +38,7 @@ class SettingEntry:
     doc: str
     secret: Annotated[bool, Param("a secret: its value is never sent, only set")]
     type: Annotated[str, Param("the type its values have: bool, int, float, str, list, dict, any")]
-    namespace: Annotated[str, Param("core.<section> or plugin.<plugin>, as the page groups it")]
+    namespace: Annotated[str, Param("its group on the page: core.<section> or plugin.<plugin>")]
     has_value: Annotated[bool, Param("whether it holds a value (for a secret: whether it is set)")]
 
     @classmethod
