@@ -69,6 +69,14 @@ def test_a_plugin_uploaded_on_the_page_is_listed_and_disabled_and_enabled_there(
         httpx.post(service.api + "/plugins/greet/disable", timeout=10).raise_for_status()
         page.wait_for_selector(f"{row}[data-state=stopped]")
         screenshot(page, tmp_path, "plugins")
+        # What was uploaded can be removed; a built-in has no such button.
+        assert (
+            page.locator("#plugins tr[data-plugin=seq] button[data-action=uninstall]").count() == 0
+        )
+        page.click(f"{row} button[data-action=uninstall]")
+        page.wait_for_selector(row, state="detached")
+        assert page.text_content("#plugins-message") == "greet uninstalled"
+        assert not (service.data_dir / "plugins" / "greet").exists()
 
 
 def test_settings_are_edited_by_namespace_and_each_change_comes_back_as_an_event(

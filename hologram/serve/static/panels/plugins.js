@@ -1,5 +1,5 @@
 // The plugin panel: every plugin with its health (state, restarts, last error), enable or
-// disable it, reload it, upload a .hmap package. The list is read again whenever a plugin
+// disable it, reload it, upload a .hmap package and uninstall what was uploaded. The list is read again whenever a plugin
 // event arrives, so a change made elsewhere (the agent's pluginmgr, the supervisor
 // restarting a crashed plugin) shows here too.
 import { $, call, upload } from "../api.js";
@@ -20,9 +20,15 @@ function button(label, action, name) {
   b.dataset.action = action;
   b.addEventListener("click", async () => {
     b.disabled = true;
+    const path = `/plugins/${encodeURIComponent(name)}`;
     try {
-      const row = await call("POST", `/plugins/${encodeURIComponent(name)}/${action}`);
-      say(`${row.name}: ${row.state}${row.error ? ` (${row.error})` : ""}`);
+      if (action === "uninstall") {
+        await call("DELETE", path);
+        say(`${name} uninstalled`);
+      } else {
+        const row = await call("POST", `${path}/${action}`);
+        say(`${row.name}: ${row.state}${row.error ? ` (${row.error})` : ""}`);
+      }
     } catch (err) { say(`${name}: ${err.message}`, true); }
     await loadPlugins();
   });
@@ -52,6 +58,8 @@ function show(plugins, refused) {
       button(running ? "Disable" : "Enable", running ? "disable" : "enable", p.name),
       button("Reload", "reload", p.name),
     );
+    // Only what was installed can be removed; built-in and shipped plugins stay.
+    if (p.origin === "user") actions.append(button("Uninstall", "uninstall", p.name));
   }
   const refusals = Object.entries(refused || {});
   $("plugins-refused").replaceChildren(...refusals.map(([where, why]) => {
