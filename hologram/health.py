@@ -22,14 +22,17 @@ from __future__ import annotations
 import shutil
 import tempfile
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from hologram.config import HealthSettings, SourceSettings
+from hologram.config import ConfigRegistry, HealthSettings, SourceSettings
 
 if TYPE_CHECKING:
     from hologram.facade import Kernel
+    from hologram.llm import ProviderManager
+    from hologram.plugins.registry import PluginRegistry
 
 SELFTEST_INPUT = "health check: answer in one word"
 _FAILING_PLUGIN_STATES = frozenset({"crashed", "failed"})
@@ -62,6 +65,24 @@ class HealthReport:
         return "\n".join([*lines, verdict])
 
 
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """The parts of a running kernel the checks read. The facade gives them all
+    (`of_kernel`); the `health_check` tool, running inside the kernel, gives what its plugin
+    host holds, with no phase: it is asked from inside a turn, which the kernel serves."""
+
+    config: ConfigRegistry
+    data_dir: Path
+    llm: ProviderManager | None
+    plugins: PluginRegistry | None
+    phase: str | None = None
+
+    @classmethod
+    def of_kernel(cls, kernel: Kernel) -> Subject:
+        state = kernel.state
+        return cls(kernel.config, kernel.data_dir, state.llm, state.plugins, str(kernel.phase))
+
+
 async def selftest() -> Check:
     """One turn through a virtual kernel on a temporary data dir, with the offline model."""
     from hologram.facade import Kernel
@@ -79,19 +100,25 @@ async def selftest() -> Check:
 
 async def check(kernel: Kernel, *, with_selftest: bool = True) -> HealthReport:
     """Every check of `kernel` (a running one), the self-test first when asked."""
+    return await check_subject(Subject.of_kernel(kernel), with_selftest=with_selftest)
+
+
+async def check_subject(subject: Subject, *, with_selftest: bool = True) -> HealthReport:
+    """The report `check` gives, of the parts in `subject`."""
     report = HealthReport()
     if with_selftest:
         report.checks.append(await selftest())
-    phase = str(kernel.phase)
-    report.checks.append(Check("kernel", phase == "ready", f"phase {phase}"))
-    report.checks += await llm_checks(kernel)
-    report.checks += plugin_checks(kernel)
-    report.checks.append(disk_check(kernel))
+    if subject.phase is not None:
+        ready = subject.phase == "ready"
+        report.checks.append(Check("kernel", ready, f"phase {subject.phase}"))
+    report.checks += await llm_checks(subject)
+    report.checks += plugin_checks(subject)
+    report.checks.append(disk_check(subject))
     return report
 
 
-async def llm_checks(kernel: Kernel) -> list[Check]:
-    llm = kernel.state.llm
+async def llm_checks(kernel: Subject) -> list[Check]:
+    llm = kernel.llm
     if llm is None:
         return [Check("llm", False, "this kernel has no model sources")]
     settings = kernel.config.read(HealthSettings)
@@ -116,8 +143,8 @@ async def _reach(http: httpx.AsyncClient, name: str, base_url: str, state: str) 
     return Check(name, True, f"reachable at {base_url} (HTTP {response.status_code}; {state})")
 
 
-def plugin_checks(kernel: Kernel) -> list[Check]:
-    plugins = kernel.state.plugins
+def plugin_checks(kernel: Subject) -> list[Check]:
+    plugins = kernel.plugins
     if plugins is None:
         return []
     checks = []
@@ -130,7 +157,7 @@ def plugin_checks(kernel: Kernel) -> list[Check]:
     return checks
 
 
-def disk_check(kernel: Kernel) -> Check:
+def disk_check(kernel: Subject) -> Check:
     needed = kernel.config.read(HealthSettings).min_free_bytes
     free = shutil.disk_usage(kernel.data_dir).free
     mib = 1024 * 1024

@@ -1,7 +1,15 @@
 """Settings of the kernel and its plugins, kept in `<data>/config.db`."""
 
 from hologram.config.defaults import CORE_DEFAULTS, ENV_OVERRIDES, SEED_SOURCE
-from hologram.config.keys import ConfigError, Setting, is_secret, mask, namespace
+from hologram.config.keys import (
+    ConfigError,
+    Setting,
+    is_secret,
+    kind_of,
+    mask,
+    namespace,
+    section_of,
+)
 from hologram.config.registry import SECRET_KEY_ENV, Cipher, ConfigRegistry, Entry
 from hologram.config.sections import (
     CORE_SECTIONS,
@@ -51,7 +59,9 @@ __all__ = [
     "declared",
     "is_secret",
     "key_of",
+    "kind_of",
     "mask",
     "namespace",
+    "section_of",
     "setting",
 ]

@@ -56,6 +56,19 @@ def mask(key: str, value: Any) -> Any:
     return value
 
 
+def section_of(key: str) -> str:
+    """The namespace a key is shown under: `core.<section>` or `plugin.<plugin>`."""
+    parts = key.split(".")
+    if parts[0] == "core" and len(parts) <= 2:
+        return "core"
+    return ".".join(parts[:2])
+
+
+def kind_of(default: Any) -> str:
+    """The type a key's values have, named as its default's (`any` without a default)."""
+    return "any" if default is None else _type_name(default)
+
+
 def _type_name(value: Any) -> str:
     return {bool: "bool", int: "int", float: "float", str: "str", list: "list", dict: "dict"}.get(
         type(value), type(value).__name__

@@ -29,6 +29,7 @@ from hologram.notebook.graph_widget import GraphWidget
 from hologram.notebook.layers import LayersWidget
 from hologram.notebook.scheduler_widget import SchedulerWidget
 from hologram.notebook.terminal_widget import TerminalWidget
+from hologram.plugins.changes import PluginAction
 from hologram.sdk import Event, EventType, Priority
 
 T = TypeVar("T")
@@ -286,10 +287,9 @@ class HologramMagics(Magics):
             rows = registry.status()
             print(_plugin_table(rows))
             return PrintedRows(rows)
+        # The registry's guarded change path, as pluginmgr and the page's plugin panel take.
         actions = {
-            "enable": registry.enable,
-            "disable": registry.disable,
-            "reload": registry.reload,
+            a.value: a for a in (PluginAction.ENABLE, PluginAction.DISABLE, PluginAction.RELOAD)
         }
         action, *names = args.args
         if action not in actions or len(names) != 1:
@@ -303,7 +303,7 @@ class HologramMagics(Magics):
         self._running_loop()
 
         async def change() -> dict[str, Any]:
-            await actions[action](name)
+            await registry.changes.apply(actions[action], name)
             (row,) = [r for r in registry.status() if r["name"] == name]
             print(_plugin_table([row]))
             return row

@@ -12,6 +12,10 @@ from typing import Any
 
 _EXPORTS = {
     "BothCopiesError": "hologram.plugins.registry",
+    "ChangeRefused": "hologram.plugins.changes",
+    "PluginAction": "hologram.plugins.changes",
+    "PluginChanges": "hologram.plugins.changes",
+    "Why": "hologram.plugins.changes",
     "Entry": "hologram.plugins.entry",
     "PluginRegistry": "hologram.plugins.registry",
     "State": "hologram.plugins.entry",

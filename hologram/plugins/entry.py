@@ -7,11 +7,15 @@ import asyncio
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hologram.plugins.builtin import BuiltinFactory
 from hologram.plugins.kernel_sdk import KernelSDK
 from hologram.plugins.manifest import Kind, Manifest
 from hologram.sdk import Plugin, PluginOrigin
+
+if TYPE_CHECKING:
+    # Only a type here: the built-ins (pluginmgr) use the plugin changes, which use entries.
+    from hologram.plugins.builtin import BuiltinFactory
 
 
 class State(StrEnum):

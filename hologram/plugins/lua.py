@@ -15,8 +15,11 @@ checked against the manifest when called: `sdk.memory.recall(query[, top])`,
 `sdk.memory.commit(text)`, `sdk.knowledge.search/get/list/create`, `sdk.social.person/
 trait/relations/persons` (social memory is read-only here, as for every external plugin),
 `sdk.inject_input(text, channel)`, `sdk.inject_interrupt(text, channel[, level])` (L1
-unless given) and `sdk.inject_input_sync(text, channel)`. They run asynchronously on the
-kernel's loop while the script's coroutine waits; a refusal is a Lua error the script may `pcall`.
+unless given), `sdk.inject_input_sync(text, channel)`, and the LLM surface external plugins
+get (`sdk.llm.list_sources()`, `sdk.llm.current_source()`, `sdk.llm.set_source(name)`; no
+`chat`, which only a built-in has: `hologram.plugins.llm_surface`). They run asynchronously
+on the kernel's loop while the script's coroutine waits; a refusal is a Lua error the script
+may `pcall`.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ _HOST_CAPABILITIES: dict[str, Capability] = {
     "inject_input": Capability.INJECT,
     "inject_interrupt": Capability.INJECT,
     "inject_input_sync": Capability.INJECT,
+    **{f"llm.{n}": Capability.LLM for n in ("list_sources", "current_source", "set_source")},
 }
 """The SDK calls a Lua handler can make (beyond registering), with the capability each needs."""
 

@@ -20,6 +20,7 @@ from typing import Any
 from hologram.config import ConfigRegistry, PluginSettings
 from hologram.llm import LuaSandboxError
 from hologram.plugins.builtin import BuiltinFactory
+from hologram.plugins.changes import PluginChanges
 from hologram.plugins.entry import Entry, State
 from hologram.plugins.kernel_sdk import KernelParts, KernelSDK
 from hologram.plugins.lua import LuaPlugin
@@ -67,10 +68,17 @@ class PluginRegistry:
         self.supervisor = Supervisor(
             parts, lookup=self._entries.get, start=self._start, refuse=self._refuse
         )
+        self.changes = PluginChanges(self)
+        """The guarded, one-at-a-time changes every door (pluginmgr, /plugins) goes through."""
 
     @property
     def config(self) -> ConfigRegistry:
         return self.parts.config
+
+    @property
+    def data_dir(self) -> Path:
+        """The kernel's data dir: the user's plugins are its `plugins/`."""
+        return self.user_dir.parent
 
     @property
     def settings(self) -> PluginSettings:

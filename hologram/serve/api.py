@@ -2,7 +2,7 @@
 the MCP server at /mcp) of one kernel.
 
 `build_app` lists the routes; the endpoints are module-level functions, grouped by resource
-(`inputs`, `status`, `settings`, `events`, `reads.*`, `plugins`), that read the kernel, the
+(`inputs`, `status`, `settings`, `events`, `reads.*`, `plugins`, `llm`), that read the kernel, the
 event stream and the intake from the app's state. Handlers use the kernel's facade and the
 subsystems' public reads; the service adds no state of its own beyond the event ring.
 """
@@ -28,6 +28,7 @@ from hologram.serve import (
     events,
     health,
     inputs,
+    llm,
     openapi,
     plugins,
     settings,
@@ -67,6 +68,11 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     plugins.list_plugins,
     plugins.install_plugin,
     plugins.uninstall_plugin,
+    plugins.enable_plugin,
+    plugins.disable_plugin,
+    plugins.reload_plugin,
+    llm.get_llm_sources,
+    llm.put_llm_source,
     openapi.get_openapi,
 )
 """The Hologram API, under /api/v1: routed, and described by its OpenAPI document."""

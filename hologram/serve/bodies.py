@@ -78,7 +78,7 @@ async def read_json(request: Request, limit: int) -> Any:
         ) from None
 
 
-def _object(body: Any, cls: type, what: str) -> dict[str, Any]:
+def object_body(body: Any, cls: type, what: str) -> dict[str, Any]:
     """`body` as an object holding only the fields of `cls`."""
     if not isinstance(body, dict):
         raise ApiError(400, f"request body must be a JSON object, not {type(body).__name__}")
@@ -89,7 +89,7 @@ def _object(body: Any, cls: type, what: str) -> dict[str, Any]:
     return body
 
 
-def _string(body: dict[str, Any], key: str, default: str | None = None) -> str:
+def string_field(body: dict[str, Any], key: str, default: str | None = None) -> str:
     value = body.get(key, default)
     if value is None:
         raise ApiError(400, f"'{key}' is required")
@@ -158,18 +158,18 @@ def parse_level(value: Any, *, interrupt: bool) -> Priority:
 
 def input_body(body: Any, *, channels: list[str], kind: type[InputBody] = InputBody) -> InputBody:
     """`body` as an input (`kind` InterruptBody for an interrupt), or a 400 saying why not."""
-    body = _object(body, kind, "an input")
-    text = _string(body, "text")
+    body = object_body(body, kind, "an input")
+    text = string_field(body, "text")
     if not text.strip():
         raise ApiError(400, "'text' is empty")
-    channel = _string(body, "channel", HTTP_CHANNEL)
+    channel = string_field(body, "channel", HTTP_CHANNEL)
     if channel not in channels:
         raise ApiError(
             400, f"no output channel {channel!r} for the reply; live channels: {channels}"
         )
     level = body.get("level", _default(kind, "level"))
     parse_level(level, interrupt=kind is InterruptBody)
-    source = _string(body, "source", _default(kind, "source"))
+    source = string_field(body, "source", _default(kind, "source"))
     timeout = body.get("timeout", DEFAULT_SYNC_TIMEOUT_S)
     if (
         not isinstance(timeout, int | float)
@@ -207,12 +207,12 @@ def setting_body(body: Any) -> SettingValue | SettingText:
     """`{"key", "value"}` stores the JSON value as it is; `{"key", "text"}` parses text
     typed by a person into the key's type."""
     if isinstance(body, dict) and "text" in body and "value" not in body:
-        body = _object(body, SettingText, "a setting sent as text")
-        return SettingText(_string(body, "key"), _string(body, "text"))
+        body = object_body(body, SettingText, "a setting sent as text")
+        return SettingText(string_field(body, "key"), string_field(body, "text"))
     if isinstance(body, dict) and "text" in body:
         raise ApiError(400, "send exactly one of 'value' (typed JSON) or 'text' (to be parsed)")
-    body = _object(body, SettingValue, "a setting")
-    key = _string(body, "key")
+    body = object_body(body, SettingValue, "a setting")
+    key = string_field(body, "key")
     if "value" not in body:
         raise ApiError(400, "send exactly one of 'value' (typed JSON) or 'text' (to be parsed)")
     return SettingValue(key, body["value"])

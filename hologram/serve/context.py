@@ -3,7 +3,6 @@ app's state (`request.app.state.context`), so nothing lives at module level."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -32,8 +31,6 @@ class ServiceContext:
     info: ServiceInfo
     openapi: dict[str, Any] = field(default_factory=dict)
     """The OpenAPI document, made once from the endpoints' declarations."""
-    plugin_changes: asyncio.Lock = field(default_factory=asyncio.Lock)
-    """Installs and uninstalls run one at a time."""
 
 
 def context(request: Request) -> ServiceContext:

@@ -29,8 +29,11 @@ REFS = "#/components/schemas/"
 REASONS = {
     400: "malformed JSON, a field or parameter that is wrong, or a request the store refuses",
     401: "bearer token missing or wrong (non-loopback bind)",
-    403: "not allowed (a built-in or shipped plugin cannot be uninstalled)",
+    403: "not allowed (a built-in or shipped plugin cannot be uninstalled, a failback "
+    "plugin cannot be stopped)",
     404: "not found, or this kernel has no such part",
+    409: "the change could not be made in the kernel's state (a plugin that failed to "
+    "start, with its error)",
     413: "request body over the size limit",
     415: "body not sent with a content type this operation takes",
     500: "the turn itself failed (a fault in the kernel, reported with the input's id)",
@@ -45,7 +48,8 @@ TAGS = {
     "memory": "The context window and the cold context",
     "graph": "The graph memory",
     "knowledge": "The knowledge base",
-    "plugins": "Plugins: list, install a .hmap, uninstall",
+    "plugins": "Plugins: list, install a .hmap, enable, disable, reload, uninstall",
+    "llm": "The model sources: list them, switch the one tried first",
     "meta": "This document",
 }
 

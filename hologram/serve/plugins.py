@@ -1,23 +1,24 @@
-"""Plugins over HTTP: list them, install a `.hmap` sent as the request body, uninstall one.
+"""Plugins over HTTP: list them, install a `.hmap` sent as the request body, enable,
+disable, reload and uninstall one. Every change is the registry's `changes`, the code the
+agent's pluginmgr tools run too, so both doors refuse the same things with the same words.
 
 The package is the raw body (`curl --data-binary @x.hmap -H 'content-type: application/zip'`),
 not a multipart form: one file is all an install takes, and a raw body needs no form parser.
 Its size limit is the registry's own `core.plugins.max_package_bytes`, read at each request,
 so the HTTP limit and the registry's agree and a change of the setting takes effect at once.
 Every check of the archive (zip slip, bombs, manifest) is the registry's; this module only
-maps its refusals to status codes. Installs and uninstalls run one at a time.
+maps its refusals to status codes. Changes run one at a time, whichever door they come by.
 """
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
-from typing import Annotated, TypedDict, cast
+from typing import Annotated, Any, TypedDict, cast
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from hologram.plugins import PackageError, PluginLoadError, State, read_package
+from hologram.plugins.changes import ChangeRefused, PluginAction, Why
 from hologram.plugins.registry import PluginRegistry
 from hologram.sdk.schema import Param
 from hologram.serve.bodies import ApiError, read_body
@@ -25,6 +26,8 @@ from hologram.serve.context import context
 from hologram.serve.endpoint import endpoint, reply
 from hologram.serve.params import read_params
 
+STATUS = {Why.UNKNOWN: 404, Why.PROTECTED: 403, Why.PACKAGE: 400, Why.START: 409}
+"""How each refusal of `hologram.plugins.changes` answers over HTTP."""
 PACKAGE_KINDS = frozenset({"application/zip", "application/octet-stream", "application/x-hmap"})
 
 
@@ -106,7 +109,7 @@ async def list_plugins(request: Request) -> Response:
     body=bytes,
     body_media=("application/zip", "application/octet-stream", "application/x-hmap"),
     query=InstallQuery,
-    errors=(404,),
+    errors=(404, 409),
 )
 async def install_plugin(request: Request) -> Response:
     """Install a .hmap package sent as the body; it starts if its manifest says auto_start
@@ -115,19 +118,14 @@ async def install_plugin(request: Request) -> Response:
     replace = read_params(InstallQuery, request.query_params, "query parameter").replace
     limit = plugins.settings.max_package_bytes
     data = await read_body(request, limit, PACKAGE_KINDS, "a .hmap package (a zip archive)")
-    async with context(request).plugin_changes:
-        try:
-            entry = await plugins.install_package(data, replace=replace)
-        except PackageError as exc:
-            raise ApiError(400, f"package refused: {exc}") from None
-        except PluginLoadError:
-            # Installed, but its start failed: the folder stays, so the client is told
-            # both, and can fix the setting or facility it lacks and enable it later.
-            package = await asyncio.to_thread(read_package, data, max_bytes=limit)
-            row = _row(plugins, package.manifest.name)
-            return reply(InstalledPlugin(**row, installed=True, started=False), 201)
-    started = entry.state is State.RUNNING
-    return reply(InstalledPlugin(**_row(plugins, entry.name), installed=True, started=started), 201)
+    try:
+        done = await plugins.changes.install(data, replace=replace)
+    except ChangeRefused as exc:
+        raise ApiError(STATUS[exc.why], exc.message) from None
+    # Installed but not started is still a 201: the folder stays, and the client can fix
+    # the setting or facility it lacks and enable it later.
+    row = _row(plugins, done.entry.name)
+    return reply(InstalledPlugin(**row, installed=True, started=done.started), 201)
 
 
 @endpoint(
@@ -142,11 +140,46 @@ async def uninstall_plugin(request: Request) -> Response:
     """Stop an installed plugin and delete its folder (its settings stay)."""
     plugins = registry(request)
     name = read_params(PluginPath, request.path_params, "path parameter").name
-    async with context(request).plugin_changes:
-        try:
-            await plugins.uninstall(name)
-        except KeyError as exc:
-            raise ApiError(404, str(exc.args[0]) if exc.args else str(exc)) from None
-        except PermissionError as exc:
-            raise ApiError(403, str(exc)) from None
+    await _apply(plugins, PluginAction.UNINSTALL, name)
     return reply(Uninstalled(name))
+
+
+async def _apply(plugins: PluginRegistry, action: PluginAction, name: str) -> None:
+    try:
+        await plugins.changes.apply(action, name)
+    except ChangeRefused as exc:
+        raise ApiError(STATUS[exc.why], exc.message) from None
+
+
+async def _changed(request: Request, action: PluginAction) -> Response:
+    plugins = registry(request)
+    name = read_params(PluginPath, request.path_params, "path parameter").name
+    await _apply(plugins, action, name)
+    return reply(_row(plugins, name))
+
+
+CHANGE: dict[str, Any] = {
+    "tag": "plugins",
+    "result": PluginRow,
+    "path_params": PluginPath,
+    "errors": (403, 404, 409),
+}
+
+
+@endpoint("POST", "/plugins/{name}/enable", **CHANGE)
+async def enable_plugin(request: Request) -> Response:
+    """Start a stopped or failed plugin; 409 with its error when it does not start."""
+    return await _changed(request, PluginAction.ENABLE)
+
+
+@endpoint("POST", "/plugins/{name}/disable", **CHANGE)
+async def disable_plugin(request: Request) -> Response:
+    """Stop a plugin; its tools go away until it is enabled again. A plugin of the
+    failback chain (core.agent.failback_plugins) is refused with a 403."""
+    return await _changed(request, PluginAction.DISABLE)
+
+
+@endpoint("POST", "/plugins/{name}/reload", **CHANGE)
+async def reload_plugin(request: Request) -> Response:
+    """Stop a plugin, read its folder again (manifest and code), start it."""
+    return await _changed(request, PluginAction.RELOAD)

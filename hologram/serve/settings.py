@@ -1,14 +1,24 @@
-"""Settings: list them (secrets masked) and store one, refused with the registry's reason."""
+"""Settings: list them (secrets masked) by namespace, and store one, refused with the
+registry's reason (an unknown key names the closest that exist: `check_known`, the check
+every door a person sets settings through makes, cfgmgr and the command line too)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from hologram.config import ConfigError, ConfigRegistry, is_secret, mask
+from hologram.config import (
+    ConfigError,
+    ConfigRegistry,
+    is_secret,
+    kind_of,
+    mask,
+    section_of,
+)
 from hologram.sdk.schema import Param
 from hologram.serve.bodies import ApiError, SettingText, SettingValue, read_json, setting_body
 from hologram.serve.context import context
@@ -26,7 +36,10 @@ class SettingEntry:
     default: Any
     source: Annotated[str, Param("default, stored or env")]
     doc: str
-    secret: bool
+    secret: Annotated[bool, Param("a secret: its value is never sent, only set")]
+    type: Annotated[str, Param("the type its values have: bool, int, float, str, list, dict, any")]
+    namespace: Annotated[str, Param("its group on the page: core.<section> or plugin.<plugin>")]
+    has_value: Annotated[bool, Param("whether it holds a value (for a secret: whether it is set)")]
 
     @classmethod
     def of(cls, config: ConfigRegistry, key: str) -> SettingEntry:
@@ -38,6 +51,9 @@ class SettingEntry:
             source=entry.source,
             doc=entry.doc,
             secret=is_secret(entry.key),
+            type=kind_of(entry.default),
+            namespace=section_of(entry.key),
+            has_value=entry.value not in (None, "", [], {}),
         )
 
 
@@ -49,12 +65,21 @@ class StoredSetting(SettingEntry):
 
 
 @dataclass(frozen=True, slots=True)
+class Namespace:
+    """A group of keys: `core.<section>` or `plugin.<plugin>`."""
+
+    name: str
+    keys: Annotated[int, Param("how many keys it holds")]
+
+
+@dataclass(frozen=True, slots=True)
 class SettingsList:
-    """The settings under a prefix, and the plugin namespaces that have settings."""
+    """The settings under a prefix, every namespace, and the plugin namespaces."""
 
     prefix: str
     settings: list[SettingEntry]
     plugins: Annotated[list[str], Param("the plugin namespaces that have settings")]
+    namespaces: Annotated[list[Namespace], Param("every namespace, whatever the prefix")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +94,9 @@ async def get_settings(request: Request) -> Response:
     config = context(request).kernel.config
     entries = [SettingEntry.of(config, e.key) for e in config.entries(prefix)]
     plugins = sorted({e.key.split(".")[1] for e in config.entries("plugin.")})
-    return reply(SettingsList(prefix, entries, plugins))
+    counts = Counter(section_of(e.key) for e in config.entries())
+    namespaces = [Namespace(name, counts[name]) for name in sorted(counts)]
+    return reply(SettingsList(prefix, entries, plugins, namespaces))
 
 
 @endpoint("PUT", "/settings", tag="settings", result=StoredSetting, body=SettingValue | SettingText)

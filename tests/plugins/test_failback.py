@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hologram import Kernel
-from hologram.plugins import State
+from hologram.plugins import PluginAction, State
 from tests.agent.conftest import Recorder
 
 
@@ -48,6 +48,6 @@ async def test_the_agent_cannot_stop_a_failback_plugin(stranded: Kernel) -> None
     manager = registry.get("pluginmgr").plugin
 
     with pytest.raises(Exception, match="failback chain"):
-        await manager.change("recoverydiag", "disabled", registry.disable)  # type: ignore[union-attr]
+        await manager.change(PluginAction.DISABLE, "recoverydiag")  # type: ignore[union-attr]
 
     assert registry.get("recoverydiag").state is State.RUNNING

@@ -438,3 +438,46 @@ async def test_a_built_in_plugin_asks_the_model_directly(
 
     assert answer == "a direct answer"
     assert model.last_request.json["messages"][0] == {"role": "system", "content": "be brief"}
+
+
+LUA_LLM = """
+sdk.register_tool("lua_llm", "Use the LLM surface from Lua.", nil, function(args)
+  local before = sdk.llm.current_source()
+  local names = {}
+  for i, source in ipairs(sdk.llm.list_sources()) do names[i] = source.source end
+  local ok, err = pcall(sdk.llm.set_source, "nowhere")
+  sdk.llm.set_source(args.to)
+  return {before = before, names = names, unknown = err, after = sdk.llm.current_source(),
+          has_chat = sdk.llm.chat ~= nil}
+end)
+"""
+
+
+async def test_a_lua_plugin_lists_reads_and_switches_the_model_source(
+    kernel: Kernel, registry: PluginRegistry, write_plugin: Callable[..., Path]
+) -> None:
+    await kernel.config.set("core.llm.sources.backup.base_url", "http://127.0.0.1:9/v1")
+    await kernel.config.set("core.llm.sources.backup.model", "backup-model")
+    await registry.load_dir(
+        write_plugin("lualm", LUA_LLM, entry="main.lua", capabilities=["tools", "llm"])
+    )
+
+    result = await kernel.state.stagehost.execute(ToolCall("c", "lua_llm", {"to": "backup"}))
+
+    answer = json.loads(result.content)
+    assert not result.is_error, answer
+    assert (answer["before"], answer["names"]) == ("default", ["default", "backup"])
+    assert "no LLM source 'nowhere'" in answer["unknown"]
+    assert (answer["after"], answer["has_chat"]) == ("backup", False)
+    assert kernel.config.get("core.llm.active_source") == "backup"
+
+
+async def test_the_lua_llm_surface_without_the_capability_is_a_lua_error_naming_it(
+    kernel: Kernel, registry: PluginRegistry, write_plugin: Callable[..., Path]
+) -> None:
+    await registry.load_dir(write_plugin("luanollm", LUA_LLM, entry="main.lua"))
+
+    result = await kernel.state.stagehost.execute(ToolCall("c", "lua_llm", {"to": "default"}))
+
+    assert result.is_error and "'llm'" in result.content and "plugin.json" in result.content
+    assert kernel.config.get("core.llm.active_source") != "backup"

@@ -36,6 +36,11 @@ def test_the_server_serves_an_openapi_document_naming_every_endpoint(service: Se
         "/knowledge/entries/{name}",
         "/plugins",
         "/plugins/{name}",
+        "/plugins/{name}/enable",
+        "/plugins/{name}/disable",
+        "/plugins/{name}/reload",
+        "/llm/sources",
+        "/llm/source",
         "/openapi.json",
     }
     assert set(document["paths"]["/settings"]) == {"get", "put"}

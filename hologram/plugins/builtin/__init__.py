@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from hologram.plugins.builtin.agentcli import AgentCLI
 from hologram.plugins.builtin.cfgmgr import ConfigManager
+from hologram.plugins.builtin.healthcheck import HealthCheck
 from hologram.plugins.builtin.llmsource import LLMSources
 from hologram.plugins.builtin.pluginmgr import PluginManager
 from hologram.plugins.builtin.recoverydiag import RecoveryDiag
@@ -30,6 +31,7 @@ def builtin_plugins() -> dict[str, BuiltinFactory]:
     return {
         "agentcli": AgentCLI,
         "cfgmgr": ConfigManager,
+        "healthcheck": HealthCheck,
         "llmsource": LLMSources,
         "pluginmgr": PluginManager,
         "recoverydiag": RecoveryDiag,

@@ -5,8 +5,10 @@ withholds.
 
 `llm_sources` lists every source in the order a call tries them, with its state (ready,
 backing off, blocked and why) and the one in use; `llm_switch` makes one the source tried
-first (stored as `active_source`, published as `provider_switched`). Switching is
-hard-private: only the owner's inputs reach it.
+first (stored as `active_source`, published as `provider_switched`). Both go
+through the plugin LLM surface (`hologram.plugins.llm_surface`), as the service's /llm
+endpoints (the page's source control) and external plugins do. Switching is hard-private:
+only the owner's inputs reach it.
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Annotated
 
+from hologram.plugins.llm_surface import LLMAPI
 from hologram.sdk import Param, ToolDef, ToolError
 
 if TYPE_CHECKING:
-    from hologram.llm import ProviderManager
     from hologram.plugins.kernel_sdk import KernelSDK
     from hologram.plugins.registry import PluginRegistry
 
@@ -26,12 +28,7 @@ class LLMSources:
     name = "llmsource"
 
     def __init__(self, registry: PluginRegistry) -> None:
-        self._llm: ProviderManager | None = registry.parts.llm
-
-    def manager(self) -> ProviderManager:
-        if self._llm is None:
-            raise ToolError("this kernel has no model sources")
-        return self._llm
+        self._llm = LLMAPI(registry.parts.llm)
 
     async def start(self, sdk: KernelSDK) -> None:
         async def llm_sources() -> str:
@@ -52,15 +49,17 @@ class LLMSources:
         return None
 
     async def listing(self) -> str:
-        llm = self.manager()
-        await llm.refresh()
-        current = next(iter(llm.ordered_sources()), None)
-        return json.dumps({"current": current, "sources": llm.status()}, ensure_ascii=False)
+        try:
+            sources = await self._llm.list_sources()
+        except LookupError as exc:
+            raise ToolError(str(exc)) from None
+        current = sources[0]["source"] if sources else None
+        return json.dumps({"current": current, "sources": sources}, ensure_ascii=False)
 
     async def switch(self, source: str) -> str:
-        llm = self.manager()
         try:
-            await llm.set_active(source)
-        except ValueError as exc:
+            await self._llm.set_source(source)
+            order = [s["source"] for s in await self._llm.list_sources()]
+        except (LookupError, ValueError) as exc:
             raise ToolError(str(exc)) from None
-        return f"model source is now {source}; order: {', '.join(llm.ordered_sources())}"
+        return f"model source is now {source}; order: {', '.join(order)}"

@@ -18,6 +18,17 @@ export async function call(method, path, body) {
   return data;
 }
 
+// Sends a file as the raw body (a .hmap package: POST /plugins takes the archive itself).
+export async function upload(path, file, type = "application/zip") {
+  const headers = { "content-type": type };
+  if (token()) headers.authorization = `Bearer ${token()}`;
+  const response = await fetch(API + path, { method: "POST", headers, body: file });
+  if (response.status === 401) $("token-box").hidden = false;
+  const data = await response.json();
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
 export function line(list, text, cls) {
   const item = document.createElement("li");
   item.textContent = text;
