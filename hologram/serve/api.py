@@ -23,6 +23,7 @@ from starlette.types import ASGIApp
 from hologram import __version__
 from hologram.facade import Kernel
 from hologram.serve import (
+    changes,
     chat_completions,
     conversation,
     events,
@@ -67,6 +68,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     plugins.list_plugins,
     plugins.install_plugin,
     plugins.uninstall_plugin,
+    changes.list_changes,
+    changes.undo_changes,
     openapi.get_openapi,
 )
 """The Hologram API, under /api/v1: routed, and described by its OpenAPI document."""

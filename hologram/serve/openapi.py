@@ -31,6 +31,7 @@ REASONS = {
     401: "bearer token missing or wrong (non-loopback bind)",
     403: "not allowed (a built-in or shipped plugin cannot be uninstalled)",
     404: "not found, or this kernel has no such part",
+    409: "refused: the state changed since (a file was changed again after the call)",
     413: "request body over the size limit",
     415: "body not sent with a content type this operation takes",
     500: "the turn itself failed (a fault in the kernel, reported with the input's id)",
@@ -46,6 +47,7 @@ TAGS = {
     "graph": "The graph memory",
     "knowledge": "The knowledge base",
     "plugins": "Plugins: list, install a .hmap, uninstall",
+    "changes": "File changes of tool calls, and their undo",
     "meta": "This document",
 }
 
