@@ -58,8 +58,10 @@ def edit(kernel: Kernel, workspace: Path, outside: Path) -> ToolDef:  # noqa: F8
     return kernel.state.stagehost.register_tool(edit_tool(workspace, outside))
 
 
-async def call(kernel: Kernel, call_id: str, name: str = "edit", **arguments: object) -> ToolResult:  # noqa: F811
-    result = await kernel.state.stagehost.execute(ToolCall(call_id, name, dict(arguments)))
+async def call(
+    kernel: Kernel, ident: str, /, name: str = "edit", **arguments: object
+) -> ToolResult:  # noqa: F811
+    result = await kernel.state.stagehost.execute(ToolCall(ident, name, dict(arguments)))
     assert not result.is_error, result.content
     return result
 
