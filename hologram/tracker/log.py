@@ -93,6 +93,8 @@ class ChangeLog:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
+        # No sync per commit (see shadow.keep): a crash loses at most the newest records.
+        self._db.execute("PRAGMA synchronous=NORMAL")
         self._lock = threading.Lock()
         migrate_sqlite(self._db, MIGRATIONS, f"the change log {path}")
 

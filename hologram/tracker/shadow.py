@@ -29,6 +29,21 @@ class Entry:
     mtime_ns: int
 
 
+def keep(blobs: BlobStore, digest: str, data: bytes) -> None:
+    """`data` into the store under `digest`, written whole under a temporary name and renamed,
+    but not fsynced: the store's own `put` syncs twice per object (5 ms on this disk), which
+    is the whole budget of a tool call. What a crash can cost is a blob lost or damaged, and
+    then an undo that is refused (the store checks every digest it reads), never a wrong
+    file written back; the change log commits without a sync for the same reason."""
+    target = blobs.path(digest)
+    if target.exists():
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{digest}.{threading.get_ident()}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, target)
+
+
 def inside(path: Path, roots: Iterable[Path]) -> bool:
     return any(path == r or r in path.parents for r in roots)
 
@@ -41,6 +56,9 @@ class Shadow:
         self.roots = roots
         self.blobs = blobs
         self._entries: dict[str, Entry] = {}
+        self._dirs: set[str] = set()
+        """Folders that hold (or held) a shadowed file: only they are searched for files
+        under a path the watcher names, so a dirty file costs no pass over 10,000 entries."""
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -66,6 +84,8 @@ class Shadow:
     def under(self, path: str) -> list[str]:
         prefix = path.rstrip("/") + "/"
         with self._lock:
+            if path.rstrip("/") not in self._dirs:
+                return []
             return [p for p in self._entries if p.startswith(prefix)]
 
     def read(self, path: str) -> tuple[Entry, bytes | None] | None:
@@ -97,7 +117,12 @@ class Shadow:
                 return before, None
             entry, data = now
             if data is not None and len(data) <= MAX_KEPT:
-                self.blobs.put(data)
+                keep(self.blobs, entry.digest, data)
+            if before is None:
+                folder = os.path.dirname(path)
+                while folder not in self._dirs and len(folder) > 1:
+                    self._dirs.add(folder)
+                    folder = os.path.dirname(folder)
             self._entries[path] = entry
             return before, entry
 

@@ -47,6 +47,8 @@ class Watch:
     tool: ToolDef
     arguments: dict[str, Any]
     at: float
+    begin_mark: str
+    heard_begin: bool = False
     dirty: set[str] = field(default_factory=set)
 
 
@@ -126,8 +128,14 @@ class Tracker:
 
     def _heard(self, paths: set[str]) -> None:
         sync = str(self._sync_dir)
+        names = {os.path.basename(p) for p in paths if p.startswith(sync)}
         with self._lock:
-            active = list(self._active.values())
+            for watch in self._active.values():
+                watch.heard_begin = watch.heard_begin or watch.begin_mark in names
+            # A call hears the events from its own begin sentinel's batch on: inotify keeps
+            # their order, so none of them came before the call began (within that one
+            # batch the order is lost, and a change made just before is blamed on the call).
+            active = [w for w in self._active.values() if w.heard_begin]
         # The batch's other paths first: a sentinel answered means they are all handled.
         for path in sorted(paths, key=lambda p: p.startswith(sync)):
             if path.startswith(sync):
@@ -147,16 +155,18 @@ class Tracker:
     # ---- around a tool call (stages.execute.FileTracker) -----------------------------------
 
     async def begin(self, call: ToolCall, tool: ToolDef, arguments: dict[str, Any]) -> int:
-        """Start tracking `call`. What changed before it (heard or not yet) goes into the
-        shadow first, so it is neither blamed on the call nor taken for its BEFORE state."""
+        """Start tracking `call`: a begin sentinel is written and not waited for. What the
+        watcher hears before it still goes into the shadow, so it is neither blamed on the
+        call nor taken for its BEFORE state."""
         token = next(self._tokens)
+        watch = Watch(call, tool, arguments, time.time(), f"sync-{os.getpid()}-begin-{token}")
+        with self._lock:
+            self._active[token] = watch
         if self.watching:
             try:
-                await self._flush(f"begin-{token}")
-            except Exception as exc:
-                self._announce("could not bring the shadow up to date", exc)
-        with self._lock:
-            self._active[token] = Watch(call, tool, arguments, time.time())
+                (self._sync_dir / watch.begin_mark).touch()
+            except OSError as exc:
+                self._announce("could not mark the start of a call", exc)
         return token
 
     async def end(self, token: int) -> list[Change]:
@@ -173,12 +183,7 @@ class Tracker:
                 paths: Iterable[str] = watch.dirty
             else:
                 paths = self.declared_paths(watch.arguments)
-            changes = await asyncio.to_thread(self.shadow.changes, paths)
-            if changes:
-                await asyncio.to_thread(
-                    self.log.record, watch.call.id, watch.tool.name, watch.at, mechanism, changes
-                )
-            return changes
+            return await asyncio.to_thread(self._record, watch, mechanism, list(paths))
         except Exception as exc:
             self.failures += 1
             self._announce(f"could not record the changes of {watch.tool.name}", exc)
@@ -186,6 +191,13 @@ class Tracker:
         finally:
             with self._lock:
                 self._active.pop(token, None)
+            (self._sync_dir / watch.begin_mark).unlink(missing_ok=True)
+
+    def _record(self, watch: Watch, mechanism: str, paths: list[str]) -> list[Change]:
+        changes = self.shadow.changes(paths)
+        if changes:
+            self.log.record(watch.call.id, watch.tool.name, watch.at, mechanism, changes)
+        return changes
 
     async def _sync(self, token: int) -> bool:
         if not self.watching:

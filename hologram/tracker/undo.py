@@ -6,7 +6,7 @@ import os
 import time
 from pathlib import Path
 
-from hologram.media import BlobStore, digest_of
+from hologram.media import BlobStore, MediaError, digest_of
 from hologram.tracker.log import Change, ChangeLog, Kind
 
 
@@ -57,13 +57,21 @@ def undo_call(log: ChangeLog, blobs: BlobStore, call_id: str) -> list[Change]:
         raise UndoError(f"refused: call {call_id} was undone already")
     for change in call.changes:
         _check(log, blobs, change)
+    try:
+        earlier = {
+            c.before_digest: blobs.get(c.before_digest)
+            for c in call.changes
+            if c.kind in (Kind.MODIFY, Kind.DELETE) and c.before_digest
+        }
+    except MediaError as exc:
+        raise UndoError(f"refused: the earlier bytes cannot be read ({exc})") from None
     for change in reversed(call.changes):
-        _apply(blobs, change)
+        _apply(earlier, change)
     log.mark_undone(call_id, time.time())
     return list(call.changes)
 
 
-def _apply(blobs: BlobStore, change: Change) -> None:
+def _apply(earlier: dict[str, bytes], change: Change) -> None:
     path = Path(change.path)
     if change.kind is Kind.CREATE:
         path.unlink()
@@ -78,7 +86,7 @@ def _apply(blobs: BlobStore, change: Change) -> None:
     assert change.before_digest is not None
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.undo")
-    temporary.write_bytes(blobs.get(change.before_digest))
+    temporary.write_bytes(earlier[change.before_digest])
     if change.before_mode is not None:
         os.chmod(temporary, change.before_mode)
     os.replace(temporary, path)

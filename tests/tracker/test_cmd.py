@@ -8,6 +8,7 @@ from pathlib import Path
 from hologram import Kernel
 from hologram.plugins import PluginRegistry
 from hologram.tracker import Kind
+from tests.plugins.conftest import wait_for
 from tests.tracker.conftest import call
 
 
@@ -19,6 +20,9 @@ async def test_a_cmd_call_that_edits_a_file_is_recorded_by_the_watcher_and_undon
     workspace.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240
     (workspace / "notes.txt").write_text("alpha\nbeta\n")
     (workspace / "old.txt").write_text("keep me\n")
+    # The watcher hears the owner's writes (the shadow keeps their bytes) before the call.
+    shadow = kernel.state.tracker.shadow
+    await wait_for(lambda: shadow.get(str(workspace / "old.txt")), "old.txt shadowed")
     script = "sed -i s/beta/gamma/ notes.txt && mv old.txt new.txt && echo made > made.txt"
     result = await call(kernel, "sh1", name="cmd_run", command=script)
     assert "[exit status 0]" in result.content
