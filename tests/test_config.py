@@ -207,6 +207,7 @@ async def test_a_section_reads_typed_values_and_follows_changes(data_dir: Path) 
         "skillmgr_*",
         "cfgmgr_*",
         "llm_switch",
+        "changes_*",
     )
     await registry.close()
 

@@ -59,8 +59,12 @@ def edit(kernel: Kernel, workspace: Path, outside: Path) -> ToolDef:  # noqa: F8
 
 
 async def call(
-    kernel: Kernel, ident: str, /, name: str = "edit", **arguments: object
-) -> ToolResult:  # noqa: F811
+    kernel: Kernel,  # noqa: F811
+    ident: str,
+    /,
+    name: str = "edit",
+    **arguments: object,
+) -> ToolResult:
     result = await kernel.state.stagehost.execute(ToolCall(ident, name, dict(arguments)))
     assert not result.is_error, result.content
     return result
