@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     ):
         add(commands)
     add_data_parser(commands, data_option)
+    from hologram.tracker.cli import add_changes_parser
+
+    add_changes_parser(commands, data_option)
     return parser
 
 
@@ -355,6 +358,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from hologram.update.cli import run_data
 
             return run_data(args)
+        if args.command == "changes":
+            from hologram.tracker.cli import run_changes
+
+            return run_changes(args)
     except (AssemblyError, ConfigError, UpdateError) as exc:
         print(f"hologram: {exc}", file=sys.stderr)
         return 2

@@ -14,6 +14,7 @@ from hologram.memory import ColdContextModule, GraphModule, MemoryModule, TextMe
 from hologram.plugins.module import PluginsModule
 from hologram.security import SecurityModule
 from hologram.stages import StageHostModule
+from hologram.tracker import TrackerModule
 
 
 def kernel_modules() -> list[Module]:
@@ -33,4 +34,5 @@ def kernel_modules() -> list[Module]:
         GraphModule(),
         KnowledgeModule(),
         MediaModule(),
+        TrackerModule(),
     ]

@@ -25,6 +25,7 @@ from hologram.plugins.registry import PluginRegistry
 from hologram.sdk import Clock
 from hologram.security import Firewall
 from hologram.stages import StageHost
+from hologram.tracker import Tracker
 from hologram.update import Report
 
 
@@ -53,4 +54,5 @@ class KernelState:
     graph: GraphMemory | None = None
     knowledge: KnowledgeBase | None = None
     media: MediaStore | None = None
+    tracker: Tracker | None = None
     plugins: PluginRegistry | None = None

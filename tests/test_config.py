@@ -208,6 +208,7 @@ async def test_a_section_reads_typed_values_and_follows_changes(data_dir: Path) 
         "cfgmgr_*",
         "llm_switch",
         "health_check",
+        "changes_*",
     )
     await registry.close()
 

@@ -169,7 +169,7 @@ class SecuritySettings:
     tools_hard_private: tuple[str, ...] = setting(
         (
             *("files_write", "spawn_*", "resident_*", "cmd_run", "terminal_*"),
-            *("pluginmgr_*", "skillmgr_*", "cfgmgr_*", "llm_switch", "health_check"),
+            *("pluginmgr_*", "skillmgr_*", "cfgmgr_*", "llm_switch", "health_check", "changes_*"),
         ),
         "tool patterns only internal principals (the owner, the kernel) may call",
         key="tools.hard_private",

@@ -24,6 +24,7 @@ from hologram.facade import Kernel, Phase
 from hologram.llm import usage_table
 from hologram.memory.recall import Recollection
 from hologram.notebook.cells import Printed, PrintedRows, ReplyCell, Shown, without_comment
+from hologram.notebook.changes_widget import ChangesWidget
 from hologram.notebook.context_widget import ContextWidget
 from hologram.notebook.graph_widget import GraphWidget
 from hologram.notebook.layers import LayersWidget
@@ -80,6 +81,7 @@ class HologramMagics(Magics):
             "usage": self._usage,
             "mcp": self._mcp,
             "terminals": self._terminals,
+            "changes": self._changes,
             "memory": self._memory,
             "stop": self._stop,
             "shutdown": self._shutdown,
@@ -107,7 +109,8 @@ class HologramMagics(Magics):
         "llm [current|switch NAME]: the model sources in the order a call tries them, "
         "each with its state; the one in use; or switch to another (a handle to await) · "
         "mcp: the MCP servers, each with its state and tools · "
-        "terminals: agentcli's terminals, live, from their events",
+        "terminals: agentcli's terminals, live, from their events · "
+        "changes: each tool call's file changes with diffs, and an undo button",
     )
     @argument("args", nargs="*", help="arguments of the command")
     @argument(
@@ -349,6 +352,15 @@ class HologramMagics(Magics):
 
     def _terminals(self, args: Any) -> Shown[TerminalWidget]:
         return Shown("terminal widget", TerminalWidget(self.require_kernel().events.subscribe))
+
+    def _changes(self, args: Any) -> Shown[ChangesWidget]:
+        kernel = self.require_kernel()
+        if kernel.state.tracker is None:
+            raise UsageError("the kernel has no tracker yet: await the `%hologram start` handle")
+        return Shown(
+            "changes widget",
+            ChangesWidget(kernel.state.tracker, kernel.state.tasks.scope("notebook")),
+        )
 
     def _stop(self, args: Any) -> list[int]:
         covered = self.require_kernel().stop_turn()

@@ -140,6 +140,7 @@ class Bridge:
         no_memory: bool = False,
         timeout: float | None = None,  # noqa: ASYNC109  (the tool's timeout, a field)
         optional: list[str] | None = None,
+        touches_files: bool = False,
     ) -> None:
         async def call_plugin(arguments: dict[str, Any]) -> str | ToolOutput:
             params = {"name": name, "arguments": arguments, "context": self.sdk.call_context()}
@@ -161,6 +162,7 @@ class Bridge:
             no_memory=no_memory,
             timeout=timeout,
             optional=frozenset(optional or ()),
+            touches_files=bool(touches_files),
         )
         self.sdk.register_tool(tool)
 

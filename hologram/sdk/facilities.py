@@ -26,6 +26,7 @@ class Facility(StrEnum):
     KNOWLEDGE = "knowledge"
     MULTIMODAL = "multimodal"
     MEDIA = "media"
+    TRACKER = "tracker"
     STAGE_HOST = "stagehost"
     CHANNELS = "channels"
     SCHEDULER = "scheduler"

@@ -39,6 +39,10 @@ class ToolDef:
     optional: frozenset[str] = frozenset()
     """Parameters whose null means "not given": the runner drops a null sent for one of
     them before validating (models often send null for an argument they leave out)."""
+    touches_files: bool = False
+    """The tool may create, change, rename or delete files (a write, a shell command, a
+    terminal): the kernel's tracker records what each call changed in the sandbox roots,
+    so the call can be undone (`changes_undo`)."""
 
     @classmethod
     def from_function(
@@ -53,6 +57,7 @@ class ToolDef:
         timeout: float | None = None,
         refusals: tuple[type[Exception], ...] = (),
         choices: Mapping[str, Sequence[Any]] | None = None,
+        touches_files: bool = False,
     ) -> ToolDef:
         """A tool from a typed function: its name (unless given), its description (the
         docstring before any `Args:` section) and its parameters schema (the signature,
@@ -88,6 +93,7 @@ class ToolDef:
             owner=owner,
             timeout=timeout,
             optional=derived.optional,
+            touches_files=touches_files,
         )
 
     def __post_init__(self) -> None:

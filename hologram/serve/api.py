@@ -23,6 +23,7 @@ from starlette.types import ASGIApp
 from hologram import __version__
 from hologram.facade import Kernel
 from hologram.serve import (
+    changes,
     chat_completions,
     conversation,
     events,
@@ -73,6 +74,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     plugins.reload_plugin,
     llm.get_llm_sources,
     llm.put_llm_source,
+    changes.list_changes,
+    changes.undo_changes,
     openapi.get_openapi,
 )
 """The Hologram API, under /api/v1: routed, and described by its OpenAPI document."""

@@ -32,8 +32,8 @@ REASONS = {
     403: "not allowed (a built-in or shipped plugin cannot be uninstalled, a failback "
     "plugin cannot be stopped)",
     404: "not found, or this kernel has no such part",
-    409: "the change could not be made in the kernel's state (a plugin that failed to "
-    "start, with its error)",
+    409: "refused: the kernel's state does not allow it (a plugin that failed to start, "
+    "with its error; a file changed again since the call whose change would be undone)",
     413: "request body over the size limit",
     415: "body not sent with a content type this operation takes",
     500: "the turn itself failed (a fault in the kernel, reported with the input's id)",
@@ -50,6 +50,7 @@ TAGS = {
     "knowledge": "The knowledge base",
     "plugins": "Plugins: list, install a .hmap, enable, disable, reload, uninstall",
     "llm": "The model sources: list them, switch the one tried first",
+    "changes": "File changes of tool calls, and their undo",
     "meta": "This document",
 }
 

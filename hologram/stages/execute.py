@@ -13,7 +13,7 @@ import inspect
 import json
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from jsonschema import Draft202012Validator, ValidationError
 
@@ -74,6 +74,15 @@ def memory_text(tool: ToolDef, content: str) -> str | None:
         return None
 
 
+class FileTracker(Protocol):
+    """What records the file changes of a call (hologram.tracker). Neither method raises:
+    a tracker failure is its own to announce, never the tool call's."""
+
+    async def begin(self, call: ToolCall, tool: ToolDef, arguments: dict[str, Any]) -> int: ...
+
+    async def end(self, token: int) -> Any: ...
+
+
 class ToolRunner:
     """Executes tool calls against whatever tool set a turn offers."""
 
@@ -82,6 +91,7 @@ class ToolRunner:
         self.media: MediaStore | None = None
         """The media store a handler's `ToolOutput` media goes to (see `use_media`; without
         it a tool returning media gets an error result)."""
+        self.file_tracker: FileTracker | None = None
         # name → (the parameters dict it was built from, its validator); rebuilt when a tool
         # of that name comes with a different schema object.
         self._validators: dict[str, tuple[dict[str, Any], Draft202012Validator]] = {}
@@ -134,6 +144,17 @@ class ToolRunner:
             return _error(call, problem)
         if tool.handler is None:
             return _error(call, f"tool {call.name} has no handler")
+        tracker = self.file_tracker if tool.touches_files else None
+        if tracker is None:
+            return await self._run(call, tool, arguments)
+        token = await tracker.begin(call, tool, arguments)
+        try:
+            return await self._run(call, tool, arguments)
+        finally:
+            await tracker.end(token)
+
+    async def _run(self, call: ToolCall, tool: ToolDef, arguments: dict[str, Any]) -> ToolResult:
+        assert tool.handler is not None
         timeout = tool.timeout if tool.timeout is not None else self._default_timeout()
         try:
             async with asyncio.timeout(timeout):

@@ -30,7 +30,7 @@ from hologram.sdk import (
     ToolResult,
 )
 from hologram.stages._view import StageView, StageWriteError
-from hologram.stages.execute import ToolRunner
+from hologram.stages.execute import FileTracker, ToolRunner
 from hologram.stages.tools import ToolTable
 
 log = logging.getLogger(__name__)
@@ -79,6 +79,8 @@ class StageHost:
         self._handler_timeout = handler_timeout
         self.tools = ToolTable()
         self.runner = ToolRunner(tool_timeout)
+        self._plain_runner = self.runner
+        """The runner itself, even once the firewall wraps it (`runner` is then the guard)."""
         self._handlers: dict[Stage, list[_Registration]] = {stage: [] for stage in Stage}
 
     # ---- registration ----------------------------------------------------------------------
@@ -126,6 +128,10 @@ class StageHost:
         self.tools.unregister_plugin_tools(plugin)
         for stage in Stage:
             self._handlers[stage] = [r for r in self._handlers[stage] if r.owner != plugin]
+
+    def track_files(self, tracker: FileTracker | None) -> None:
+        """Every call of a tool that declares `touches_files` runs inside `tracker`."""
+        self._plain_runner.file_tracker = tracker
 
     def handlers(self, stage: Stage) -> list[str]:
         return [r.name for r in self._handlers[stage]]

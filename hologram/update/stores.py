@@ -17,6 +17,8 @@ from pathlib import Path
 from hologram.agent.journal import MIGRATIONS as JOURNAL_STEPS
 from hologram.config.registry import MIGRATIONS as CONFIG_STEPS
 from hologram.memory.graph_schema import MIGRATIONS as GRAPH_STEPS
+from hologram.tracker.log import MIGRATIONS as TRACKER_STEPS
+from hologram.tracker.log import TABLES as TRACKER_TABLES
 
 FileStep = Callable[[Path], None]
 """A step of a store made of files: given the store's directory, rewrites what it must.
@@ -89,5 +91,13 @@ STORES: tuple[Store, ...] = (
     Store("knowledge", "knowledge", Kind.FILES, (record_versions,)),
     Store("media", "media", Kind.FILES, (record_versions,)),
     Store("plugin-data", "plugin-data", Kind.FILES, (record_versions,)),
+    Store(
+        "tracker",
+        "tracker.db",
+        Kind.SQLITE,
+        TRACKER_STEPS,
+        tables=TRACKER_TABLES,
+        growing=TRACKER_TABLES,
+    ),
 )
 """In the order they migrate."""

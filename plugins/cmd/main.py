@@ -154,6 +154,7 @@ async def register(sdk: Any) -> None:
         cmd_run,
         # The kernel's own cut-off must not come before the command's.
         timeout=limits.max_timeout_s + 5,
+        touches_files=True,
     )
 
 

@@ -57,6 +57,7 @@ def files_read(args):
         "properties": {"path": PATH, "content": {"type": "string"}},
         "required": ["path", "content"],
     },
+    touches_files=True,
 )
 def files_write(args):
     target = inside(args["path"])

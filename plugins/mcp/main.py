@@ -38,6 +38,12 @@ app = PluginApp()
 log = logging.getLogger("mcp")
 
 
+def read_only(tool: Any) -> bool:
+    """What the server says of a tool (MCP's `readOnlyHint`): a read-only one is not tracked."""
+    annotations = getattr(tool, "annotations", None)
+    return bool(getattr(annotations, "readOnlyHint", False))
+
+
 class Hub:
     """Every configured server, and what the plugin offers of them."""
 
@@ -143,6 +149,7 @@ class Hub:
             call,
             timeout=timeout,
             optional=list(parameters.optional),
+            touches_files=connection.spec.touches_files and not read_only(tool),
         )
 
     async def withdraw(self, names: list[str]) -> None:

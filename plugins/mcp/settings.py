@@ -13,7 +13,10 @@ from typing import Any
 
 from wire import SERVER_NAME
 
-_FIELDS = {"command", "args", "env", "cwd", "url", "headers", "timeout_s", "enabled"}
+_FIELDS = {
+    *("command", "args", "env", "cwd", "url", "headers", "timeout_s", "enabled"),
+    "touches_files",
+}
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,8 @@ class ServerSpec:
     headers: tuple[tuple[str, str], ...] = ()
     timeout_s: float = 30.0
     enabled: bool = True
+    touches_files: bool = False
+    """A filesystem server: its tools that are not read-only are tracked by the kernel."""
 
     @property
     def transport(self) -> str:
@@ -88,6 +93,8 @@ def _spec(name: Any, entry: Any) -> ServerSpec:
         raise ValueError("'timeout_s' must be a number of seconds, above 0 and at most 600")
     if not isinstance(entry.get("enabled", True), bool):
         raise ValueError("'enabled' must be true or false")
+    if not isinstance(entry.get("touches_files", False), bool):
+        raise ValueError("'touches_files' must be true or false")
     return ServerSpec(
         name=name,
         command=str(command),
@@ -98,4 +105,5 @@ def _spec(name: Any, entry: Any) -> ServerSpec:
         headers=tuple(sorted(_strings(entry.get("headers", {}), "headers").items())),
         timeout_s=float(timeout),
         enabled=entry.get("enabled", True),
+        touches_files=entry.get("touches_files", False),
     )

@@ -79,7 +79,11 @@ class AgentCLI:
     async def start(self, sdk: KernelSDK) -> None:
         self._sdk = sdk
         for tool in self._tools():
-            sdk.register_tool(ToolDef.from_function(tool, owner=self.name, no_memory=True))
+            # What a terminal's commands change on disk is tracked (and undoable).
+            touches = tool.__name__ in ("terminal_create", "terminal_write")
+            sdk.register_tool(
+                ToolDef.from_function(tool, owner=self.name, no_memory=True, touches_files=touches)
+            )
         sdk.register_output_channel(
             CHANNEL,
             OutputCap.TEXT,
