@@ -1,10 +1,13 @@
 """Retrieval alone on LoCoMo, without kernels: the quick loop for tuning `EpisodicIndex`.
 
-    python benchmarks/locomo_retrieval.py [PATH]    (default: ../shared/data/locomo/locomo_dev5.json)
+    python benchmarks/locomo_retrieval.py [PATH] [--no-baseline]
+    (default PATH: ../shared/data/locomo/locomo_dev5.json; --no-baseline skips the bm25s row)
 
 Every turn stored as `Speaker said, "text"` under its speaker, each question asked of the index; turn-level
 evidence recall@5/10/20 on categories 1–4, per category, on the conversations the weights
 were tuned on (conv-26, conv-30) and on the rest (held out), with the p95 time per question.
+The rows from "+ dates" on are the steps of issue 23, each switched on in turn, then the
+default with one step off, then neighbouring weights: the table is their ablation.
 The whole-kernel figures come from `python -m hologram eval` (see benchmarks/eval/).
 """
 
