@@ -1,10 +1,13 @@
 """Retrieval alone on LoCoMo, without kernels: the quick loop for tuning `EpisodicIndex`.
 
-    python benchmarks/locomo_retrieval.py [PATH]    (default: ../shared/data/locomo/locomo_dev5.json)
+    python benchmarks/locomo_retrieval.py [PATH] [--no-baseline]
+    (default PATH: ../shared/data/locomo/locomo_dev5.json; --no-baseline skips the bm25s row)
 
 Every turn stored as `Speaker said, "text"` under its speaker, each question asked of the index; turn-level
 evidence recall@5/10/20 on categories 1–4, per category, on the conversations the weights
 were tuned on (conv-26, conv-30) and on the rest (held out), with the p95 time per question.
+The rows from "+ dates" on are the steps of issue 23, each switched on in turn, then the
+default with one step off, then neighbouring weights: the table is their ablation.
 The whole-kernel figures come from `python -m hologram eval` (see benchmarks/eval/).
 """
 
@@ -33,18 +36,29 @@ TUNED_ON = ("conv-26", "conv-30")
 CATEGORIES = ("multi_hop", "temporal", "open_domain", "single_hop")
 TARGET_RECALL10, TARGET_P95_MS = 75.0, 10.0
 
+OFF = {"dates": 0.0, "when": 0.0, "expansion": 0.0}
+"""The steps of issue 23 (time, a second round), switched off: the rows before them."""
+
 VARIANTS = {
     "bm25 (plain words)": EpisodicWeights(
-        previous_turn=0.0, session=0.0, neighbour=0.0, other_speaker=1.0
+        previous_turn=0.0, session=0.0, neighbour=0.0, other_speaker=1.0, **OFF
     ),
-    "+ previous turn": EpisodicWeights(session=0.0, neighbour=0.0, other_speaker=1.0),
-    "+ session": EpisodicWeights(neighbour=0.0, other_speaker=1.0),
-    "+ neighbour": EpisodicWeights(other_speaker=1.0),
-    "episodic (default)": EpisodicWeights(),
-    "other speaker at 0.85": EpisodicWeights(other_speaker=0.85),
+    "+ previous turn": EpisodicWeights(session=0.0, neighbour=0.0, other_speaker=1.0, **OFF),
+    "+ session": EpisodicWeights(neighbour=0.0, other_speaker=1.0, **OFF),
+    "+ neighbour": EpisodicWeights(other_speaker=1.0, **OFF),
+    "+ speaker": EpisodicWeights(**OFF),
+    "+ dates": EpisodicWeights(when=0.0, expansion=0.0),
+    "+ when": EpisodicWeights(expansion=0.0),
+    "+ expansion (default)": EpisodicWeights(),
+    "default, no dates": EpisodicWeights(dates=0.0),
+    "default, no when": EpisodicWeights(when=0.0),
+    "dates, said_in 0": EpisodicWeights(said_in=0.0),
+    "dates at 0.5": EpisodicWeights(dates=0.5),
+    "expansion anywhere": EpisodicWeights(expansion_elsewhere=False),
+    "expansion at 0.6": EpisodicWeights(expansion=0.6),
+    "expansion df 0.02": EpisodicWeights(expansion_max_df=0.02),
+    "diversity 0.1": EpisodicWeights(diversity=0.1),
     "other speaker at 0.5": EpisodicWeights(other_speaker=0.5),
-    "previous turn at 1.0": EpisodicWeights(previous_turn=1.0),
-    "no previous turn": EpisodicWeights(previous_turn=0.0),
     "+ next turn (0.3)": EpisodicWeights(next_turn=0.3),
 }
 
@@ -65,11 +79,13 @@ def main(path: Path) -> None:
     dataset = load_dataset(path)
     segmenter = Segmenter()
     print(f"{path.name}: {dataset.probe_count} QA; categories 1-4; tuned on {', '.join(TUNED_ON)}")
-    header = f"{'variant':22s} {'split':6s} {'@5':>5s} {'@10':>5s} {'@20':>5s}  " + " ".join(
+    header = f"{'variant':24s} {'split':6s} {'@5':>5s} {'@10':>5s} {'@20':>5s}  " + " ".join(
         f"{c[:9]:>11s}" for c in CATEGORIES
     )
     print(header + "   p95 ms")
     rows: list[tuple[str, EpisodicWeights | None]] = [("bm25s (library baseline)", None)]
+    if "--no-baseline" in sys.argv:
+        rows = []
     for name, weights in [*rows, *VARIANTS.items()]:
         for split in ("tuned", "held"):
             scores: dict[tuple[str, int], list[float]] = defaultdict(list)
@@ -95,7 +111,7 @@ def main(path: Path) -> None:
             mean = {key: 100 * float(np.mean(v)) for key, v in scores.items()}
             cells = " ".join(f"{mean[(c, 5)]:5.1f}/{mean[(c, 10)]:5.1f}" for c in CATEGORIES)
             print(
-                f"{name:22s} {split:6s} {mean[('all', 5)]:5.1f} {mean[('all', 10)]:5.1f} "
+                f"{name:24s} {split:6s} {mean[('all', 5)]:5.1f} {mean[('all', 10)]:5.1f} "
                 f"{mean[('all', 20)]:5.1f}  {cells}   {np.percentile(times, 95) * 1000:.2f}"
             )
     print(
@@ -104,4 +120,5 @@ def main(path: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT)
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    main(Path(args[0]) if args else DEFAULT)

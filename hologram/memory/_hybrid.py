@@ -148,16 +148,20 @@ class HybridIndex:
         query_vector: npt.NDArray[np.float32] | None,
         top: int,
         places: Collection[Place] | None = None,
+        *,
+        text: str | None = None,
     ) -> list[HybridHit]:
         """The `top` documents for the stemmed query `terms` and `query_vector` (None: words
-        only), best first, from `places` alone or from everywhere (None)."""
+        only), best first, from `places` alone or from everywhere (None). `text`, the query
+        as asked, lets its time words count ("When…", stopwords the terms lack)."""
         if top <= 0:
             return []
         wide = max(top * 5, 50)
         with self._lock:
             # doc id -> [fused score, word score, cosine, vector rank]
             fused: dict[str, list[Any]] = {}
-            for rank, (doc_id, score) in enumerate(self.words.search_terms(terms, wide, places)):
+            lexical = self.words.search_terms(terms, wide, places, text=text)
+            for rank, (doc_id, score) in enumerate(lexical):
                 fused[doc_id] = [1.0 / (RRF_K + rank), score, None, wide]
             if query_vector is not None:
                 size = len(self._id_at)

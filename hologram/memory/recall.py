@@ -199,7 +199,7 @@ class Memory:
         def find() -> list[HybridHit]:
             terms = stems(self.cold.keywords(query))
             vector = self.embedder.embed_texts([query])[0]
-            return index.search(terms, vector, top, places)
+            return index.search(terms, vector, top, places, text=query)
 
         if self._segmented and len(index) < INLINE_SEARCH_DOCS:
             hits = find()
