@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from hologram.agent.child import ChildAgents
+from hologram.agent.media import seemedia_tool
 from hologram.agent.ports import ChatModel, ToolSource, TurnKnowledge, TurnMemory
 from hologram.agent.prompt import Persona, PromptBudget
 from hologram.agent.skills import SkillIndex
@@ -16,6 +17,7 @@ from hologram.agent.turn import Turn, TurnInput, TurnResult
 from hologram.channels import OutputChannels
 from hologram.events import EventBus
 from hologram.kernel.tasks import KernelTasks, TaskScope
+from hologram.media import MediaStore
 from hologram.sdk import EventType, ToolDef
 from hologram.stages import StageHost
 
@@ -39,8 +41,12 @@ class Agent:
         knowledge: TurnKnowledge | None = None,
         knowledge_hits: Callable[[], int] = lambda: 3,
         tasks: TaskScope | None = None,
+        media: MediaStore | None = None,
     ) -> None:
         self.stagehost = stagehost
+        self.media = media
+        """The kernel's media store: the turn reads the bytes of the media it shows from it."""
+        self._seemedia = seemedia_tool(media) if media is not None else None
         self.tasks = tasks or KernelTasks().scope("agent")
         """Where a turn's tool calls and its ending run (the kernel's group)."""
         self.channels = channels
@@ -67,13 +73,16 @@ class Agent:
 
     # ---- tools (spec: buildToolDefs, re-aggregated every round) ------------------------------
 
-    def tool_sources(self) -> list[ToolSource]:
-        """Plugin and SDK tools, memory tools when memory is mounted, the built-ins, then the
-        output channels' tools. Media tools join here once media input exists."""
+    def tool_sources(self, media_pending: bool = False) -> list[ToolSource]:
+        """Plugin and SDK tools, memory tools when memory is mounted, the built-ins, the
+        media tools while media is pending, then the output channels' tools."""
         sources: list[ToolSource] = [self.stagehost.tools.tools]
         if self.memory is not None:
             sources.append(self.memory.tools)
         sources.append(self._builtin_tools)
+        if media_pending and self._seemedia is not None:
+            seemedia = self._seemedia
+            sources.append(lambda: [seemedia])
         sources.append(self.channels.tools)
         return sources
 
@@ -81,9 +90,11 @@ class Agent:
         skill_info = self.skills.tool()
         return [self._spawn_tool] + ([skill_info] if skill_info is not None else [])
 
-    def build_tool_defs(self) -> dict[str, ToolDef]:
+    def build_tool_defs(self, media_pending: bool = False) -> dict[str, ToolDef]:
+        """Every tool offered this round; `seemedia` only while media is pending (the
+        spec's buildToolDefs rule), so a turn without media is not offered it."""
         tools: dict[str, ToolDef] = {}
-        for source in self.tool_sources():
+        for source in self.tool_sources(media_pending):
             for tool in source():
                 if tool.name in tools:
                     # Sources are consulted in a fixed order, so the first one keeps the name.

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hologram.agent.media import MediaParts
 from hologram.agent.ports import ChatModel
 from hologram.kernel.tasks import TaskScope
 from hologram.llm import ChatMessage, CompletionRequest, CompletionResponse
@@ -81,7 +82,11 @@ class ToolLoop:
             await self._run_calls(frame, frame.pending)
             calls = frame.pending.tool_calls
             frame.messages.append(frame.pending.to_message())
-            frame.messages += [ChatMessage.tool(frame.calls[i].result()) for i in range(len(calls))]
+            # A tool's media (ToolOutput) is shown with its result, read from the runner's store.
+            parts = MediaParts(getattr(self._runner, "media", None))
+            frame.messages += [
+                parts.tool_message(frame.calls[i].result()) for i in range(len(calls))
+            ]
             frame.pending, frame.calls = None, {}
 
     async def _run_calls(self, frame: LoopFrame, response: CompletionResponse) -> None:

@@ -38,6 +38,7 @@ class AgentModule:
         Facility.STAGE_HOST,
         Facility.CHANNELS,
         Facility.LLM,
+        Facility.MEDIA,
     )
     # A kernel without memory still turns: the turn's memory steps are then no-ops.
     optional = (Facility.MEMORY, Facility.KNOWLEDGE)
@@ -49,6 +50,7 @@ class AgentModule:
         memory = state.memory
         if memory is not None:
             memory.estimate = estimate_tokens
+            memory.media = state.media
         state.agent = Agent(
             stagehost=state.stagehost,
             channels=state.channels,
@@ -63,7 +65,10 @@ class AgentModule:
             knowledge=state.knowledge,
             knowledge_hits=lambda: settings.current.knowledge_hits,
             tasks=state.tasks.scope(self.name),
+            media=state.media,
         )
+        # Tools may return media (ToolOutput); the runner stores it in the kernel's store.
+        state.stagehost.runner.use_media(state.media)
 
 
 def residents_of(

@@ -7,11 +7,11 @@ no-ops, as the spec's built-in tools are present only when their module is.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Protocol
 
 from hologram.llm import CompletionRequest, CompletionResponse, StreamChunk
-from hologram.sdk import MemItem, StageContext, ToolDef, ToolResult
+from hologram.sdk import MediaRef, MemItem, StageContext, ToolDef, ToolResult
 
 ToolSource = Callable[[], Iterable[ToolDef]]
 """One place tools come from; asked again every round (spec: buildToolDefs re-aggregates)."""
@@ -27,9 +27,15 @@ class TurnMemory(Protocol):
     """The memory steps of a turn (spec: Context.Append, Prune, buildMemoryContext)."""
 
     async def append_input(
-        self, ctx: StageContext, *, input_id: int | None = None, attempt: int = 1
+        self,
+        ctx: StageContext,
+        *,
+        input_id: int | None = None,
+        attempt: int = 1,
+        media: Sequence[MediaRef] = (),
     ) -> None:
-        """Record the input; a re-run (`attempt` > 1) records nothing the earlier run did."""
+        """Record the input with its media (references); a re-run (`attempt` > 1) records
+        nothing the earlier run did."""
         ...
 
     async def prune(self, query: str) -> None: ...
@@ -37,6 +43,10 @@ class TurnMemory(Protocol):
     async def recall(self, query: str, budget_tokens: int) -> list[MemItem]: ...
 
     def timeline(self) -> list[str]: ...
+
+    def window_media(self) -> list[MediaRef]:
+        """Media of the turns still in the context window (shown again on each request)."""
+        ...
 
     async def append_tool_results(self, results: list[ToolResult]) -> None: ...
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hologram.agent.loop import tool_call_fields
+from hologram.agent.media import MediaParts
 from hologram.agent.prompt import PromptBudget, PromptInputs, build_system_prompt
 from hologram.agent.reply_stream import ReplyStream
 from hologram.llm import (
@@ -162,6 +163,7 @@ class Turn:
         self._squeeze = 1.0
         self.usage = TokenUsage()
         self.cost: float | None = None
+        self.media = MediaParts(agent.media)
 
     # ---- the flow --------------------------------------------------------------------------
 
@@ -297,7 +299,7 @@ class Turn:
         if self.agent.memory is not None:
             given = self.given
             await self.agent.memory.append_input(
-                self.ctx, input_id=given.input_id, attempt=given.attempt
+                self.ctx, input_id=given.input_id, attempt=given.attempt, media=given.media
             )
 
     async def prune_context(self) -> None:
@@ -323,7 +325,25 @@ class Turn:
 
     def build_tool_defs(self) -> dict[str, ToolDef]:
         with self.timed("build_tool_defs", TraceKind.STEP):
-            return self.agent.build_tool_defs()
+            return self.agent.build_tool_defs(media_pending=self.media_pending())
+
+    def window_media(self) -> list[MediaRef]:
+        """Media of earlier turns still in the context window (this input's own media is
+        in its message)."""
+        if self.agent.memory is None:
+            return []
+        own = {m.digest for m in self.given.media}
+        return [m for m in self.agent.memory.window_media() if m.digest not in own]
+
+    def media_pending(self) -> bool:
+        """Whether media is in view this round, so the media tools are offered (spec:
+        buildToolDefs): the input's, a tool result's, the window's, or a recalled memory's."""
+        return bool(
+            self.given.media
+            or any(r.media for r in self.ctx.tool_results)
+            or any(m.media for m in self.ctx.memory)
+            or self.window_media()
+        )
 
     def build_messages(self, tools: dict[str, ToolDef]) -> list[ChatMessage]:
         for text in self.intercept():
@@ -343,10 +363,12 @@ class Turn:
                     budget=self.budget(),
                 )
             )
+        earlier = self.media.window_message(self.window_media())
         return [
             ChatMessage.system(prompt),
             *(_injected(m) for m in self.ctx.context_messages),
-            ChatMessage.user(self.ctx.raw_message),
+            *([earlier] if earlier is not None else []),
+            self.media.user_message(self.ctx.raw_message, self.given.media),
             *self.loop_messages,
         ]
 
@@ -438,7 +460,7 @@ class Turn:
 
     async def close_round(self, open_round: _OpenRound) -> list[ToolResult]:
         results = await asyncio.shield(asyncio.gather(*open_round.jobs))
-        self.loop_messages += [ChatMessage.tool(r) for r in results]
+        self.loop_messages += [self.media.tool_message(r) for r in results]
         return list(results)
 
     async def run_tool_call(self, call: ToolCall, tools: dict[str, ToolDef]) -> ToolResult:

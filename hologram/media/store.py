@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,9 +39,10 @@ class BlobStore:
             raise UnknownMedia(f"not a media digest (64 lower-case hex digits): {digest!r}")
         return self.root / digest[:2] / digest
 
-    def put(self, data: bytes) -> str:
-        """Store `data` unless it is stored already; returns its digest."""
-        digest = digest_of(data)
+    def put(self, data: bytes, digest: str | None = None) -> str:
+        """Store `data` unless it is stored already; returns its digest (`digest`, when the
+        caller has just computed it, saves hashing the bytes twice)."""
+        digest = digest or digest_of(data)
         target = self.path(digest)
         if not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -70,6 +72,10 @@ class BlobStore:
         return sum(self.path(d).stat().st_size for d in self.digests())
 
 
+RECENT_BYTES = 32 * 1024 * 1024
+"""How many bytes of recently stored or read media a store keeps in memory."""
+
+
 @dataclass(frozen=True, slots=True)
 class MediaLimits:
     max_bytes: int = 20 * 1024 * 1024
@@ -90,9 +96,20 @@ class MediaStore:
     """The kernel's media: inputs, tool results, memory and the knowledge base all refer to
     the same stored object by its digest."""
 
-    def __init__(self, root: Path, limits: Callable[[], MediaLimits] = MediaLimits) -> None:
+    def __init__(
+        self,
+        root: Path,
+        limits: Callable[[], MediaLimits] = MediaLimits,
+        recent_bytes: int = RECENT_BYTES,
+    ) -> None:
         self.blobs = BlobStore(root)
         self._limits = limits
+        # Media just stored or read is asked for again at once (the turn's request, the
+        # next round's, the window's next turn): kept, already checked, up to a byte budget,
+        # with its file's (size, mtime): a file changed on disk since is read and checked anew.
+        self._recent: OrderedDict[str, tuple[bytes, tuple[int, int]]] = OrderedDict()
+        self._recent_budget = recent_bytes
+        self._recent_size = 0
 
     @property
     def limits(self) -> MediaLimits:
@@ -138,7 +155,9 @@ class MediaStore:
         """Check all, then store each (once per digest); returns their references."""
         refs = self.check(uploads)
         for upload, ref in zip(uploads, refs, strict=True):
-            self.blobs.put(bytes(upload.data))
+            data = bytes(upload.data)
+            self.blobs.put(data, ref.digest)
+            self._keep(ref.digest, data)
             info = self._info_path(ref.digest)
             if not info.exists():
                 unnamed = MediaRef(ref.digest, ref.mime, ref.size, ref.width, ref.height)
@@ -165,7 +184,32 @@ class MediaStore:
             return ref
 
     def get(self, digest: str) -> bytes:
-        return self.blobs.get(digest)
+        kept = self._recent.get(digest)
+        if kept is not None and kept[1] == self._signature(digest):
+            self._recent.move_to_end(digest)
+            return kept[0]
+        data = self.blobs.get(digest)
+        self._keep(digest, data)
+        return data
+
+    def _signature(self, digest: str) -> tuple[int, int]:
+        try:
+            stat = self.blobs.path(digest).stat()
+        except FileNotFoundError:
+            return (-1, -1)
+        return (stat.st_size, stat.st_mtime_ns)
+
+    def _keep(self, digest: str, data: bytes) -> None:
+        if len(data) > self._recent_budget:
+            return
+        old = self._recent.pop(digest, None)
+        if old is not None:
+            self._recent_size -= len(old[0])
+        self._recent[digest] = (data, self._signature(digest))
+        self._recent_size += len(data)
+        while self._recent_size > self._recent_budget:
+            _, (dropped, _signature) = self._recent.popitem(last=False)
+            self._recent_size -= len(dropped)
 
     def has(self, digest: str) -> bool:
         return self.blobs.has(digest)

@@ -25,9 +25,9 @@ from hologram.kernel.tasks import Once, TaskScope
 from hologram.memory._hybrid import RRF_K, HybridIndex, Place
 from hologram.memory._journal import _fsync_dir, write_atomic
 from hologram.memory.context_event import ContextEvent
-from hologram.memory.embedding import Embedder, StoredVector
+from hologram.memory.embedding import Embedder, Modality, StoredVector
 from hologram.memory.episodic import stems
-from hologram.sdk import Clock, EventType
+from hologram.sdk import Clock, EventType, MediaRef
 from hologram.sdk.events import discard
 
 log = logging.getLogger(__name__)
@@ -50,6 +50,9 @@ class ColdDoc:
     vector: StoredVector | None = None
     access_count: int = 0
     last_access: float | None = None
+    media: list[MediaRef] = field(default_factory=list)
+    """Media stored with the document, by reference (the bytes stay in the media store);
+    `text`, what it is found by, is its sentence alone."""
 
     def to_json(self) -> dict[str, Any]:
         obj = {
@@ -65,6 +68,8 @@ class ColdDoc:
             "access_count": self.access_count,
             "last_access": self.last_access,
         }
+        if self.media:
+            obj["media"] = [m.to_dict() for m in self.media]
         if self.vector is not None:
             obj.update(self.vector.to_json())
         return obj
@@ -87,8 +92,9 @@ class ColdDoc:
                 vector=StoredVector.from_json(obj),
                 access_count=int(obj.get("access_count") or 0),
                 last_access=None if obj.get("last_access") is None else float(obj["last_access"]),
+                media=[MediaRef.from_dict(m) for m in obj.get("media") or []],
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"document field missing or of the wrong type: {exc}") from None
         return doc
 
@@ -125,6 +131,7 @@ class ColdContext:
         self.min_similarity = min_similarity
         self.problems: list[str] = []
         self._emit = emit or discard
+        self._told_text_only = False
         self._docs: dict[str, ColdDoc] = {}
         if recall_index is None:
             recall_index = HybridIndex(
@@ -264,8 +271,11 @@ class ColdContext:
         response: str = "",
         channel: str = "",
         text: str | None = None,
+        media: Sequence[MediaRef] = (),
     ) -> ColdDoc:
         body = text if text is not None else " ".join(p for p in (input, response) if p)
+        if media:
+            self.announce_text_only()
         return ColdDoc(
             id=uuid.uuid4().hex[:16],
             created_at=created_at,
@@ -275,6 +285,24 @@ class ColdContext:
             response=response,
             channel=channel,
             text=body,
+            media=list(media),
+        )
+
+    def announce_text_only(self) -> None:
+        """Once per store: an embedder without an image space finds media by the sentence
+        stored with it, never by what the image shows. Said in the log and on the bus."""
+        if self._told_text_only or Modality.IMAGE in self.embedder.modalities:
+            return
+        self._told_text_only = True
+        log.info(
+            "embedder %s has no image space: media in memory is matched by its sentence only",
+            self.embedder.name,
+        )
+        self._emit(
+            EventType.SYSTEM,
+            source="memory",
+            kind="media_matched_by_text",
+            embedder=self.embedder.name,
         )
 
     async def _store(self, docs: list[ColdDoc]) -> None:
@@ -302,6 +330,7 @@ class ColdContext:
                 response=e.response,
                 channel=e.channel,
                 text=e.vector_text or e.text,
+                media=e.media,
             )
             for e in events
         ]
@@ -314,11 +343,20 @@ class ColdContext:
                 events=[e.id for e in events],
             )
 
-    async def commit(self, content: str, *, source: str = "coldcontext_commit") -> ColdDoc:
-        """Write one document (the model's `coldcontext_commit`)."""
+    async def commit(
+        self,
+        content: str,
+        *,
+        source: str = "coldcontext_commit",
+        media: Sequence[MediaRef] = (),
+    ) -> ColdDoc:
+        """Write one document (the model's `coldcontext_commit`), with media by reference
+        (spec: InsertWithMedia; the caller has checked the references are stored)."""
         if not isinstance(content, str) or not content.strip():
             raise ValueError("a cold-context document needs non-empty text content")
-        doc = self._make(created_at=self.clock.now(), source=source, input=content.strip())
+        doc = self._make(
+            created_at=self.clock.now(), source=source, input=content.strip(), media=media
+        )
         await self._store([doc])
         return doc
 

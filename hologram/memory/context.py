@@ -27,7 +27,7 @@ from hologram.memory.context_event import (
 )
 from hologram.memory.embedding import Embedder, EmbedderError, StoredVector
 from hologram.memory.episodic import stems
-from hologram.sdk import Clock, EventType
+from hologram.sdk import Clock, EventType, MediaRef
 from hologram.sdk.events import discard
 
 log = logging.getLogger(__name__)
@@ -333,6 +333,7 @@ class ContextWindow:
         tool_outputs: Iterable[ToolOutput] = (),
         timestamp: float | None = None,
         event_id: str | None = None,
+        media: Iterable[MediaRef] = (),
     ) -> ContextEvent:
         """Add one event (timestamp: now, unless given, e.g. a recalled document's original
         time; its id made up unless given) and return it once it is on disk. Embedding
@@ -351,6 +352,7 @@ class ContextWindow:
             channel=channel,
             tool_outputs=outputs,
             vector_text=text_for_vector(source, input, response, outputs, self.tools),
+            media=list(media),
         )
         if event_id is not None:
             event.id = event_id

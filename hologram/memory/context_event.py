@@ -10,7 +10,7 @@ from typing import Any
 
 from hologram.memory._text import clean_text
 from hologram.memory.embedding import StoredVector
-from hologram.sdk import ToolDef
+from hologram.sdk import MediaRef, ToolDef
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +46,9 @@ class ContextEvent:
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
     vector_text: str = ""
     vector: StoredVector | None = None
+    media: list[MediaRef] = field(default_factory=list)
+    """Media that came with the input or with the tools' results: references only, the
+    bytes stay in the media store (resolved again whenever a request is built)."""
 
     def to_json(self) -> dict[str, Any]:
         obj: dict[str, Any] = {
@@ -59,6 +62,8 @@ class ContextEvent:
         }
         if self.tool_outputs:
             obj["tools"] = [[t.name, t.content] for t in self.tool_outputs]
+        if self.media:
+            obj["media"] = [m.to_dict() for m in self.media]
         if self.vector is not None:
             obj.update(self.vector.to_json())
         return obj
@@ -80,20 +85,33 @@ class ContextEvent:
             for t in tools
         ):
             raise ValueError("event field 'tools' must be a list of [name, content]")
+        media = obj.get("media", [])
+        if not isinstance(media, list):
+            raise ValueError("event field 'media' must be a list of media references")
+        try:
+            refs = [MediaRef.from_dict(m) for m in media]
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"event field 'media' holds a bad media reference: {exc}") from None
         return cls(
             timestamp=float(obj["ts"]),
             source=obj["source"],
             tool_outputs=[ToolOutput(name, content) for name, content in tools],
             id=obj["id"],
             vector=StoredVector.from_json(obj),
+            media=refs,
             **texts,
         )
 
     @property
     def text(self) -> str:
-        """The event as one line of text for a prompt or a display."""
+        """The event as one line of text for a prompt or a display (media by its label)."""
         parts = [p for p in (self.input, self.response) if p]
-        return " → ".join(parts)
+        return " → ".join(parts) + media_labels(self.media)
+
+
+def media_labels(media: Sequence[MediaRef]) -> str:
+    """Media named in text, after what was said: " [image/png 64x64 …]"."""
+    return "".join(f" {m.label()}" for m in media)
 
 
 def _tool_text(output: ToolOutput, lookup: ToolLookup | None) -> str | None:

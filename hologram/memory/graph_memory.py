@@ -121,7 +121,13 @@ class GraphModule:
     loops on the kernel's clock. Merge and review wait for `connect_consolidation`."""
 
     name = "graph"
-    requires = (Facility.CONFIG, Facility.EVENTS, Facility.MEMORY, Facility.COLD_CONTEXT)
+    requires = (
+        Facility.CONFIG,
+        Facility.EVENTS,
+        Facility.MEMORY,
+        Facility.COLD_CONTEXT,
+        Facility.MEDIA,
+    )
     provides = (Facility.GRAPH,)
 
     def __init__(self, submit: SubmitConsolidation | None = None) -> None:
@@ -183,6 +189,7 @@ class GraphModule:
             estimate=estimate,
             emit=emit,
             tasks=state.tasks.scope(self.name),
+            media=state.media,
         )
         self.graph = GraphMemory(store, indexer, Social(store), pipeline, heartbeat, estimate)
         memory.add_layer(self.graph)

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hologram.kernel.tasks import KernelTasks, TaskScope
-from hologram.memory.coldcontext import ColdContext
+from hologram.media import MediaError, MediaStore
+from hologram.memory.coldcontext import ColdContext, ColdDoc
 from hologram.memory.consolidation import (
     asked_keys,
     merge_candidates,
@@ -80,8 +81,10 @@ class Heartbeat:
         estimate: Estimate = rough_tokens,
         emit: Callable[..., Any] | None = None,
         tasks: TaskScope | None = None,
+        media: MediaStore | None = None,
     ) -> None:
         self.graph = graph
+        self.media = media
         self._scope = tasks or KernelTasks().scope("heartbeat")
         self.clock = clock
         self.settings = settings
@@ -186,14 +189,46 @@ class Heartbeat:
                 words=doc.tokens if doc.text else None,
                 speaker=doc.source,
             )
+            blocks = await self.archive_media(doc)
             if doc.source != "agent" and doc.input:
-                found = [replace(t, origin="archive") for t in extract(doc.input, "user")]
+                found = [
+                    replace(t, origin="archive", media_digests=(*t.media_digests, *blocks))
+                    for t in extract(doc.input, "user")
+                ]
                 if found:
                     await self.graph.commit(found, origin="archive")
                     triples += len(found)
         if docs:
             await self.cold.consume([d.id for d in docs])
         return {"archived": len(docs), "triples": triples}
+
+    async def archive_media(self, doc: ColdDoc) -> tuple[str, ...]:
+        """The document's media as graph media blocks, so facts drawn from it link them.
+        The graph keeps its own copy of the bytes (its blocks table predates the media
+        store); media gone from the store is left out, logged and announced."""
+        if not doc.media or self.media is None:
+            return ()
+        ids = []
+        for ref in doc.media:
+            try:
+                data = await self.media.aget(ref.digest)
+            except MediaError as exc:
+                log.warning("document %s: media %s not archived: %s", doc.id, ref.short, exc)
+                self._emit(
+                    EventType.SYSTEM,
+                    source="memory",
+                    kind="media_not_archived",
+                    doc=doc.id,
+                    digest=ref.digest,
+                    reason=str(exc),
+                )
+                continue
+            block = await self.graph.blocks.add_media(
+                data, ref.mime, width=ref.width or None, height=ref.height or None,
+                source=f"coldcontext:{doc.id}",
+            )  # fmt: skip
+            ids.append(block.id)
+        return tuple(ids)
 
     async def tick_rules(self) -> dict[str, Any]:
         if self.pipeline is None:

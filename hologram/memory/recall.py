@@ -9,15 +9,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
+from hologram.media import MediaStore
 from hologram.memory._hybrid import HybridHit, Place
 from hologram.memory.coldcontext import ColdContext, ColdHit
 from hologram.memory.context import ContextWindow, PruneReport
-from hologram.memory.context_event import AGENT_SOURCE, ContextEvent, ToolOutput
+from hologram.memory.context_event import AGENT_SOURCE, ContextEvent, ToolOutput, media_labels
 from hologram.memory.embedding import Embedder
 from hologram.memory.episodic import stems
 from hologram.memory.textlog import TextLog
 from hologram.memory.tools import coldcontext_tools
-from hologram.sdk import MemItem, StageContext, ToolDef, ToolResult
+from hologram.sdk import MediaRef, MemItem, StageContext, ToolDef, ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -53,19 +54,20 @@ class Recollection:
     where: str
     """The channel or source it came from."""
     score: float
+    media: tuple[MediaRef, ...] = ()
 
     @classmethod
     def of_cold(cls, hit: ColdHit) -> Recollection:
         doc = hit.doc
         return cls(
             doc.id, Place.COLD_CONTEXT, doc.text, doc.created_at, doc.channel or doc.source,
-            hit.score,
+            hit.score, tuple(doc.media),
         )  # fmt: skip
 
 
 def doc_line(hit: ColdHit | Recollection) -> str:
     found = Recollection.of_cold(hit) if isinstance(hit, ColdHit) else hit
-    return f"- ({_when(found.at)} UTC, {found.where}) {found.text}"
+    return f"- ({_when(found.at)} UTC, {found.where}) {found.text}{media_labels(found.media)}"
 
 
 def event_line(event: ContextEvent) -> str:
@@ -76,7 +78,7 @@ def event_line(event: ContextEvent) -> str:
         what = f"{event.input} → {event.response}"
     else:
         what = event.input
-    return f"[{_when(event.timestamp)}] {event.source}: {what}"
+    return f"[{_when(event.timestamp)}] {event.source}: {what}{media_labels(event.media)}"
 
 
 def related_docs_section(
@@ -131,7 +133,11 @@ class Memory:
     query_top: Callable[[], int]
     text_log: TextLog | None = None
     estimate: Estimate | None = None
+    media: MediaStore | None = None
+    """The kernel's media store, which `coldcontext_commit` checks digests against (set by
+    the agent module, as `estimate` is)."""
     _pending_tools: list[ToolOutput] = field(default_factory=list)
+    _pending_media: list[MediaRef] = field(default_factory=list)
     _tools: list[ToolDef] = field(default_factory=list)
     _layers: list[MemoryLayer] = field(default_factory=list)
     _segmented: bool = False
@@ -142,7 +148,12 @@ class Memory:
     # ---- the turn's steps ----------------------------------------------------------------
 
     async def append_input(
-        self, ctx: StageContext, *, input_id: int | None = None, attempt: int = 1
+        self,
+        ctx: StageContext,
+        *,
+        input_id: int | None = None,
+        attempt: int = 1,
+        media: Sequence[MediaRef] = (),
     ) -> ContextEvent:
         """The input, durably in the context (and the text log) before the turn goes on.
 
@@ -158,7 +169,7 @@ class Memory:
                 return earlier
         source = ctx.channel or USER_SOURCE
         event = await self.context.append(
-            source, input=ctx.raw_message, channel=ctx.channel, event_id=key
+            source, input=ctx.raw_message, channel=ctx.channel, event_id=key, media=media
         )
         if self.text_log is not None:
             await self.text_log.write("user", ctx.raw_message, channel=ctx.channel, id=event.id)
@@ -203,8 +214,9 @@ class Memory:
             if hit.place is Place.CONTEXT and (event := window.get(hit.id)) is not None:
                 where = event.channel or event.source
                 found[hit.id] = Recollection(
-                    hit.id, hit.place, event.text, event.timestamp, where, hit.score
-                )
+                    hit.id, hit.place, event.text, event.timestamp, where, hit.score,
+                    tuple(event.media),
+                )  # fmt: skip
             elif hit.place is Place.COLD_CONTEXT and (doc := self.cold.get(hit.id)) is not None:
                 cold_hit = ColdHit(doc, hit.score, hit.cosine, hit.lexical)
                 found[hit.id] = Recollection.of_cold(cold_hit)
@@ -228,7 +240,7 @@ class Memory:
                 used += self.estimate(text)
                 if used > budget_tokens:
                     break
-            items.append(MemItem(text, _SOURCE_OF[item.place], item.score))
+            items.append(MemItem(text, _SOURCE_OF[item.place], item.score, item.media))
         for layer in self._layers:
             left = None if budget_tokens is None else max(budget_tokens - used, 0)
             items += await layer.recall(query, left)
@@ -249,6 +261,15 @@ class Memory:
                 left -= estimate(extra)
         return sections
 
+    def window_media(self) -> list[MediaRef]:
+        """The media of the events in the window, oldest first, each digest once: a request
+        shows them again while their turn is in the window."""
+        seen: dict[str, MediaRef] = {}
+        for event in self.context.events:
+            for ref in event.media:
+                seen.setdefault(ref.digest, ref)
+        return list(seen.values())
+
     def timeline(self) -> list[str]:
         """The window as prompt lines, oldest first (the prompt keeps the newest that fit)."""
         return [event_line(e) for e in self.context.events]
@@ -257,12 +278,14 @@ class Memory:
         """Tool outputs of this turn: they travel with the reply event (spec: an agent
         event carries its tool outputs, each through its tool's no_memory and cleaner)."""
         self._pending_tools.extend(ToolOutput(r.name, r.content) for r in results)
+        self._pending_media.extend(m for r in results for m in r.media)
 
     async def append_reply(self, ctx: StageContext) -> ContextEvent:
         reply = ctx.final_text or ctx.llm_text or (ctx.response or "")
         outputs, self._pending_tools = self._pending_tools, []
+        media, self._pending_media = self._pending_media, []
         event = await self.context.append(
-            AGENT_SOURCE, response=reply, channel=ctx.channel, tool_outputs=outputs
+            AGENT_SOURCE, response=reply, channel=ctx.channel, tool_outputs=outputs, media=media
         )
         if self.text_log is not None:
             await self.text_log.write("agent", reply, channel=ctx.channel, id=event.id)
@@ -271,5 +294,5 @@ class Memory:
     def tools(self) -> list[ToolDef]:
         """`coldcontext_query` and `coldcontext_commit`, bound to this kernel's stores."""
         if not self._tools:
-            self._tools = coldcontext_tools(self.context, self.cold)
+            self._tools = coldcontext_tools(self.context, self.cold, lambda: self.media)
         return list(self._tools) + [t for layer in self._layers for t in layer.tools()]

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Annotated
 
+from hologram.media import MediaStore
 from hologram.memory.coldcontext import ColdContext, ColdDoc
 from hologram.memory.context import ContextWindow
 from hologram.memory.context_event import COLD_STORAGE_SOURCE, ContextEvent
-from hologram.sdk import NOT_BLANK, Param, ToolDef
+from hologram.sdk import NOT_BLANK, MediaRef, Param, ToolDef, ToolError
 
 MAX_TOP = 10
 
@@ -27,6 +29,7 @@ async def recall_into_context(
             hit.doc.response,
             channel=hit.doc.channel,
             timestamp=hit.doc.created_at,
+            media=hit.doc.media,
         )
         for hit in hits
     ]
@@ -38,8 +41,30 @@ def _when(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def coldcontext_tools(context: ContextWindow, cold: ColdContext) -> list[ToolDef]:
-    """The two ToolDefs, bound to one kernel's context window and cold context."""
+def stored_media(media: MediaStore | None, digests: Sequence[str]) -> list[MediaRef]:
+    """The stored references of `digests` (a label's 12-digit prefix will do); an unknown
+    one is refused, naming it, before anything is written."""
+    if not digests:
+        return []
+    if media is None:
+        raise ToolError("this kernel has no media store: commit the note without media")
+    refs: list[MediaRef] = []
+    for digest in digests:
+        wanted = digest.strip().lower().removeprefix("sha256:")
+        found = [d for d in media.digests() if d.startswith(wanted)] if len(wanted) >= 8 else []
+        if len(found) != 1:
+            raise ToolError(f"no single stored media has digest {digest!r}; nothing was stored")
+        refs.append(media.ref(found[0]))
+    return refs
+
+
+def coldcontext_tools(
+    context: ContextWindow,
+    cold: ColdContext,
+    media: Callable[[], MediaStore | None] = lambda: None,
+) -> list[ToolDef]:
+    """The two ToolDefs, bound to one kernel's context window, cold context and media
+    store (asked for when called: it is wired after the tools are first built)."""
 
     async def coldcontext_query(
         query: Annotated[str, Param("what to look for", pattern=NOT_BLANK)],
@@ -58,10 +83,16 @@ def coldcontext_tools(context: ContextWindow, cold: ColdContext) -> list[ToolDef
 
     async def coldcontext_commit(
         content: Annotated[str, Param("the note", pattern=NOT_BLANK)],
+        media_digests: Annotated[
+            tuple[str, ...], Param("digests of media to keep with the note (from their labels)")
+        ] = (),
     ) -> str:
-        """Write a note to long-term memory, to be recalled later by meaning or keywords."""
-        doc: ColdDoc = await cold.commit(content)
-        return f"Stored as memory document {doc.id}."
+        """Write a note to long-term memory, to be recalled later by meaning or keywords.
+        Media named by digest is kept with it and comes back when the note is recalled."""
+        refs = stored_media(media(), media_digests)
+        doc: ColdDoc = await cold.commit(content, media=refs)
+        kept = "".join(f" {r.label()}" for r in refs)
+        return f"Stored as memory document {doc.id}.{kept}"
 
     return [
         # The recalled text re-enters the timeline as events of its own: indexing the tool's

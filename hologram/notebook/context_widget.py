@@ -13,6 +13,8 @@ as an SVG bar chart (`render_svg`) is the static fallback.
 from __future__ import annotations
 
 import asyncio
+import base64
+import io
 from collections.abc import Callable
 from datetime import UTC, datetime
 from html import escape
@@ -24,6 +26,7 @@ import pandas as pd
 import traitlets
 
 from hologram.kernel.tasks import KernelTasks, TaskScope
+from hologram.media import MediaError, MediaStore
 from hologram.memory import ContextEvent, ContextWindow, Fate, PruneReport, Scored
 from hologram.memory.context import keep_order
 from hologram.notebook.front import StaticFallback, bundle, style
@@ -106,13 +109,59 @@ def window_frame(window: ContextWindow) -> pd.DataFrame:
             "channel": e.channel,
             "input": e.input,
             "response": e.response,
+            "media": " ".join(m.label() for m in e.media),
             "fingerprint": e.vector.fingerprint if e.vector is not None else None,
             "id": e.id,
         }
         for e in window.events
     ]
-    columns = ["time", "source", "channel", "input", "response", "fingerprint", "id"]
+    columns = ["time", "source", "channel", "input", "response", "media", "fingerprint", "id"]
     return pd.DataFrame(rows, columns=columns)
+
+
+THUMB_PX = 96
+
+
+def thumbnail(data: bytes) -> str:
+    """A small PNG of an image, as a data: URL (the full bytes never go to the page)."""
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(data))
+    image.thumbnail((THUMB_PX, THUMB_PX))
+    out = io.BytesIO()
+    image.convert("RGB").save(out, "PNG")
+    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode("ascii")
+
+
+def thumbnails_html(window: ContextWindow, media: MediaStore | None, cache: dict[str, str]) -> str:
+    """The images of the turns in the window, newest first, each under its turn's source;
+    other media by its label. `cache` keeps each digest's thumbnail between redraws."""
+    figures = []
+    for event in reversed(window.events):
+        for ref in event.media:
+            caption = escape(f"{event.source}: {ref.label()}")
+            if ref.is_image and media is not None:
+                try:
+                    if ref.digest not in cache:
+                        cache[ref.digest] = thumbnail(media.get(ref.digest))
+                except MediaError as exc:
+                    figures.append(f"<figure>{caption} ({escape(str(exc))})</figure>")
+                    continue
+                figures.append(
+                    f"<figure style='display:inline-block;margin:4px'>"
+                    f"<img src='{cache[ref.digest]}' alt='{escape(ref.label())}' "
+                    f"data-digest='{ref.digest}'><figcaption style='font-size:11px'>{caption}"
+                    "</figcaption></figure>"
+                )
+            else:
+                figures.append(f"<figure style='display:inline-block'>{caption}</figure>")
+    if not figures:
+        return ""
+    return (
+        "<div class='hologram-context-media'><b>media in the window</b><br>"
+        + "".join(figures)
+        + "</div>"
+    )
 
 
 def current_input(window: ContextWindow) -> str:
@@ -185,13 +234,22 @@ class ContextWidget(StaticFallback, widgets.VBox):
     """One context window scored against its current input, and its last prune; live when
     given a bus. `await widget.scoring` waits for the scores of the latest change."""
 
-    def __init__(self, window: ContextWindow, tasks: TaskScope | None = None) -> None:
+    def __init__(
+        self,
+        window: ContextWindow,
+        tasks: TaskScope | None = None,
+        media: MediaStore | None = None,
+    ) -> None:
         self.window = window
+        self.media = media
         self._tasks = tasks or KernelTasks().scope("context-widget")
         self._caption = widgets.HTML()
+        self.thumbnails = widgets.HTML()
+        """Thumbnails of the images of the turns in the window."""
+        self._thumbs: dict[str, str] = {}
         self.view = ContextView(preview_top_k=window.top_k)
         self._svg = ""
-        super().__init__([self._caption, self.view])
+        super().__init__([self._caption, self.thumbnails, self.view])
         self._detach: list[Callable[[], None]] = []
         self.scoring: asyncio.Task[None] | None = None
         self._scorings: set[asyncio.Task[None]] = set()
@@ -203,7 +261,7 @@ class ContextWidget(StaticFallback, widgets.VBox):
         memory = kernel.state.memory
         if memory is None:
             raise RuntimeError("this kernel has no memory module: nothing to show")
-        view = cls(memory.context, kernel.state.tasks.scope("notebook"))
+        view = cls(memory.context, kernel.state.tasks.scope("notebook"), kernel.state.media)
         view._detach = [
             kernel.events.subscribe(EventType.CONTEXT_PRUNED, view._on_change),
             kernel.events.subscribe(EventType.CONTEXT_APPENDED, view._on_change),
@@ -226,13 +284,14 @@ class ContextWidget(StaticFallback, widgets.VBox):
         return window_frame(self.window)
 
     def fallback_html(self) -> str:
-        return self._caption.value + self._svg
+        return self._caption.value + self.thumbnails.value + self._svg
 
     def refresh(self) -> asyncio.Task[None]:
         """Redraw the last prune now; score the window again in the background."""
         report = self.report
         self._svg = render_svg(report)
         self._caption.value = self._caption_text(report)
+        self.thumbnails.value = thumbnails_html(self.window, self.media, self._thumbs)
         self._generation += 1
         self.scoring = self._tasks.spawn(self._score(self._generation), name="context-scores")
         self._scorings.add(self.scoring)

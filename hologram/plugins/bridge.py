@@ -9,6 +9,8 @@ output send `output.send`, an event `event`, a wake-up `plugin.wake`.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import dataclasses
 import logging
 from collections.abc import Callable, Set
@@ -29,12 +31,15 @@ from hologram.sdk import (
     Capability,
     CapabilityError,
     Event,
+    MediaData,
+    MediaRef,
     MemItem,
     Priority,
     StageContext,
     ToolCall,
     ToolDef,
     ToolError,
+    ToolOutput,
     ToolResult,
 )
 
@@ -136,7 +141,7 @@ class Bridge:
         timeout: float | None = None,  # noqa: ASYNC109  (the tool's timeout, a field)
         optional: list[str] | None = None,
     ) -> None:
-        async def call_plugin(arguments: dict[str, Any]) -> str:
+        async def call_plugin(arguments: dict[str, Any]) -> str | ToolOutput:
             params = {"name": name, "arguments": arguments, "context": self.sdk.call_context()}
             try:
                 result = await self._peer().call("tool.call", params)
@@ -146,7 +151,7 @@ class Bridge:
                 raise ToolError(
                     f"plugin {self.name!r} could not run {name}: {exc.message}"
                 ) from None
-            return result if isinstance(result, str) else str(result)
+            return tool_output_of(result)
 
         tool = ToolDef(
             name,
@@ -317,6 +322,29 @@ class Bridge:
         self._subscriptions.clear()
 
 
+def tool_output_of(result: Any) -> str | ToolOutput:
+    """A plugin's `tool.call` result: text, or `{"text": …, "media": [{"type": mime,
+    "data": base64, "name": …}]}` for a result with media (spec: SetToolBlocks). Media that
+    is not that shape is refused here, before anything is stored."""
+    if isinstance(result, str):
+        return result
+    if not isinstance(result, dict) or "media" not in result:
+        return str(result)
+    items = result["media"]
+    if not isinstance(items, list):
+        raise ToolError("the plugin's result 'media' must be a list of {type, data} objects")
+    media = []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("data"), str):
+            raise ToolError(f"the plugin's media item {index} needs 'data' (base64 text)")
+        try:
+            data = base64.b64decode(item["data"], validate=True)
+        except (binascii.Error, ValueError):
+            raise ToolError(f"the plugin's media item {index}: 'data' is not base64") from None
+        media.append(MediaData(data, str(item.get("type", "")), str(item.get("name", ""))))
+    return ToolOutput(str(result.get("text", "")), tuple(media))
+
+
 # ---- the stage context as JSON ----------------------------------------------------------------
 
 _CONTEXT_FIELDS = [f.name for f in dataclasses.fields(StageContext)]
@@ -345,10 +373,15 @@ def field_from_json(field: str, value: Any) -> Any:
     if field == "tool_calls":
         return [ToolCall(**v) for v in value]
     if field == "tool_result":
-        return ToolResult(**value)
+        return _tool_result(value)
     if field == "tool_results":
-        return [ToolResult(**v) for v in value]
+        return [_tool_result(v) for v in value]
     return value
+
+
+def _tool_result(value: dict[str, Any]) -> ToolResult:
+    media = tuple(MediaRef.from_dict(m) for m in value.get("media") or ())
+    return ToolResult(**{**value, "media": media})
 
 
 def event_to_json(event: Event) -> dict[str, Any]:

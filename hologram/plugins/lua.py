@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from hologram.llm import LuaSandbox
-from hologram.plugins.bridge import context_to_json, field_from_json
+from hologram.plugins.bridge import context_to_json, field_from_json, tool_output_of
 from hologram.plugins.kernel_sdk import KernelSDK
 from hologram.plugins.manifest import Manifest
 from hologram.plugins.narrow import check, check_write
 from hologram.plugins.surfaces import SocialAPI
-from hologram.sdk import Capability, HandlerScope, Priority, Stage, ToolDef
+from hologram.sdk import Capability, HandlerScope, Priority, Stage, ToolDef, ToolOutput
 
 _HOST_CAPABILITIES: dict[str, Capability] = {
     "memory.recall": Capability.MEMORY,
@@ -154,12 +154,16 @@ class LuaPlugin:
     def _tool(self, tool: _Tool) -> Any:
         sandbox = self.sandbox
 
-        async def run(arguments: dict[str, Any]) -> str:
+        async def run(arguments: dict[str, Any]) -> str | ToolOutput:
             result = sandbox.to_python(
                 await sandbox.call(tool.fn, sandbox.to_lua(arguments), host=self._host)
             )
             if result is None or isinstance(result, str):
                 return result or ""
+            if isinstance(result, dict) and "media" in result:
+                # {text = ..., media = {{type = "image/png", data = <base64>}}}: the same
+                # shape as a subprocess plugin's result with media.
+                return tool_output_of(result)
             return json.dumps(result, ensure_ascii=False)
 
         return run

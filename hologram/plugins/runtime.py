@@ -20,6 +20,7 @@ exits when the kernel closes stdin or dies. Inside handlers, `app.sdk` calls int
 `await app.sdk.inject_interrupt(...)`, `await app.sdk.settings_get(...)`,
 `await app.sdk.memory.recall(...)`, `await app.sdk.knowledge.search(...)`,
 `await app.sdk.social.person(...)`, each within the manifest's capabilities.
+A tool handler returns text, or `tool_media(text, png_bytes, …)` for a result with media.
 `app.call_context()` is what the kernel's firewall says of the tool call being handled
 (its principal, the network switch, the sandbox roots), for a tool that must honour them
 itself; `app.spawn(coro)` runs background work that ends when the plugin stops.
@@ -31,6 +32,7 @@ not load the kernel.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextvars
 import copy
 import inspect
@@ -59,6 +61,24 @@ async def _call(handler: Handler, *args: Any) -> Any:
     if inspect.isawaitable(result):
         result = await result
     return result
+
+
+def tool_media(text: str, *media: bytes | tuple[bytes, str]) -> dict[str, Any]:
+    """A tool result with media, as a tool handler returns it: `text` for the model and
+    each image or file as bytes, or `(bytes, mime)` to claim a type (the kernel checks the
+    claim against the bytes). The kernel stores them and shows them to the model."""
+    items = []
+    for item in media:
+        data, mime = item if isinstance(item, tuple) else (item, "")
+        items.append({"type": mime, "data": base64.b64encode(data).decode("ascii")})
+    return {"text": text, "media": items}
+
+
+def tool_wire(result: Any) -> Any:
+    """What goes back for `tool.call`: text, or the `{text, media}` object of `tool_media`."""
+    if isinstance(result, dict) and "media" in result:
+        return result
+    return "" if result is None else result if isinstance(result, str) else str(result)
 
 
 class _RemoteMemory:
@@ -332,7 +352,10 @@ class PluginApp:
             return {}
         if method == "tool.call":
             self._call_context.set(params.get("context") or {})
-            return await self._handled(self.tools, params["name"], params.get("arguments", {}))
+            result = await self._handled(
+                self.tools, params["name"], params.get("arguments", {}), raw=True
+            )
+            return tool_wire(result)
         if method == "stage.run":
             return await self._run_stage(params)
         if method == "output.send":
@@ -351,7 +374,9 @@ class PluginApp:
             return None
         raise RpcError(METHOD_NOT_FOUND, f"method not found: {method!r}")
 
-    async def _handled(self, table: dict[str, Handler], key: str, *args: Any) -> Any:
+    async def _handled(
+        self, table: dict[str, Handler], key: str, *args: Any, raw: bool = False
+    ) -> Any:
         handler = table.get(key)
         if handler is None:
             raise RpcError(INVALID_PARAMS, f"{self.name}: nothing registered as {key!r}")
@@ -361,6 +386,8 @@ class PluginApp:
             raise
         except Exception as exc:
             raise RpcError(HANDLER_ERROR, f"{type(exc).__name__}: {exc}") from None
+        if raw:
+            return result
         return "" if result is None else result if isinstance(result, str) else str(result)
 
     async def _run_stage(self, params: dict[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from hologram.sdk.capabilities import OutputCap
 from hologram.sdk.clock import Clock
 from hologram.sdk.events import Event, EventType
 from hologram.sdk.facilities import Facility, parse_facility
-from hologram.sdk.media import MediaRef
+from hologram.sdk.media import MediaData, MediaRef
 from hologram.sdk.outcomes import (
     CONSOLIDATION_CHANNEL,
     EndedBy,
@@ -33,7 +33,14 @@ from hologram.sdk.prompt import PromptSection
 from hologram.sdk.schema import NOT_BLANK, Param, SchemaError, schema_of
 from hologram.sdk.settings import Settings
 from hologram.sdk.stages import STAGE_WRITABLE, HandlerScope, MemItem, Stage, StageContext
-from hologram.sdk.tools import ToolCall, ToolDef, ToolError, ToolHandler, ToolResult
+from hologram.sdk.tools import (
+    ToolCall,
+    ToolDef,
+    ToolError,
+    ToolHandler,
+    ToolOutput,
+    ToolResult,
+)
 
 __all__ = [
     "CONSOLIDATION_CHANNEL",
@@ -50,6 +57,7 @@ __all__ = [
     "Facility",
     "FindingKind",
     "HandlerScope",
+    "MediaData",
     "MediaRef",
     "MemItem",
     "OutputCap",
@@ -70,6 +78,7 @@ __all__ = [
     "ToolDef",
     "ToolError",
     "ToolHandler",
+    "ToolOutput",
     "ToolResult",
     "TraceKind",
     "WakeHandler",

@@ -61,6 +61,16 @@ class MediaRef:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class MediaData:
+    """Media bytes a tool or plugin hands the kernel, with the type it claims (checked
+    against the bytes, never trusted) and an optional file name."""
+
+    data: bytes
+    mime: str = ""
+    name: str = ""
+
+
 def _size(n: int) -> str:
     if n < 1024:
         return f"{n} B"

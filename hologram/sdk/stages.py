@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from hologram.sdk.media import MediaRef
 from hologram.sdk.tools import ToolCall, ToolResult
 
 
@@ -35,6 +36,9 @@ class MemItem:
     text: str
     source: str
     score: float = 0.0
+    media: tuple[MediaRef, ...] = ()
+    """Media stored with this memory (its text names each by label); the model can look
+    at one with seemedia."""
 
 
 @dataclass(slots=True)

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hologram.sdk.media import MediaRef
+from hologram.sdk.media import MediaData, MediaRef
 from hologram.sdk.schema import FunctionSchema, function_schema
 
 ToolHandler = Callable[[dict[str, Any]], Awaitable[str] | str]
@@ -135,6 +135,17 @@ class ToolError(Exception):
     """Raised by a tool handler for a failure the model should read and may correct
     (a refused type, a missing file). Its message goes to the model as it is, without the
     traceback logging an unexpected exception gets."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """What a tool handler returns when its result carries media (spec: SetToolBlocks):
+    `text` for the model to read, and `media` to be shown to it with that text. Each item
+    is raw bytes or `MediaData` (the kernel stores them, type sniffed, within the media
+    limits) or a `MediaRef` of media already stored."""
+
+    text: str = ""
+    media: tuple[bytes | MediaData | MediaRef, ...] = ()
 
 
 @dataclass(slots=True)

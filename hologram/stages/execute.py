@@ -12,12 +12,22 @@ import asyncio
 import inspect
 import json
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError
 
-from hologram.sdk import NOT_BLANK, ToolCall, ToolDef, ToolError, ToolResult
+from hologram.media import MediaStore, Upload
+from hologram.sdk import (
+    NOT_BLANK,
+    MediaData,
+    MediaRef,
+    ToolCall,
+    ToolDef,
+    ToolError,
+    ToolOutput,
+    ToolResult,
+)
 
 log = logging.getLogger(__name__)
 
@@ -69,9 +79,17 @@ class ToolRunner:
 
     def __init__(self, default_timeout: Callable[[], float]) -> None:
         self._default_timeout = default_timeout
+        self.media: MediaStore | None = None
+        """The media store a handler's `ToolOutput` media goes to (see `use_media`; without
+        it a tool returning media gets an error result)."""
         # name → (the parameters dict it was built from, its validator); rebuilt when a tool
         # of that name comes with a different schema object.
         self._validators: dict[str, tuple[dict[str, Any], Draft202012Validator]] = {}
+
+    def use_media(self, store: MediaStore | None) -> None:
+        # A method, not an attribute set from outside: a wrapping runner (the firewall's)
+        # forwards calls to this one, not attribute writes.
+        self.media = store
 
     def validator(self, tool: ToolDef) -> Draft202012Validator:
         cached = self._validators.get(tool.name)
@@ -129,8 +147,49 @@ class ToolRunner:
             log.error("tool %s failed (call %s)", call.name, call.id, exc_info=exc)
             brief = str(exc)[:_MAX_ERROR_CHARS]
             return _error(call, f"tool {call.name} failed: {type(exc).__name__}: {brief}")
+        if isinstance(output, ToolOutput):
+            return await self.with_media(call, tool, output)
         content = as_text(output)
         return ToolResult(call.id, call.name, content, memory_text=memory_text(tool, content))
+
+    async def with_media(self, call: ToolCall, tool: ToolDef, output: ToolOutput) -> ToolResult:
+        """A result with media: bytes stored (all checked before any is kept), references
+        checked against the store. Refused media makes the whole call an error result the
+        model can read, never a crash of the turn."""
+        try:
+            refs = await asyncio.to_thread(self.store_media, output.media)
+        except Exception as exc:
+            log.warning("tool %s returned media the store refused: %s", call.name, exc)
+            return _error(call, f"tool {call.name} returned media that was refused: {exc}")
+        # The labels name each media by its digest, so the model (and memory, which keeps
+        # the text) can ask to see it again later with seemedia.
+        content = "\n".join([output.text, *(r.label() for r in refs)]).strip()
+        return ToolResult(
+            call.id, call.name, content, memory_text=memory_text(tool, content), media=refs
+        )
+
+    def store_media(self, items: Sequence[bytes | MediaData | MediaRef]) -> tuple[MediaRef, ...]:
+        """References for `items`, every one checked before any bytes are stored, so a
+        refused item leaves none of its neighbours half-stored."""
+        if not items:
+            return ()
+        if self.media is None:
+            raise ToolError("this kernel has no media store")
+        for item in items:
+            if not isinstance(item, bytes | bytearray | MediaData | MediaRef):
+                raise ToolError(
+                    f"a media item is bytes, MediaData or a MediaRef, not {type(item).__name__}"
+                )
+        known = {i.digest: self.media.ref(i.digest) for i in items if isinstance(i, MediaRef)}
+        raw = [_upload(i) for i in items if not isinstance(i, MediaRef)]
+        stored = iter(self.media.put_all(raw) if raw else [])
+        return tuple(known[i.digest] if isinstance(i, MediaRef) else next(stored) for i in items)
+
+
+def _upload(item: bytes | bytearray | MediaData) -> Upload:
+    if isinstance(item, MediaData):
+        return Upload(bytes(item.data), item.mime, item.name)
+    return Upload(bytes(item))
 
 
 def _where(path: Iterable[str | int]) -> str:
