@@ -117,7 +117,13 @@ def _body_limits(body_limit: int) -> str:
 
 
 def _operation(ep: Endpoint, schemas: Schemas, error: JSON, body_limit: int) -> JSON:
-    ok = {"type": "string"} if ep.result is str else schemas.of(ep.result)
+    ok = (
+        {"type": "string", "format": "binary"}
+        if ep.result is bytes
+        else {"type": "string"}
+        if ep.result is str
+        else schemas.of(ep.result)
+    )
     responses: JSON = {
         str(ep.status): {
             "description": _describe(ep.result),
