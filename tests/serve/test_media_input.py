@@ -96,3 +96,25 @@ def test_bad_media_is_a_clear_4xx_and_stores_nothing(
         # Nothing was journaled, and the service still takes input.
         assert http.get("/inputs/1").status_code == 404
         assert http.post("/input", json={"text": "plain"}).status_code == 202
+
+
+def test_the_typed_client_sends_media_and_reads_it_back(
+    make_service: Callable[..., Service], model: ScriptedModel, data_dir: Path
+) -> None:
+    from hologram.client import Client, HologramError
+    from hologram.media import Upload
+
+    photo = png("yellow")
+    model.queue({"text": "Yellow."})
+    service = make_service(env=model.env)
+    with Client(service.url) as hologram:
+        result = hologram.say("colour?", media=[Upload(photo, "image/png", "y.png")])
+        assert result.reply == "Yellow."
+        [stored] = media_files(data_dir)
+        assert hologram.media(stored.name) == photo
+        try:
+            hologram.send("lying", media=[Upload(photo, "image/gif")])
+        except HologramError as exc:
+            assert exc.status == 415
+        else:
+            raise AssertionError("a lying type was taken")
