@@ -42,6 +42,7 @@ REASONS = {
 }
 TAGS = {
     "inputs": "Input for the agent, its replies, interrupts and stop",
+    "media": "Stored media (images) by digest, as inputs, tools and memory refer to it",
     "status": "The kernel and the service at a glance",
     "settings": "The configuration registry",
     "events": "The live event stream",
