@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import httpx
 
 from hologram.agent.journal import RecordRow
-from hologram.serve import inputs, settings, status
+from hologram.serve import inputs, media, settings, status
 from hologram.serve.bodies import DEFAULT_SYNC_TIMEOUT_S, HTTP_CHANNEL
 from hologram.serve.calls import (
     END_OF_STREAM,
@@ -38,6 +38,7 @@ from hologram.serve.calls import (
     Call,
     Frames,
     HologramError,
+    MediaSent,
     Operations,
     events_request,
     refusal,
@@ -93,10 +94,17 @@ class Client:
     # ---- inputs
 
     def send(
-        self, text: str, *, channel: str = HTTP_CHANNEL, level: int | str = 0, source: str = "http"
+        self,
+        text: str,
+        *,
+        channel: str = HTTP_CHANNEL,
+        level: int | str = 0,
+        source: str = "http",
+        media: Sequence[MediaSent] = (),
     ) -> Ack:
-        """Queue an input; its journal id once it is on disk."""
-        return self.call(Operations.send(text, channel, level, source))
+        """Queue an input (with `media`: bytes or `Upload`s); its journal id once it is on
+        disk."""
+        return self.call(Operations.send(text, channel, level, source, media))
 
     def say(
         self,
@@ -106,10 +114,11 @@ class Client:
         level: int | str = 0,
         source: str = "http",
         wait: float = DEFAULT_SYNC_TIMEOUT_S,
+        media: Sequence[MediaSent] = (),
     ) -> InputResult:
         """Queue an input and wait (at most `wait` s) for its turn to end: the reply and
         how it ended."""
-        return self.call(Operations.say(text, channel, level, source, wait))
+        return self.call(Operations.say(text, channel, level, source, wait, media))
 
     def interrupt(
         self,
@@ -118,8 +127,9 @@ class Client:
         level: int | str = "L1",
         channel: str = HTTP_CHANNEL,
         source: str = "http",
+        media: Sequence[MediaSent] = (),
     ) -> Ack:
-        return self.call(Operations.interrupt(text, channel, level, source))
+        return self.call(Operations.interrupt(text, channel, level, source, media))
 
     def stop(self) -> Stopped:
         return self.call(Call(inputs.post_stop))
@@ -127,6 +137,10 @@ class Client:
     def input(self, ident: int) -> RecordRow:
         """One input as the journal has it."""
         return self.call(Call(inputs.get_input, path={"id": str(ident)}))
+
+    def media(self, digest: str) -> bytes:
+        """The stored bytes of media by its digest."""
+        return self.call(Call(media.get_media, path={"digest": digest}))
 
     # ---- reads
 
@@ -232,9 +246,15 @@ class AsyncClient:
     # ---- inputs
 
     async def send(
-        self, text: str, *, channel: str = HTTP_CHANNEL, level: int | str = 0, source: str = "http"
+        self,
+        text: str,
+        *,
+        channel: str = HTTP_CHANNEL,
+        level: int | str = 0,
+        source: str = "http",
+        media: Sequence[MediaSent] = (),
     ) -> Ack:
-        return await self.call(Operations.send(text, channel, level, source))
+        return await self.call(Operations.send(text, channel, level, source, media))
 
     async def say(
         self,
@@ -244,8 +264,9 @@ class AsyncClient:
         level: int | str = 0,
         source: str = "http",
         wait: float = DEFAULT_SYNC_TIMEOUT_S,
+        media: Sequence[MediaSent] = (),
     ) -> InputResult:
-        return await self.call(Operations.say(text, channel, level, source, wait))
+        return await self.call(Operations.say(text, channel, level, source, wait, media))
 
     async def interrupt(
         self,
@@ -254,14 +275,18 @@ class AsyncClient:
         level: int | str = "L1",
         channel: str = HTTP_CHANNEL,
         source: str = "http",
+        media: Sequence[MediaSent] = (),
     ) -> Ack:
-        return await self.call(Operations.interrupt(text, channel, level, source))
+        return await self.call(Operations.interrupt(text, channel, level, source, media))
 
     async def stop(self) -> Stopped:
         return await self.call(Call(inputs.post_stop))
 
     async def input(self, ident: int) -> RecordRow:
         return await self.call(Call(inputs.get_input, path={"id": str(ident)}))
+
+    async def media(self, digest: str) -> bytes:
+        return await self.call(Call(media.get_media, path={"digest": digest}))
 
     # ---- reads
 

@@ -39,8 +39,9 @@ from hologram.kernel import (
     plan,
     resolve_data_dir,
 )
+from hologram.media.intake import MediaItem, store_media
 from hologram.modules import kernel_modules
-from hologram.sdk import Clock, EventType, Priority
+from hologram.sdk import Clock, EventType, MediaRef, Priority
 from hologram.state import KernelState
 
 log = logging.getLogger(__name__)
@@ -231,17 +232,32 @@ class Kernel:
         *,
         level: Priority = Priority.QUEUED,
         source: str = "",
+        media: Sequence[MediaItem] = (),
     ) -> Ticket:
         """Queue `text` as input (or, with a level, as an interrupt); returns once it is
-        durably recorded, with a ticket to await for the turn's result."""
-        return await self.inputs.submit(text, channel, level=level, source=source)
+        durably recorded, with a ticket to await for the turn's result. `media` (bytes,
+        `Upload`s, paths or stored `MediaRef`s) is stored first: a refused item raises its
+        `MediaError` here and no input is recorded."""
+        refs = await self.store_media(media) if media else []
+        return await self.inputs.submit(text, channel, level=level, source=source, media=refs)
+
+    async def store_media(self, media: Sequence[MediaItem]) -> list[MediaRef]:
+        """Put media into the kernel's store (all checked before any is stored)."""
+        if self.state.media is None:
+            raise RuntimeError("this kernel has no media store yet; await start() first")
+        return await asyncio.to_thread(store_media, self.state.media, list(media))
 
     async def say(
-        self, text: str, channel: str = "notebook", level: Priority = Priority.QUEUED
+        self,
+        text: str,
+        channel: str = "notebook",
+        level: Priority = Priority.QUEUED,
+        *,
+        media: Sequence[MediaItem] = (),
     ) -> str:
         """Give the agent `text` as input arriving on `channel`; returns the reply once it
         has been delivered (one whole turn: stages, tool loop, output)."""
-        ticket = await self.inject(text, channel, level=level)
+        ticket = await self.inject(text, channel, level=level, media=media)
         result: TurnResult = await ticket
         return result.reply
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from hologram.agent.agent import Agent
@@ -23,7 +23,15 @@ from hologram.agent.triage import TriageAssistant, busy_note
 from hologram.agent.turn import Turn, TurnInput, TurnResult
 from hologram.events import EventBus
 from hologram.kernel.tasks import KernelTasks, TaskScope
-from hologram.sdk import CONSOLIDATION_CHANNEL, Clock, EndedBy, EventType, Priority, StageContext
+from hologram.sdk import (
+    CONSOLIDATION_CHANNEL,
+    Clock,
+    EndedBy,
+    EventType,
+    MediaRef,
+    Priority,
+    StageContext,
+)
 
 log = logging.getLogger(__name__)
 
@@ -85,15 +93,19 @@ class InputScheduler:
         source: str = "",
         from_plugin: bool = False,
         user_id: str = "",
+        media: Sequence[MediaRef] = (),
     ) -> Ticket:
-        """Record the input durably, then queue it. The ticket's id is the journal's id."""
+        """Record the input durably, then queue it. The ticket's id is the journal's id.
+        `media` is already in the media store (the door that took it stored it first)."""
         if not isinstance(text, str):
             raise TypeError(f"input text must be a string, not {type(text).__name__}")
         # The journal keeps the level the input will have, so a restart cannot raise a
         # plugin's clamped L4 back (the scheduler still sees the ask, to report the clamp).
         kept = Priority.L3 if from_plugin and level is Priority.L4 else level
         # The journal is on disk: a secret the user typed is stored as its alias.
-        record = await self.journal.record(self._mask(text), channel, int(kept), source, user_id)
+        record = await self.journal.record(
+            self._mask(text), channel, int(kept), source, user_id, media=tuple(media)
+        )
         return self._inject(record, Priority(level), from_plugin)
 
     def _inject(self, record: InputRecord, level: Priority, from_plugin: bool) -> Ticket:
@@ -234,6 +246,7 @@ class InputScheduler:
                 record.user_id,
                 input_id=record.id,
                 attempt=record.attempts + 1,
+                media=record.media,
             )
             turn = Turn(self.agent, given)
             turn.intercept = self._intercept_for(task)

@@ -24,6 +24,7 @@ from typing import Any, TypedDict, TypeVar
 
 from hologram.kernel.schema import SchemaTooNew, migrate_sqlite
 from hologram.kernel.tasks import KernelTasks, TaskScope
+from hologram.sdk import MediaRef
 
 T = TypeVar("T")
 
@@ -47,6 +48,9 @@ CREATE TABLE IF NOT EXISTS inputs (
     # 2: how many times each input has started running, so a re-run after a crash is known
     # as one (memory keys its writes by input and attempt).
     "ALTER TABLE inputs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0",
+    # 3: the media that came with each input (JSON list of `MediaRef.to_dict()`; the bytes
+    # are in the media store), so a re-run after a restart shows the model the same images.
+    "ALTER TABLE inputs ADD COLUMN media TEXT NOT NULL DEFAULT '[]'",
 )
 """The input journal's schema steps (see `hologram.kernel.schema`)."""
 
@@ -73,6 +77,8 @@ class InputRecord:
     extra: dict[str, Any] | None = None
     attempts: int = 0
     """Times it has started running before (a re-run after a crash has 1 or more)."""
+    media: tuple[MediaRef, ...] = ()
+    """Media that came with the input, already in the media store."""
 
 
 class RecordRow(TypedDict):
@@ -230,11 +236,13 @@ class InputJournal:
         source: str,
         user_id: str = "",
         extra: dict[str, Any] | None = None,
+        media: tuple[MediaRef, ...] = (),
     ) -> InputRecord:
         """Write an input durably; return it with its id."""
+        media = tuple(media)
         input_id = await self._write(
-            "INSERT INTO inputs(text, channel, level, source, user_id, extra, state, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO inputs(text, channel, level, source, user_id, extra, state, created_at,"
+            " media) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 text,
                 channel,
@@ -244,10 +252,11 @@ class InputJournal:
                 json.dumps(extra or {}, ensure_ascii=False),
                 InputState.QUEUED.value,
                 time.time(),
+                json.dumps([m.to_dict() for m in media], ensure_ascii=False),
             ),
         )
         assert input_id is not None
-        return InputRecord(input_id, text, channel, int(level), source, user_id, extra)
+        return InputRecord(input_id, text, channel, int(level), source, user_id, extra, media=media)
 
     async def mark(self, input_id: int, state: InputState, reply: str | None = None) -> None:
         """Record a change of state; RUNNING counts one more attempt."""
@@ -264,13 +273,19 @@ class InputJournal:
         placeholders = ", ".join("?" for _ in UNFINISHED)
         rows = await self._read(
             lambda db: db.execute(
-                "SELECT id, text, channel, level, source, user_id, extra, attempts FROM inputs "
+                "SELECT id, text, channel, level, source, user_id, extra, attempts, media "
+                "FROM inputs "
                 f"WHERE state IN ({placeholders}) ORDER BY id",
                 [s.value for s in UNFINISHED],
             ).fetchall()
         )
         return [
-            InputRecord(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]), row[7])
+            InputRecord(
+                *row[:6],
+                extra=json.loads(row[6]),
+                attempts=row[7],
+                media=tuple(MediaRef.from_dict(m) for m in json.loads(row[8])),
+            )
             for row in rows
         ]
 

@@ -9,6 +9,8 @@ expected.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import dataclasses
 import json
 from dataclasses import dataclass
@@ -16,6 +18,7 @@ from typing import Annotated, Any, Literal
 
 from starlette.requests import Request
 
+from hologram.media import Upload
 from hologram.sdk import Priority
 from hologram.sdk.jsontext import MAX_DEPTH, MAX_NUMBER_CHARS, JsonRefused, loads
 from hologram.sdk.schema import Param
@@ -109,6 +112,16 @@ InterruptLevelName = Literal["L1", "L2", "L3", "l1", "l2", "l3"]
 
 
 @dataclass(frozen=True, slots=True)
+class MediaUpload:
+    """One media item sent with an input: its bytes as base64 and the type it claims (the
+    store checks the claim against the bytes)."""
+
+    data: Annotated[str, Param("the bytes, base64 (standard alphabet)", min_length=1)]
+    type: Annotated[str, Param("the claimed media type, such as image/png; may be empty")] = ""
+    name: Annotated[str, Param("a file name to show with it")] = ""
+
+
+@dataclass(frozen=True, slots=True)
 class InputBody:
     """An input for the agent: what is said, where the reply goes, how urgent it is."""
 
@@ -124,6 +137,9 @@ class InputBody:
     timeout: Annotated[
         float, Param("seconds POST /input/sync waits for the reply", gt=0, le=MAX_SYNC_TIMEOUT_S)
     ] = DEFAULT_SYNC_TIMEOUT_S
+    media: Annotated[
+        tuple[MediaUpload, ...], Param("images sent with the input (core.media.* limits)")
+    ] = ()
 
     @property
     def priority(self) -> Priority:
@@ -177,7 +193,37 @@ def input_body(body: Any, *, channels: list[str], kind: type[InputBody] = InputB
         or not 0 < timeout <= MAX_SYNC_TIMEOUT_S
     ):
         raise ApiError(400, f"'timeout' must be seconds in (0, {MAX_SYNC_TIMEOUT_S:g}]")
-    return kind(text, channel, level, source, float(timeout))
+    media = media_field(body.get("media", []))
+    return kind(text, channel, level, source, float(timeout), media)
+
+
+def media_field(value: Any) -> tuple[MediaUpload, ...]:
+    """`media` as uploads still in base64 (decoded where they are stored)."""
+    if not isinstance(value, list):
+        raise ApiError(400, f"'media' must be a list of objects, not {type(value).__name__}")
+    items = []
+    for index, item in enumerate(value):
+        item = object_body(item, MediaUpload, f"media item {index}")
+        items.append(
+            MediaUpload(
+                string_field(item, "data"),
+                string_field(item, "type", ""),
+                string_field(item, "name", ""),
+            )
+        )
+    return tuple(items)
+
+
+def decode_media(items: tuple[MediaUpload, ...]) -> list[Upload]:
+    """The uploads as bytes; a 400 naming the item whose base64 does not decode."""
+    uploads = []
+    for index, item in enumerate(items):
+        try:
+            data = base64.b64decode(item.data, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ApiError(400, f"media item {index}: 'data' is not base64 ({exc})") from None
+        uploads.append(Upload(data, item.type, item.name))
+    return uploads
 
 
 # ---- settings ------------------------------------------------------------------------------

@@ -4,18 +4,26 @@ Shared by the sync and async clients of `hologram.client`, which only send them.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 
+from hologram.media import Upload
 from hologram.sdk.schema import convert, to_json
 from hologram.serve import inputs, settings
-from hologram.serve.bodies import InputBody, InterruptBody, SettingText, SettingValue
+from hologram.serve.bodies import (
+    InputBody,
+    InterruptBody,
+    MediaUpload,
+    SettingText,
+    SettingValue,
+)
 from hologram.serve.endpoint import Endpoint
 from hologram.serve.events import get_events
 from hologram.serve.params import wire_name
@@ -62,6 +70,8 @@ class Call:
     def result(self, response: httpx.Response) -> Any:
         if response.status_code >= 400:
             raise refusal(response)
+        if self.endpoint.result is bytes:
+            return response.content
         return convert(response.json(), self.endpoint.result)
 
 
@@ -95,18 +105,30 @@ class Operations:
     """The API as `Call`s; the two clients only run them."""
 
     @staticmethod
-    def send(text: str, channel: str, level: int | str, source: str) -> Call:
-        return Call(inputs.post_input, body=InputBody(text, channel, level, source))
+    def send(
+        text: str, channel: str, level: int | str, source: str, media: Sequence[MediaSent] = ()
+    ) -> Call:
+        body = InputBody(text, channel, level, source, media=uploads(media))
+        return Call(inputs.post_input, body=body)
 
     @staticmethod
-    def say(text: str, channel: str, level: int | str, source: str, timeout: float) -> Call:
-        body = InputBody(text, channel, level, source, timeout)
+    def say(
+        text: str,
+        channel: str,
+        level: int | str,
+        source: str,
+        timeout: float,
+        media: Sequence[MediaSent] = (),
+    ) -> Call:
+        body = InputBody(text, channel, level, source, timeout, uploads(media))
         # The HTTP wait outlasts the service's own, so its 504 arrives rather than ours.
         return Call(inputs.post_input_sync, body=body, timeout=timeout + 10)
 
     @staticmethod
-    def interrupt(text: str, channel: str, level: int | str, source: str) -> Call:
-        body = InterruptBody(text, channel, level, source)
+    def interrupt(
+        text: str, channel: str, level: int | str, source: str, media: Sequence[MediaSent] = ()
+    ) -> Call:
+        body = InterruptBody(text, channel, level, source, media=uploads(media))
         return Call(inputs.post_interrupt, body=body)
 
     @staticmethod
@@ -147,3 +169,17 @@ class Frames:
         if "id" in fields:
             return convert(data, StreamEvent)  # a bus event: its document is a StreamEvent
         return StreamEvent(fields["event"], data if isinstance(data, dict) else {"data": data})
+
+
+MediaSent = bytes | Upload
+"""Media a client sends with an input: bytes (their type is sniffed) or an `Upload`."""
+
+
+def uploads(media: Sequence[MediaSent]) -> tuple[MediaUpload, ...]:
+    """Media as the input body carries it: base64 with its claimed type and name."""
+    items = []
+    for item in media:
+        upload = item if isinstance(item, Upload) else Upload(bytes(item))
+        encoded = base64.b64encode(upload.data).decode("ascii")
+        items.append(MediaUpload(encoded, upload.declared, upload.name))
+    return tuple(items)

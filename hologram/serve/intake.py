@@ -11,8 +11,16 @@ import time
 
 from hologram.agent import Ticket
 from hologram.facade import Kernel
+from hologram.media import MediaError
 from hologram.sdk import OutputCap
-from hologram.serve.bodies import HTTP_CHANNEL, MCP_CHANNEL, OPENAI_CHANNEL, ApiError, InputBody
+from hologram.serve.bodies import (
+    HTTP_CHANNEL,
+    MCP_CHANNEL,
+    OPENAI_CHANNEL,
+    ApiError,
+    InputBody,
+    decode_media,
+)
 
 SERVICE_CHANNELS = {
     HTTP_CHANNEL: "a client of the HTTP API (the web page or the terminal chat); plain text "
@@ -58,9 +66,13 @@ class Intake:
     async def submit(self, body: InputBody) -> Ticket:
         if not self.accepting:
             raise ApiError(503, "the service is shutting down and takes no more input")
-        ticket = await self.kernel.inject(
-            body.text, body.channel, level=body.priority, source=body.source
-        )
+        media = decode_media(body.media)
+        try:
+            ticket = await self.kernel.inject(
+                body.text, body.channel, level=body.priority, source=body.source, media=media
+            )
+        except MediaError as exc:
+            raise ApiError(exc.status if exc.status < 500 else 400, str(exc)) from None
         self.acknowledged += 1
         ticket.outcome.add_done_callback(_read_outcome)
         return ticket

@@ -42,6 +42,7 @@ REASONS = {
 }
 TAGS = {
     "inputs": "Input for the agent, its replies, interrupts and stop",
+    "media": "Stored media (images) by digest, as inputs, tools and memory refer to it",
     "status": "The kernel and the service at a glance",
     "settings": "The configuration registry",
     "events": "The live event stream",
@@ -118,7 +119,13 @@ def _body_limits(body_limit: int) -> str:
 
 
 def _operation(ep: Endpoint, schemas: Schemas, error: JSON, body_limit: int) -> JSON:
-    ok = {"type": "string"} if ep.result is str else schemas.of(ep.result)
+    ok = (
+        {"type": "string", "format": "binary"}
+        if ep.result is bytes
+        else {"type": "string"}
+        if ep.result is str
+        else schemas.of(ep.result)
+    )
     responses: JSON = {
         str(ep.status): {
             "description": _describe(ep.result),

@@ -36,7 +36,7 @@ def test_versions_prints_each_store_beside_what_this_release_expects(tmp_path: P
         "path": "inputs.db",
         "kind": "sqlite",
         "found": 0,
-        "expected": 2,
+        "expected": 3,
         "status": "older",
     }
     assert stores["media"]["status"] == "absent"
@@ -82,11 +82,11 @@ def test_a_newer_data_dir_is_refused_by_migrate_with_a_clear_error(tmp_path: Pat
     root = shipped.build(tmp_path / "data")
     assert hologram("data", "migrate", "--data", str(root)).returncode == 0
     db = sqlite3.connect(root / "inputs.db")
-    db.execute("PRAGMA user_version = 3")
+    db.execute("PRAGMA user_version = 4")
     db.close()
     result = hologram("data", "migrate", "--data", str(root))
     assert result.returncode == 2
-    assert "store 'input-journal' (inputs.db) is at schema version 3" in result.stderr
+    assert "store 'input-journal' (inputs.db) is at schema version 4" in result.stderr
 
 
 async def test_a_backup_beside_a_running_kernel_uses_the_online_api(tmp_path: Path) -> None:

@@ -63,7 +63,7 @@ async def test_every_shipped_schema_migrates_with_no_row_lost(
     report = prepare(root)
 
     migrated = {name: (old, new) for name, old, new in report.migrated}
-    assert migrated["config"] == (0, 1) and migrated["input-journal"] == (0, 2)
+    assert migrated["config"] == (0, 1) and migrated["input-journal"] == (0, 3)
     assert migrated.get("graph") == ((graph_version, 5) if graph_version < 5 else None)
     assert migrated["context-window"] == (0, 1) and migrated["knowledge"] == (0, 1)
     for name, tables in counts.items():
