@@ -41,6 +41,9 @@ def test_the_server_serves_an_openapi_document_naming_every_endpoint(service: Se
         "/plugins/{name}/reload",
         "/llm/sources",
         "/llm/source",
+        "/changes",
+        "/changes/{id}/undo",
+        "/media/{digest}",
         "/openapi.json",
     }
     assert set(document["paths"]["/settings"]) == {"get", "put"}
