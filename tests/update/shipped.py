@@ -4,7 +4,9 @@ at each of them: the update module must bring every one to the current release.
 Before data-dir versions existed (release 0.1.0 and earlier) the config database and the
 input journal were unversioned (`user_version` 0) and no manifest was written; the graph has
 numbered its schema since its first release, so a data dir may hold any of its versions
-1-5. These copies are never edited: a change of schema is a new step in the store's list.
+1-5. Releases with a manifest shipped the input journal at versions 1 (the 0.1.0 table) and
+2 (with each input's attempt count). These copies are never edited: a change of schema is a
+new step in the store's list.
 """
 
 from __future__ import annotations
@@ -32,6 +34,12 @@ CREATE TABLE inputs (
     finished_at REAL
 )
 """
+
+JOURNAL_STEPS: tuple[str, ...] = (
+    JOURNAL_V0,
+    "ALTER TABLE inputs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0",
+)
+JOURNAL_VERSIONS = tuple(range(1, len(JOURNAL_STEPS) + 1))
 
 GRAPH_STEPS: tuple[str, ...] = (
     """
@@ -205,3 +213,23 @@ def build(root: Path, graph_version: int = len(GRAPH_STEPS), turns: int = 50) ->
     plugin.mkdir(parents=True)
     (plugin / "state.json").write_text('{"count": 3}\n', encoding="utf-8")
     return root
+
+
+def journal_at(path: Path, version: int, inputs: int = 40) -> None:
+    """An input journal as the release that shipped `version` left it: finished inputs, and
+    (from version 2) a few that ran more than once, and one still queued."""
+    path.unlink(missing_ok=True)
+    db = _sqlite(path, ";\n".join(s.strip() for s in JOURNAL_STEPS[:version]), version)
+    rows = [
+        (f"input {n} 第{n}句", "done" if n < inputs - 1 else "queued", float(n))
+        for n in range(inputs)
+    ]
+    db.executemany(
+        "INSERT INTO inputs(text, channel, level, source, user_id, extra, state, created_at)"
+        " VALUES (?, 'http', 3, 'user', '', '{}', ?, ?)",
+        rows,
+    )
+    if version >= 2:
+        db.execute("UPDATE inputs SET attempts = 1")
+        db.execute("UPDATE inputs SET attempts = 3 WHERE id % 10 = 0")
+    db.close()

@@ -97,6 +97,50 @@ async def test_every_shipped_schema_migrates_with_no_row_lost(
         assert [e.input for e in kernel.state.memory.context.events][:2] == ["turn 0", "turn 1"]
 
 
+@pytest.mark.parametrize("journal_version", shipped.JOURNAL_VERSIONS)
+async def test_every_shipped_journal_schema_migrates_with_its_inputs(
+    tmp_path: Path, journal_version: int
+) -> None:
+    """A data dir a release with manifests left: every store current but the journal."""
+    root = shipped.build(tmp_path / "data")
+    prepare(root)
+    shipped.journal_at(root / "inputs.db", journal_version)
+    manifest = read_manifest(root)
+    assert manifest is not None
+    manifest.stores["input-journal"] = journal_version
+    manifest.rows.pop("inputs.db", None)
+    write_manifest(root, manifest)
+    before = sqlite3.connect(root / "inputs.db")
+    try:
+        kept = before.execute("SELECT * FROM inputs ORDER BY id").fetchall()
+    finally:
+        before.close()
+
+    report = prepare(root)
+
+    current = next(s.version for s in STORES if s.name == "input-journal")
+    assert [m for m in report.migrated if m[0] == "input-journal"] == [
+        ("input-journal", journal_version, current)
+    ]
+    after = sqlite3.connect(root / "inputs.db")
+    try:
+        rows = after.execute("SELECT * FROM inputs ORDER BY id").fetchall()
+        media = {r[0] for r in after.execute("SELECT media FROM inputs")}
+        attempts = dict(after.execute("SELECT id, attempts FROM inputs"))
+    finally:
+        after.close()
+    assert [r[: len(kept[0])] for r in rows] == kept  # every row, every old column unchanged
+    assert media == {"[]"}
+    assert attempts[10] == (3 if journal_version >= 2 else 0)
+    journal = await InputJournal.open(root / "inputs.db")
+    try:
+        assert (await journal.counts()) == {InputState.DONE: 39, InputState.QUEUED: 1}
+        row = await journal.get(40)
+        assert row is not None and row["text"] == "input 39 第39句"
+    finally:
+        await journal.close()
+
+
 async def test_a_kernel_boots_on_the_oldest_data_dir_and_finds_its_memory(tmp_path: Path) -> None:
     root = shipped.build(tmp_path / "data", graph_version=1)
     async with Kernel(root, environ={}) as kernel:
