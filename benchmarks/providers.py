@@ -16,7 +16,10 @@
    agent_output_delta event), against the time to the first byte of a raw httpx stream of
    the same request body to the same server, interleaved, median of the runs. Target ≤ 1.2×.
    The kernel's figure includes the turn's steps before the model call (journal, context,
-   prompt), which the raw stream does not pay.
+   prompt), which the raw stream does not pay; so the same figure is split at the moment the
+   server receives the request: the turn before it, and the stream after it (server's
+   receipt to first delta, against the raw stream's receipt to first byte). The stream's
+   ratio is the one TARGETS.md means by "streaming must be nearly free".
 """
 
 from __future__ import annotations
@@ -31,8 +34,10 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
+from serve_load import start  # the sibling script (run as python benchmarks/providers.py)
 
 from hologram import Kernel
 from hologram.llm import (
@@ -231,38 +236,52 @@ async def round_trip(rounds: int) -> None:
 
 
 async def first_token(runs: int) -> None:
-    reply = ScriptedReply(text="It will rain tomorrow in Paris, bring an umbrella.")
-    async with ScriptedModelServer() as server:
-        environ = {
-            "HOLOGRAM_LLM_BASE_URL": server.base_url,
-            "HOLOGRAM_LLM_MODEL": "bench-model",
-            "HOLOGRAM_LLM_API_KEY": "sk-bench",
-        }
-        with tempfile.TemporaryDirectory(prefix="hologram-ttft-") as data:
-            async with Kernel(Path(data), environ=environ) as kernel:
-                first = asyncio.Event()
-                kernel.events.subscribe("agent_output_delta", lambda e: first.set())
-                through: list[float] = []
-                direct: list[float] = []
-                before_model: list[float] = []
-                async with httpx.AsyncClient(trust_env=False) as raw:
+    """The model runs in its own process, as a remote model does: in the kernel's event
+    loop it would wait behind the turn's own work and charge the kernel for it."""
+    reply = {"text": "It will rain tomorrow in Paris, bring an umbrella."}
+    model, base_url = start(["scripted-model", "--port", "0"], r"(http://127\.0\.0\.1:\d+/v1)")
+    control = base_url.removesuffix("/v1") + "/_scripted"
+    environ = {
+        "HOLOGRAM_LLM_BASE_URL": base_url,
+        "HOLOGRAM_LLM_MODEL": "bench-model",
+        "HOLOGRAM_LLM_API_KEY": "sk-bench",
+    }
+    through: list[float] = []
+    direct: list[float] = []
+    before_model: list[float] = []
+    stream_kernel: list[float] = []
+    stream_raw: list[float] = []
+    try:
+        async with httpx.AsyncClient(trust_env=False, timeout=30) as raw:
+
+            async def last_request() -> dict[str, Any]:
+                asked = (await raw.get(control + "/requests")).json()[-1]
+                await raw.delete(control + "/requests")
+                return asked
+
+            with tempfile.TemporaryDirectory(prefix="hologram-ttft-") as data:
+                async with Kernel(Path(data), environ=environ) as kernel:
+                    first = asyncio.Event()
+                    kernel.events.subscribe("agent_output_delta", lambda e: first.set())
                     for i in range(runs + 5):
-                        server.queue(reply)
+                        (await raw.post(control + "/replies", json=[reply])).raise_for_status()
                         first.clear()
                         started = time.perf_counter()
                         ticket = await kernel.inject(f"will it rain? ({i})")
                         await first.wait()
                         kernel_s = time.perf_counter() - started
                         await ticket
-                        asked_s = server.last_request.received_at - started
+                        # perf_counter is the system's monotonic clock, the same in both
+                        # processes, so the model's receipt time reads on this one.
+                        sent = await last_request()
+                        asked_s = sent["received_at"] - started
                         # The raw stream sends the body the kernel sent, to the same server.
-                        sent = server.last_request
-                        server.queue(reply)
+                        (await raw.post(control + "/replies", json=[reply])).raise_for_status()
                         started = time.perf_counter()
                         async with raw.stream(
                             "POST",
-                            server.url + sent.path,
-                            content=sent.body,
+                            base_url.removesuffix("/v1") + sent["path"],
+                            content=sent["body"].encode(),
                             headers={
                                 "content-type": "application/json",
                                 "authorization": "Bearer sk-bench",
@@ -271,17 +290,27 @@ async def first_token(runs: int) -> None:
                             raw_s = 0.0
                             async for _ in response.aiter_raw():
                                 raw_s = raw_s or time.perf_counter() - started
+                        raw_asked_s = (await last_request())["received_at"] - started
                         if i >= 5:  # the first turns warm the caches and open connections
                             through.append(kernel_s)
                             direct.append(raw_s)
                             before_model.append(asked_s)
-                        server.requests.clear()
+                            stream_kernel.append(kernel_s - asked_s)
+                            stream_raw.append(raw_s - raw_asked_s)
+    finally:
+        model.terminate()
+        model.wait(timeout=30)
     k, d = median_us(through), median_us(direct)
-    ratio = k / d
-    verdict = "ok" if ratio <= TTFT_TARGET else "OVER"
-    print(f"\ntime to first token, median of {runs} streamed turns")
+    print(f"\ntime to first token, median of {runs} streamed turns (the model in its own process)")
     print(f"  through the kernel (inject → first delta)  {k:9.1f} µs")
     print(f"  raw httpx stream, first byte, same body    {d:9.1f} µs")
+    print(f"  ratio                                      {k / d:9.2f} ×   (from the turn's start)")
+    print(f"  of which the turn before the request       {median_us(before_model):9.1f} µs")
+    sk, sr = median_us(stream_kernel), median_us(stream_raw)
+    ratio = sk / sr
+    verdict = "ok" if ratio <= TTFT_TARGET else "OVER"
+    print(f"  the stream: request received → first delta {sk:9.1f} µs")
+    print(f"  raw stream: request received → first byte  {sr:9.1f} µs")
     print(
         f"  ratio                                      {ratio:9.2f} ×   target ≤ {TTFT_TARGET}  {verdict}"
     )
