@@ -52,6 +52,12 @@ class Chat:
         """(input, round) of the reply being typed on the current line."""
         self.typed = ""
 
+    def say(self, text: str) -> None:
+        """One whole line. A reply being typed is ended first: a line written into the middle
+        of it would split it, and its rest is then typed on a fresh line of its own."""
+        self.end_line()
+        _out(text)
+
     # ---- the event stream ------------------------------------------------------------------
 
     async def listen(self) -> None:
@@ -66,7 +72,7 @@ class Chat:
                     self.show(event)
                 return
             except (httpx.HTTPError, HologramError) as exc:
-                _out(f"! event stream interrupted ({_one_line(exc)}); reconnecting")
+                self.say(f"! event stream interrupted ({_one_line(exc)}); reconnecting")
             await asyncio.sleep(0.5)
 
     def show(self, event: StreamEvent) -> None:
@@ -78,7 +84,7 @@ class Chat:
             if payload.get("tool_calls"):
                 self.end_line()
             for call in payload.get("tool_calls") or []:
-                _out(f"  · round {payload.get('round')}: {call['name']}")
+                self.say(f"  · round {payload.get('round')}: {call['name']}")
             return
         if ident in self.answered:
             self.end_line()
@@ -92,7 +98,7 @@ class Chat:
         was_typing, self.typing = self.typing, None
         if payload.get("ended_by") == EndedBy.STOPPED:
             _write("\n" if was_typing else "")
-            _out(f"[#{ident}] (stopped)")
+            self.say(f"[#{ident}] (stopped)")
         elif (
             was_typing
             and was_typing[0] == ident
@@ -101,7 +107,7 @@ class Chat:
             _write("\n")  # the reply is on the screen already, as it streamed
         else:
             _write("\n" if was_typing else "")
-            _out(f"[#{ident}] hologram> {payload.get('text', '')}")
+            self.say(f"[#{ident}] hologram> {payload.get('text', '')}")
 
     def type_out(self, payload: dict[str, Any]) -> None:
         """A piece of a reply, written as it comes."""
@@ -133,7 +139,7 @@ class Chat:
         if ack.id not in self.answered:
             self.owed.add(ack.id)
             self.settled.clear()
-        _out(f"[#{ack.id}] sent")
+        self.say(f"[#{ack.id}] sent")
 
     async def command(self, line: str) -> bool:
         """Run one line; False to quit. A failure is one line of output, never a traceback."""
@@ -142,29 +148,29 @@ class Chat:
         try:
             await self.run(line)
         except (httpx.HTTPError, HologramError) as exc:
-            _out(f"! {_one_line(exc)}")
+            self.say(f"! {_one_line(exc)}")
         return True
 
     async def run(self, line: str) -> None:
         if line == "/stop":
             stopped = (await self.client.stop()).stopped
-            _out(f"stopped: {stopped or 'nothing was running'}")
+            self.say(f"stopped: {stopped or 'nothing was running'}")
             # A turn cut off mid-way sends no reply event: the ids the stop covered are
             # settled here.
             for ident in stopped:
                 if ident not in self.answered:
-                    _out(f"[#{ident}] (stopped)")
+                    self.say(f"[#{ident}] (stopped)")
                     self.settle(ident)
         elif line.startswith("/interrupt"):
             parts = line.split(maxsplit=2)
             if len(parts) < 3:
-                _out("! usage: /interrupt L1|L2|L3 TEXT")
+                self.say("! usage: /interrupt L1|L2|L3 TEXT")
             else:
                 self.sent(await self.client.interrupt(parts[2], level=parts[1]))
         elif line == "/status":
             await self.status()
         elif line.startswith("/"):
-            _out("! commands: /stop, /interrupt L1|L2|L3 TEXT, /status, /quit")
+            self.say("! commands: /stop, /interrupt L1|L2|L3 TEXT, /status, /quit")
         else:
             self.sent(await self.client.send(line))
 
@@ -172,7 +178,7 @@ class Chat:
         status = await self.client.status()
         scheduler, llm = status.scheduler, status.llm
         model = f"offline scripted model ({llm.hint})" if llm.offline else llm.sources[0]["source"]
-        _out(
+        self.say(
             f"status: {status.kernel['phase']}; running {scheduler['running']}, "
             f"stack {scheduler['stack']}, queue {scheduler['queue']}; model: {model}; "
             f"inputs {status.inputs}; memory {status.memory}"
@@ -207,7 +213,7 @@ async def chat(url: str, token: str | None = None) -> int:
                     async with asyncio.timeout(REPLY_WAIT_S):
                         await session.settled.wait()
                 except TimeoutError:
-                    _out(f"! no reply yet for {sorted(session.owed)}")
+                    session.say(f"! no reply yet for {sorted(session.owed)}")
                     return 1
         finally:
             listener.cancel()

@@ -6,6 +6,10 @@ import subprocess
 import sys
 from collections.abc import Callable
 
+import pytest
+
+from hologram.serve.client import Chat
+from hologram.serve.inputs import Ack
 from tests.serve.harness import ScriptedModel, Service
 
 
@@ -60,3 +64,18 @@ def test_chat_says_when_the_service_is_unreachable() -> None:
     )
     assert run.returncode == 1
     assert "cannot reach http://127.0.0.1:9/api/v1" in run.stderr
+
+
+def test_a_line_written_while_a_reply_streams_does_not_split_the_reply(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The acknowledgement of the next input can arrive between two deltas of a reply."""
+    session = Chat(client=None)  # type: ignore[arg-type]  # no request is made
+    session.owed.add(1)
+    session.type_out({"input_id": 1, "round": 0, "text": "(offline "})
+    session.sent(Ack(id=2, level=0))
+    session.type_out({"input_id": 1, "round": 0, "text": "scripted model) hello there"})
+    session.show_reply(1, {"text": "(offline scripted model) hello there"})
+    lines = capsys.readouterr().out.splitlines()
+    assert "[#2] sent" in lines
+    assert lines[-1] == "[#1] hologram> (offline scripted model) hello there"
