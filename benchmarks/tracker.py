@@ -7,7 +7,8 @@ store) and watched. The same tool (it rewrites one file of the sandbox) is calle
 the same `ToolRunner` with `touches_files` and without, interleaved call by call in one
 process; the figure is the median per-call time of each, their difference (the tracker's
 added cost: two watcher sentinels, reading the dirty paths, one SQLite insert) and their
-ratio, the median over `--runs` runs. Then benchmarks/migration.py's figure: migrating a
+ratio, the median over `--runs` runs; and the time a restart takes to rebuild the shadow from
+the snapshot the stop wrote (stat only, against the first start's hashing). Then benchmarks/migration.py's figure: migrating a
 data dir of `--turns` turns from the oldest shipped schema.
 """
 
@@ -76,6 +77,17 @@ async def measure(root: Path, calls: int) -> tuple[float, float]:
     assert recorded.mechanism == "watcher" and recorded.changes, recorded
     tracker.stop()
     tracker.log.close()
+    again = Tracker(
+        [workspace], BlobStore(root / "media"), ChangeLog(root / "tracker.db"), root / "t", discard
+    )
+    started = time.perf_counter()
+    await asyncio.to_thread(again.start)
+    print(
+        f"  restart: shadow of {len(again.shadow):,} files from the last stop's snapshot in "
+        f"{time.perf_counter() - started:.2f} s"
+    )
+    again.stop()
+    again.log.close()
     return statistics.median(times["plain"]), statistics.median(times["tracked"])
 
 

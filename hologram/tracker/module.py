@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,6 +16,10 @@ from hologram.tracker.tracker import Tracker
 from hologram.tracker.undo import UndoError
 
 OWNER = "changes"
+ROOT_KEYS = ("core.security.write_roots", "core.security.read_roots")
+"""Settings that move the sandbox roots (empty write roots follow the defaults)."""
+
+log = logging.getLogger(__name__)
 
 
 def sandbox_roots(state: Any) -> list[Path]:
@@ -32,6 +38,9 @@ class TrackerModule:
     def __init__(self) -> None:
         self._tracker: Tracker | None = None
         self._host: Any = None
+        self._unwatch: Callable[[], None] | None = None
+        self._moving = asyncio.Lock()
+        """One move of the roots at a time, and none under the close."""
 
     async def init(self, state: Any) -> None:
         changelog = ChangeLog(state.data_dir / "tracker.db")
@@ -48,13 +57,37 @@ class TrackerModule:
         state.stagehost.track_files(tracker)
         state.stagehost.register_tool(undo_tool(tracker), owner=OWNER)
         state.tracker = tracker
+        self._follow_roots(state, tracker)
+
+    def _follow_roots(self, state: Any, tracker: Tracker) -> None:
+        """A change of the firewall's roots moves the tracker to them (after the setting is
+        stored; the move, a watcher restart and a scan, runs off the loop)."""
+        tasks = state.tasks.scope(self.name)
+
+        async def retarget(roots: list[Path]) -> None:
+            async with self._moving:
+                moved = self._tracker is not None and await asyncio.to_thread(
+                    tracker.retarget, roots
+                )
+            if moved:
+                log.info("tracker: now watching %s", ", ".join(map(str, tracker.roots)))
+
+        def changed(key: str) -> None:
+            if key.startswith(ROOT_KEYS):
+                tasks.spawn(retarget(sandbox_roots(state)), name="tracker-retarget")
+
+        self._unwatch = state.config.watch(changed)
 
     async def close(self) -> None:
+        if self._unwatch is not None:
+            self._unwatch()
         if self._host is not None:
             self._host.track_files(None)
-        if self._tracker is not None:
-            await asyncio.to_thread(self._tracker.stop)
-            self._tracker.log.close()
+        async with self._moving:
+            tracker, self._tracker = self._tracker, None
+        if tracker is not None:
+            await asyncio.to_thread(tracker.stop)
+            tracker.log.close()
 
 
 def undo_tool(tracker: Tracker) -> ToolDef:

@@ -5,6 +5,8 @@ time the tracker hears of a change the old bytes are gone from disk."""
 from __future__ import annotations
 
 import difflib
+import json
+import logging
 import os
 import stat
 import threading
@@ -12,13 +14,16 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from hologram.media import BlobStore, digest_of
+from hologram.media import BlobStore, MediaError, digest_of
 from hologram.tracker.log import Change, Kind
 
 MAX_KEPT = 16 * 1024 * 1024
 """Bytes of one file kept for undo; a larger file is recorded by digest, its undo refused."""
 MAX_DIFF = 256 * 1024
 """A text diff is made of files up to this size on both sides."""
+SNAPSHOT_VERSION = 1
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,10 +81,55 @@ class Shadow:
                     yield os.path.join(folder, name)
 
     def scan(self) -> int:
-        """Build from disk (at start): every file hashed and kept."""
+        """Bring the whole shadow up to date with the disk (at start): a file whose size and
+        mtime match its entry (one loaded from the snapshot) is not read again, every other
+        file is hashed and kept, and an entry whose file is gone is dropped."""
+        seen = set()
         for path in self.files():
+            seen.add(path)
             self.refresh(path)
+        with self._lock:
+            for gone in self._entries.keys() - seen:
+                del self._entries[gone]
         return len(self._entries)
+
+    # ---- the snapshot: what the shadow knew when the tracker last stopped ------------------
+
+    def save(self, path: Path) -> None:
+        """Written whole and renamed. It is a cache, never a store: every entry is checked
+        against the disk when it is loaded, and without it the scan hashes every file."""
+        with self._lock:
+            rows = [[p, e.digest, e.mode, e.size, e.mtime_ns] for p, e in self._entries.items()]
+        temporary = path.with_name(f".{path.name}.tmp")
+        temporary.write_text(json.dumps({"version": SNAPSHOT_VERSION, "entries": rows}))
+        os.replace(temporary, path)
+
+    def load(self, path: Path) -> int:
+        """Entries from the snapshot at `path` (the scan then reads only what changed since);
+        an entry outside the roots, or whose bytes the store has lost, is left out. Returns
+        how many were taken; raises ValueError when the file is not a snapshot."""
+        try:
+            data = json.loads(path.read_bytes())
+        except FileNotFoundError:
+            return 0
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{path} is not readable: {exc}") from None
+        if not isinstance(data, dict) or data.get("version") != SNAPSHOT_VERSION:
+            raise ValueError(f"{path} is not a version {SNAPSHOT_VERSION} shadow snapshot")
+        taken: dict[str, Entry] = {}
+        try:
+            for name, digest, mode, size, mtime_ns in data["entries"]:
+                if not (isinstance(name, str) and isinstance(digest, str)):
+                    raise TypeError("a path and a digest are text")
+                if inside(Path(name), self.roots) and self.blobs.path(digest).exists():
+                    taken[name] = Entry(digest, int(mode), int(size), int(mtime_ns))
+        except (KeyError, TypeError, ValueError, MediaError) as exc:
+            raise ValueError(f"{path} holds a malformed entry: {exc}") from None
+        with self._lock:
+            self._entries.update(taken)
+            for name in taken:
+                self._note_folders(name)
+        return len(taken)
 
     def under(self, path: str) -> list[str]:
         prefix = path.rstrip("/") + "/"
@@ -119,12 +169,15 @@ class Shadow:
             if data is not None and len(data) <= MAX_KEPT:
                 keep(self.blobs, entry.digest, data)
             if before is None:
-                folder = os.path.dirname(path)
-                while folder not in self._dirs and len(folder) > 1:
-                    self._dirs.add(folder)
-                    folder = os.path.dirname(folder)
+                self._note_folders(path)
             self._entries[path] = entry
             return before, entry
+
+    def _note_folders(self, path: str) -> None:
+        folder = os.path.dirname(path)
+        while folder not in self._dirs and len(folder) > 1:
+            self._dirs.add(folder)
+            folder = os.path.dirname(folder)
 
     def forget(self, path: str) -> None:
         with self._lock:

@@ -11,6 +11,11 @@ When the watcher is not running (it could not start, or it did not answer the se
 time), the fallback is a scan of the paths the call's arguments name (`path`, `source`,
 `destination`, ... resolved against the write roots); that fallback is logged and
 published as `tracker_fallback`.
+
+At start the shadow is loaded from the snapshot the last stop wrote (`<data>/tracker/
+shadow.json`), so the start-up scan stats every file and reads only those changed since; with
+no snapshot (a first start, a crash) it hashes every file. When the firewall's write roots
+change, `retarget` moves the watcher and the shadow to the new roots.
 """
 
 from __future__ import annotations
@@ -66,6 +71,7 @@ class Tracker:
         self.log = changelog
         self.shadow = Shadow(self.roots, blobs)
         self._sync_dir = state_dir / "sync"
+        self._snapshot = state_dir / "shadow.json"
         self._publish = publish
         self._active: dict[int, Watch] = {}
         self._lock = threading.Lock()
@@ -87,21 +93,56 @@ class Tracker:
         self._sync_dir.mkdir(parents=True, exist_ok=True)
         for stale in self._sync_dir.iterdir():
             stale.unlink(missing_ok=True)
-        ready = threading.Event()
-        self._thread = threading.Thread(
-            target=self._watch, args=(ready,), name="tracker-watch", daemon=True
-        )
-        self._thread.start()
-        ready.wait(5.0)
+        self._start_watcher()
+        try:
+            self.shadow.load(self._snapshot)
+        except ValueError as exc:
+            # Kept aside as every damaged file of the data dir is, though only a cache.
+            aside = self._snapshot.with_name(f"{self._snapshot.name}.corrupt-{int(time.time())}")
+            os.replace(self._snapshot, aside)
+            self._announce(
+                f"the shadow snapshot is unusable ({exc}; kept as {aside.name}); hashing every file"
+            )
         self.shadow.scan()
 
     def stop(self) -> None:
+        self._stop_watcher()
+        try:
+            self.shadow.save(self._snapshot)
+        except OSError as exc:
+            log.warning("tracker: could not save the shadow snapshot: %s", exc)
+
+    def retarget(self, roots: list[Path]) -> bool:
+        """Watch and shadow `roots` from now on (the firewall's write roots changed); False
+        when they are the roots already. A call running meanwhile falls back to its declared
+        paths, announced as usual."""
+        wanted = [Path(os.path.realpath(r)) for r in roots]
+        if wanted == self.roots:
+            return False
+        self._stop_watcher()
+        for root in wanted:
+            root.mkdir(parents=True, exist_ok=True)
+        self.roots = self.shadow.roots = wanted
+        self._start_watcher()
+        self.shadow.scan()
+        return True
+
+    def _start_watcher(self) -> None:
+        self._stop = threading.Event()
+        ready = threading.Event()
+        self._thread = threading.Thread(
+            target=self._watch, args=(ready, self._stop), name="tracker-watch", daemon=True
+        )
+        self._thread.start()
+        ready.wait(5.0)
+
+    def _stop_watcher(self) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(5.0)
         self.watching = False
 
-    def _watch(self, ready: threading.Event) -> None:
+    def _watch(self, ready: threading.Event, stop: threading.Event) -> None:
         try:
             from watchfiles import watch
 
@@ -113,7 +154,7 @@ class Tracker:
                 watch_filter=None,
                 debounce=50,
                 step=1,
-                stop_event=self._stop,
+                stop_event=stop,
                 rust_timeout=500,
                 yield_on_timeout=False,
                 raise_interrupt=False,
@@ -123,7 +164,8 @@ class Tracker:
             self.watching = False
             self._announce("the file watcher stopped; scanning declared paths instead", exc)
         finally:
-            self.watching = False
+            if stop is self._stop:  # not a watcher replaced by `retarget`
+                self.watching = False
             ready.set()
 
     def _heard(self, paths: set[str]) -> None:
