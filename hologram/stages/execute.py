@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from jsonschema import Draft202012Validator, ValidationError
+from jsonschema_rs import Draft202012Validator, ValidationError, ValidationErrorKind
 
 from hologram.media import MediaStore, Upload
 from hologram.sdk import (
@@ -112,11 +112,14 @@ class ToolRunner:
     def check_arguments(self, tool: ToolDef, arguments: dict[str, Any]) -> str | None:
         """None when `arguments` fit the tool's schema; else what the model must fix."""
         errors = sorted(
-            self.validator(tool).iter_errors(arguments), key=lambda e: list(e.absolute_path)
+            self.validator(tool).iter_errors(arguments),
+            key=lambda e: list(map(str, e.instance_path)),
         )
         if not errors:
             return None
-        lines = [f"- {_where(e.absolute_path)}: {_message(e)}" for e in errors[:_MAX_ERRORS]]
+        # One line per place and problem: each missing property is its own error.
+        lines = list(dict.fromkeys(f"- {_where(e.instance_path)}: {_message(e)}" for e in errors))
+        lines = _merge_needs(lines)[:_MAX_ERRORS]
         schema = json.dumps(tool.parameters, ensure_ascii=False)
         return (
             f"invalid arguments for {tool.name}:\n"
@@ -220,14 +223,25 @@ def _where(path: Iterable[str | int]) -> str:
 
 
 def _message(error: ValidationError) -> str:
-    """jsonschema's own words, but where a plainer sentence says the same to a model."""
-    if error.validator == "pattern" and error.validator_value == NOT_BLANK:
-        return f"{error.instance!r} is blank: give a value"
-    if error.validator == "required" and isinstance(error.instance, dict):
-        missing = [k for k in error.validator_value if k not in error.instance]
-        if missing:
-            return "needs " + ", ".join(repr(k) for k in missing)
+    """The validator's own words, but where a plainer sentence says the same to a model."""
+    kind = error.kind
+    if isinstance(kind, ValidationErrorKind.Pattern) and kind.pattern == NOT_BLANK:
+        return f"{json.dumps(error.instance, ensure_ascii=False)} is blank: give a value"
+    if isinstance(kind, ValidationErrorKind.Required):
+        return f"needs {kind.property!r}"
     return error.message
+
+
+def _merge_needs(lines: list[str]) -> list[str]:
+    """`- x: needs 'a'` and `- x: needs 'b'` as `- x: needs 'a', 'b'`."""
+    merged: dict[str, str] = {}
+    for line in lines:
+        where, _, said = line.partition(": needs ")
+        if said and where in merged:
+            merged[where] += ", " + said
+        else:
+            merged[where if said else line] = line
+    return list(merged.values())
 
 
 def _error(call: ToolCall, message: str) -> ToolResult:

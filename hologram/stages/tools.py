@@ -5,8 +5,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+import jsonschema_rs
 
 from hologram.sdk import ToolDef
 
@@ -41,8 +40,8 @@ class ToolTable:
         if tool.handler is None:
             raise ValueError(f"tool {tool.name!r} has no handler: nothing could run it")
         try:
-            Draft202012Validator.check_schema(tool.parameters)
-        except SchemaError as exc:
+            jsonschema_rs.meta.validate(tool.parameters)
+        except jsonschema_rs.ValidationError as exc:
             raise ValueError(
                 f"tool {tool.name!r}: parameters are not a valid JSON schema: {exc.message}"
             ) from None

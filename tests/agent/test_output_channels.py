@@ -37,7 +37,7 @@ async def test_a_type_the_channel_cannot_carry_is_refused_to_the_model(
     result = await ToolRunner(lambda: 5.0).execute(
         ToolCall("1", "output_send__test", {"payload": "cat.png", "type": "image"}), tools
     )
-    assert result.is_error and "'image' is not one of ['text']" in result.content
+    assert result.is_error and '"image" is not one of "text"' in result.content
     with pytest.raises(OutputRefused, match="cannot carry 'audio'; it carries: text"):
         await channels.send("test", "x", type="audio")
     assert sink.deliveries == []

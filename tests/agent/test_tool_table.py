@@ -65,7 +65,7 @@ async def test_invalid_arguments_become_a_correctable_tool_error(host: StageHost
     host.register_tool(ToolDef("weather_today", "x", CITY, handler=called.append))
     result = await host.execute(ToolCall("1", "weather_today", {"city": 3, "days": 0}))
     assert result.is_error and called == []
-    assert "city: 3 is not of type 'string'" in result.content
+    assert 'city: 3 is not of type "string"' in result.content
     assert "days: 0 is less than the minimum of 1" in result.content
     assert json.dumps(CITY) in result.content  # the model sees the schema it must meet
 

@@ -118,7 +118,7 @@ async def test_invalid_tool_arguments_go_back_and_the_model_corrects_them(
 
     assert calls == [{"a": 1, "b": 2}] and result.reply == "3"
     [error] = tool_messages(model.requests[1])
-    assert "a: 'one' is not of type 'integer'" in error["content"]
+    assert 'a: "one" is not of type "integer"' in error["content"]
     assert [r.is_error for r in result.tool_results] == [True, False]
 
 
@@ -274,7 +274,7 @@ async def test_output_caps_are_enforced_on_the_models_sends(
     await agent.handle("send things", channel="notebook")
 
     [refused] = tool_messages(model.requests[1])
-    assert "'image' is not one of ['text']" in refused["content"]
+    assert '"image" is not one of "text"' in refused["content"]
     assert sorted(test_channel.texts()) == ["first", "second"]  # two sends in one round
 
 

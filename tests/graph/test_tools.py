@@ -55,7 +55,7 @@ async def test_memory_commit_and_recall_round_trip(kit, graph: GraphStore) -> No
     ("args", "message"),
     [
         ({}, "needs 'triples'"),
-        ({"triples": []}, "triples: \\[\\] should be non-empty"),
+        ({"triples": []}, "triples: \\[\\] has less than 1 item"),
         ({"triples": [{"source": "A", "relation": "r"}]}, r"triples\[0\]: needs 'target'"),
         (
             {"triples": [{"source": "A", "relation": "r", "target": "B", "confidence": 3}]},
@@ -86,7 +86,7 @@ async def test_memory_recall_refuses_bad_arguments(kit) -> None:
         await call(kit, "memory_recall")
     with pytest.raises(ToolError, match="depth: 9 is greater than the maximum of 4"):
         await call(kit, "memory_recall", query="x", depth=9)
-    with pytest.raises(ToolError, match="history: 'yes' is not of type 'boolean'"):
+    with pytest.raises(ToolError, match='history: "yes" is not of type "boolean"'):
         await call(kit, "memory_recall", query="x", history="yes")
 
 
@@ -116,7 +116,7 @@ async def test_memory_edit_fact_entity_and_close(kit, graph: GraphStore) -> None
     assert "closed" in await call(kit, "memory_edit", fact_id=current.id, close=True)
     assert await graph.facts(entity="Carol") == []
     assert "now 'Caroline'" in await call(kit, "memory_edit", entity="Carol", new_name="Caroline")
-    with pytest.raises(ToolError, match="fact_id: '7' is not of type 'integer'"):
+    with pytest.raises(ToolError, match='fact_id: "7" is not of type "integer"'):
         await call(kit, "memory_edit", fact_id="7")
     with pytest.raises(ToolError, match="no fact #999"):
         await call(kit, "memory_edit", fact_id=999, target="x")
@@ -134,7 +134,7 @@ async def test_memory_purge_and_delete_entity(kit, graph: GraphStore) -> None:
     assert "Erased 'Eve' and 1 fact(s)" in await call(kit, "memory_delete_entity", entity="Eve")
     with pytest.raises(ToolError, match="no entity named 'Eve'"):
         await call(kit, "memory_delete_entity", entity="Eve")
-    with pytest.raises(ToolError, match="entity: '  ' is blank"):
+    with pytest.raises(ToolError, match='entity: "  " is blank'):
         await call(kit, "memory_purge", entity="  ")
 
 
@@ -152,7 +152,7 @@ async def test_social_tools_over_the_same_store(kit, graph: GraphStore) -> None:
         await call(kit, "person_query", name="Zoe")
     with pytest.raises(ToolError, match="needs 'value'"):
         await call(kit, "set_trait", name="Alice", trait="mood")
-    with pytest.raises(ToolError, match=r"value: \{'x': 1\} is not of type"):
+    with pytest.raises(ToolError, match=r'value: \{"x":1\} is not of type'):
         await call(kit, "set_trait", name="Alice", trait="mood", value={"x": 1})
     with pytest.raises(ToolError, match="needs 'other'"):
         await call(kit, "relate", person="Alice", relation="knows")

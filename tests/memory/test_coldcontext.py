@@ -86,7 +86,7 @@ async def test_the_query_tool_consumes_and_the_commit_tool_stores(
     assert await call_tool(query, query="wifi password") == "No stored memory matches that."
     with pytest.raises(ToolError, match="top: 99 is greater than the maximum of 10"):
         await call_tool(query, query="x", top=99)
-    with pytest.raises(ToolError, match="content: '  ' is blank"):
+    with pytest.raises(ToolError, match='content: "  " is blank'):
         await call_tool(commit, content="  ")
 
 
