@@ -302,6 +302,8 @@ class KernelSDK:
         # scheduler, so the journal records the level the input really has.
         level = min(Priority(level), Priority.L3)
         inputs = self._inputs()
+        if not isinstance(text, str):
+            raise TypeError(f"input text must be a string, not {type(text).__name__}")
         # The profile is checked before the media is stored and the media before the
         # profile's expectation is recorded: a refusal of either leaves nothing behind.
         profile = self._profile(security_profile) if security_profile else None

@@ -46,7 +46,15 @@ from hologram.plugins.kernel_sdk import KernelSDK
 from hologram.plugins.manifest import Manifest
 from hologram.plugins.narrow import check, check_write
 from hologram.plugins.surfaces import SocialAPI
-from hologram.sdk import Capability, HandlerScope, Priority, Stage, ToolDef, ToolOutput
+from hologram.sdk import (
+    Capability,
+    HandlerScope,
+    Priority,
+    Stage,
+    ToolDef,
+    ToolError,
+    ToolOutput,
+)
 
 _HOST_CAPABILITIES: dict[str, Capability] = {
     "memory.recall": Capability.MEMORY,
@@ -245,7 +253,10 @@ class LuaPlugin:
             if isinstance(result, dict) and "media" in result:
                 # {text = ..., media = {{type = "image/png", bytes = <bytes>}}}: the shape
                 # of a subprocess plugin's result with media, raw bytes allowed.
-                return tool_output_of(_unhex(result), raw=True)
+                try:
+                    return tool_output_of(_unhex(result), raw=True)
+                except ValueError as exc:
+                    raise ToolError(f"the plugin's result: {exc}") from None
             return json.dumps(result, ensure_ascii=False)
 
         return run

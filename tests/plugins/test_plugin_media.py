@@ -22,7 +22,7 @@ from hologram import Kernel
 from hologram.llm import ScriptedModelServer
 from hologram.media import MediaTypeError, UnknownMedia
 from hologram.plugins import KernelSDK, PluginRegistry
-from hologram.plugins.rpc import CAPABILITY_REFUSED, INVALID_PARAMS
+from hologram.plugins.rpc import CAPABILITY_REFUSED, DEFAULT_MAX_FRAME, INVALID_PARAMS
 from hologram.sdk import MediaData, Priority, ToolCall
 
 from ..llm.sdk_types import check_request
@@ -131,6 +131,14 @@ def journal_rows(data_dir: Path) -> int:
         db.close()
 
 
+def journaled_media(data_dir: Path, input_id: int) -> str:
+    db = sqlite3.connect(data_dir / "inputs.db")
+    try:
+        return str(db.execute("SELECT media FROM inputs WHERE id = ?", (input_id,)).fetchone()[0])
+    finally:
+        db.close()
+
+
 def stored(kernel: Kernel) -> set[str]:
     assert kernel.state.media is not None
     return set(kernel.state.media.digests())
@@ -192,6 +200,35 @@ async def test_an_injected_input_and_interrupt_keep_their_media_in_the_journal(
     assert kernel.state.media is not None
     refs = [kernel.state.media.ref(d) for d in stored(kernel)]
     assert sorted((r.width, r.height) for r in refs) == [(4, 4), (8, 6)]
+
+
+async def test_a_plugin_injects_media_already_stored_by_its_digest(
+    kernel: Kernel, plugin: Callable[..., Any], model: ScriptedModelServer, data_dir: Path
+) -> None:
+    await plugin("again", ["tools", "inject"])
+    photo = png("silver")
+    (ref,) = await kernel.store_media([photo])
+    model.queue_text("again")
+
+    input_id = json.loads(
+        await run_tool(kernel, "again_raw", media=[{"digest": ref.digest, "name": "old.png"}])
+    )
+    await wait_for(lambda: len(model.requests) >= 1, "the input reached the model")
+
+    assert model.last_request.images[-1].content == photo
+    assert '"name": "old.png"' in journaled_media(data_dir, input_id)
+    assert stored(kernel) == {ref.digest}
+
+
+async def test_an_undeclared_security_profile_is_refused_before_any_media_is_stored(
+    kernel: Kernel, registry: PluginRegistry, data_dir: Path
+) -> None:
+    sdk = KernelSDK("builtin_probe", registry.parts)
+
+    with pytest.raises(PermissionError, match="does not declare"):
+        await sdk.inject_input_media("x", "notebook", [png()], security_profile="admin")
+
+    assert stored(kernel) == set() and journal_rows(data_dir) == 0
 
 
 # ---- a subprocess tool returns an image ----------------------------------------------------
@@ -308,6 +345,34 @@ async def test_bad_media_is_a_clear_error_nothing_is_stored_and_the_plugin_keeps
     photo = png()
     ok = await run_tool(kernel, "sender_inject", how="sync", media=[{"b64": b64(photo)}])
     assert json.loads(ok) == "fine" and model.last_request.images[-1].content == photo
+
+
+async def test_more_items_than_the_limit_allows_are_refused_naming_the_setting(
+    kernel: Kernel, plugin: Callable[..., Any], data_dir: Path
+) -> None:
+    await kernel.config.set("core.media.max_items", 2)
+    await plugin("many", ["tools", "inject"])
+    media = [{"b64": b64(png(colour))} for colour in ("red", "green", "blue")]
+
+    answer = await run_tool(kernel, "many_inject", how="interrupt", media=media)
+
+    assert answer.startswith(f"refused {INVALID_PARAMS}:") and "core.media.max_items" in answer
+    assert stored(kernel) == set() and journal_rows(data_dir) == 0
+
+
+async def test_media_bytes_longer_than_a_plugins_frame_is_refused_and_the_plugin_goes_on(
+    kernel: Kernel, plugin: Callable[..., Any]
+) -> None:
+    await plugin("greedy", ["tools", "media_read"])
+    (big,) = await kernel.store_media([b"a" * (DEFAULT_MAX_FRAME * 3 // 4 + 1)])
+    (small,) = await kernel.store_media([png()])
+
+    answer = await run_tool(kernel, "greedy_read", digest=big.digest)
+
+    assert answer.startswith(f"refused {INVALID_PARAMS}:") and "more than one frame" in answer
+    assert json.loads(await run_tool(kernel, "greedy_read", digest=small.digest))["type"] == (
+        "image/png"
+    )
 
 
 async def test_media_past_the_frame_limit_is_refused_in_the_plugin_before_it_is_sent(
