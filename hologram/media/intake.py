@@ -1,5 +1,6 @@
-"""Media as a caller hands it to an input: bytes, `Upload`s, file paths or references to
-media already stored, turned into stored `MediaRef`s (all checked before any is stored)."""
+"""Media as a caller hands it to an input: bytes, `Upload`s, the SDK's `MediaData`, file
+paths or references to media already stored, turned into stored `MediaRef`s (all checked
+before any is stored)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,18 @@ from pathlib import Path
 
 from hologram.media.errors import MediaError, MediaTooLarge
 from hologram.media.store import MediaStore, Upload
-from hologram.sdk import MediaRef
+from hologram.sdk import MediaData, MediaRef
 
-MediaItem = bytes | bytearray | Upload | MediaRef | str | os.PathLike[str]
-"""One item of an input's media: raw bytes, an `Upload`, a path to read, or stored media."""
+MediaItem = bytes | bytearray | Upload | MediaData | MediaRef | str | os.PathLike[str]
+"""One item of an input's media: raw bytes, an `Upload` or `MediaData` (bytes with the type
+their sender claims, checked against them), a path to read, or stored media."""
 
 
 def _upload(index: int, item: MediaItem) -> Upload:
     if isinstance(item, Upload):
         return item
+    if isinstance(item, MediaData):
+        return Upload(item.data, item.mime, item.name)
     if isinstance(item, bytes | bytearray):
         return Upload(bytes(item))
     if isinstance(item, str | os.PathLike):
@@ -27,8 +31,8 @@ def _upload(index: int, item: MediaItem) -> Upload:
         except OSError as exc:
             raise MediaError(f"media item {index}: cannot read {path}: {exc.strerror}") from None
     raise MediaError(
-        f"media item {index} is a {type(item).__name__}; give bytes, an Upload, a path "
-        "or a stored MediaRef"
+        f"media item {index} is a {type(item).__name__}; give bytes, an Upload, MediaData, "
+        "a path or a stored MediaRef"
     )
 
 

@@ -19,6 +19,16 @@ IMAGE_FORMATS = {
 
 ACCEPTED = (*IMAGE_FORMATS.values(), "application/pdf", "text/plain")
 
+SIGNATURES = {
+    b"\x89PNG\r\n\x1a\n": "PNG",
+    b"\xff\xd8\xff": "JPEG",
+    b"GIF87a": "GIF",
+    b"GIF89a": "GIF",
+    b"BM": "BMP",
+}
+"""How each image format's file starts: bytes that start so, are not text and cannot be
+read are a damaged image of that format, not some unknown type."""
+
 ALIASES = {"image/jpg": "image/jpeg", "image/x-png": "image/png", "image/x-ms-bmp": "image/bmp"}
 
 
@@ -67,6 +77,11 @@ def _image(data: bytes) -> Sniffed | None:
     try:
         image = Image.open(io.BytesIO(data))
     except UnidentifiedImageError:
+        kind = _signature(data)
+        if kind is not None and not _is_text(data):
+            raise MediaTypeError(
+                f"damaged {kind} image ({len(data)} bytes): it starts as one and cannot be read"
+            ) from None
         return None
     kind = image.format or "?"
     mime = IMAGE_FORMATS.get(kind)
@@ -80,6 +95,12 @@ def _image(data: bytes) -> Sniffed | None:
     except Exception as exc:  # Pillow raises many types for damaged files
         raise MediaTypeError(f"damaged {kind} image: {exc}") from exc
     return Sniffed(mime, width, height)
+
+
+def _signature(data: bytes) -> str | None:
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "WEBP"
+    return next((kind for magic, kind in SIGNATURES.items() if data.startswith(magic)), None)
 
 
 def _is_text(data: bytes) -> bool:

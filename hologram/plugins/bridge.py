@@ -16,11 +16,14 @@ import logging
 from collections.abc import Callable, Set
 from typing import Any
 
+from hologram.media import MediaError
 from hologram.plugins.kernel_sdk import KernelSDK
 from hologram.plugins.narrow import check, check_write
 from hologram.plugins.rpc import (
     CAPABILITY_REFUSED,
+    DEFAULT_MAX_FRAME,
     HANDLER_ERROR,
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
     Peer,
@@ -57,6 +60,10 @@ METHODS: dict[str, Capability | None] = {
     "sdk.inject_input": Capability.INJECT,
     "sdk.inject_interrupt": Capability.INJECT,
     "sdk.inject_input_sync": Capability.INJECT,
+    "sdk.inject_input_media": Capability.INJECT,
+    "sdk.inject_input_media_sync": Capability.INJECT,
+    "sdk.inject_interrupt_media": Capability.INJECT,
+    "sdk.media_bytes": Capability.MEDIA_READ,
     "sdk.settings.get": Capability.SETTINGS,
     "sdk.settings.set": Capability.SETTINGS,
     "sdk.settings.list": Capability.SETTINGS,
@@ -129,6 +136,12 @@ class Bridge:
             raise RpcError(INVALID_PARAMS, f"{method}: {exc}") from None
         except (ValueError, PermissionError, LookupError) as exc:
             raise RpcError(INVALID_PARAMS, f"{method}: {exc}") from None
+        except MediaError as exc:
+            # The plugin's media was refused (type, size, digest): its mistake to fix. Bytes
+            # damaged in the store are the kernel's.
+            log.info("plugin %s: %s refused media: %s", self.name, method, exc)
+            code = INTERNAL_ERROR if exc.status >= 500 else INVALID_PARAMS
+            raise RpcError(code, f"{method}: {exc}") from None
 
     # ---- registration -----------------------------------------------------------------------
 
@@ -248,6 +261,73 @@ class Bridge:
             text, channel, user_id=user_id, security_profile=security_profile
         )
 
+    async def _inject_input_media(
+        self,
+        text: str,
+        channel: str,
+        media: list[Any],
+        user_id: str = "",
+        security_profile: str = "",
+    ) -> int:
+        return await self.sdk.inject_input_media(
+            text,
+            channel,
+            media_of_items(media),
+            user_id=user_id,
+            security_profile=security_profile,
+        )
+
+    async def _inject_input_media_sync(
+        self,
+        text: str,
+        channel: str,
+        media: list[Any],
+        user_id: str = "",
+        security_profile: str = "",
+    ) -> str:
+        return await self.sdk.inject_input_media_sync(
+            text,
+            channel,
+            media_of_items(media),
+            user_id=user_id,
+            security_profile=security_profile,
+        )
+
+    async def _inject_interrupt_media(
+        self,
+        text: str,
+        channel: str,
+        media: list[Any],
+        level: int = 1,
+        user_id: str = "",
+        security_profile: str = "",
+    ) -> int:
+        return await self.sdk.inject_interrupt_media(
+            text,
+            channel,
+            media_of_items(media),
+            Priority(level),
+            user_id=user_id,
+            security_profile=security_profile,
+        )
+
+    async def _media_bytes(self, digest: str) -> dict[str, Any]:
+        data, mime = await self.sdk.media_bytes(digest)
+        # The plugin's runtime reads frames up to DEFAULT_MAX_FRAME: a longer answer would
+        # end its session, so it is refused here, saying why.
+        encoded = 4 * ((len(data) + 2) // 3)
+        if encoded + 1024 > DEFAULT_MAX_FRAME:
+            raise ValueError(
+                f"media {digest[:12]} has {len(data)} bytes, more than one frame to a "
+                f"plugin carries ({DEFAULT_MAX_FRAME} bytes of base64)"
+            )
+        return {
+            "digest": digest,
+            "type": mime,
+            "size": len(data),
+            "data": base64.b64encode(data).decode("ascii"),
+        }
+
     async def _settings_get(self, key: str, default: Any = None) -> Any:
         return self.sdk.settings.get(key, default)
 
@@ -324,7 +404,54 @@ class Bridge:
         self._subscriptions.clear()
 
 
-def tool_output_of(result: Any) -> str | ToolOutput:
+def media_item(index: int, item: Any, *, raw: bool = False) -> MediaData | MediaRef:
+    """One media item a plugin sent: `{"type": mime, "data": base64, "name": …}` (the
+    type is only a claim, checked against the bytes), or `{"digest": …}` for media already
+    stored. `raw` (Lua, whose strings are bytes) also takes `{"type": mime, "bytes": …}`.
+    A malformed item raises `ValueError` naming it, before anything is stored."""
+    if not isinstance(item, dict):
+        raise ValueError(f"media item {index} must be an object with 'data' or 'digest'")
+    kinds = [k for k in ("data", "bytes", "digest") if k in item]
+    if len(kinds) != 1 or (kinds[0] == "bytes" and not raw):
+        wanted = "'data' (base64), 'bytes' (raw) or 'digest'" if raw else "'data' or 'digest'"
+        raise ValueError(f"media item {index} needs exactly one of {wanted}")
+    mime, name = item.get("type", ""), item.get("name", "")
+    if not isinstance(mime, str) or not isinstance(name, str):
+        raise ValueError(f"media item {index}: 'type' and 'name' are strings")
+    kind = kinds[0]
+    value = item[kind]
+    if kind == "digest":
+        if not isinstance(value, str):
+            raise ValueError(f"media item {index}: 'digest' is a string")
+        try:
+            return MediaRef(value, "", 0, name=name)
+        except ValueError as exc:
+            raise ValueError(f"media item {index}: {exc}") from None
+    if kind == "bytes":
+        # A Lua string arrives as bytes, or as text when it happened to be valid UTF-8.
+        if isinstance(value, str):
+            value = value.encode("utf-8", "surrogateescape")
+        if not isinstance(value, bytes | bytearray):
+            raise ValueError(f"media item {index}: 'bytes' is a string of bytes")
+        return MediaData(bytes(value), mime, name)
+    if not isinstance(value, str):
+        raise ValueError(f"media item {index}: 'data' is base64 text")
+    try:
+        data = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError(f"media item {index}: 'data' is not base64") from None
+    return MediaData(data, mime, name)
+
+
+def media_of_items(items: Any, *, raw: bool = False) -> list[MediaData | MediaRef]:
+    """A plugin's list of media items (see `media_item`), all decoded before any is
+    stored."""
+    if not isinstance(items, list):
+        raise ValueError("'media' must be a list of {type, data} objects")
+    return [media_item(index, item, raw=raw) for index, item in enumerate(items)]
+
+
+def tool_output_of(result: Any, *, raw: bool = False) -> str | ToolOutput:
     """A plugin's `tool.call` result: text, or `{"text": …, "media": [{"type": mime,
     "data": base64, "name": …}]}` for a result with media (spec: SetToolBlocks). Media that
     is not that shape is refused here, before anything is stored."""
@@ -332,18 +459,10 @@ def tool_output_of(result: Any) -> str | ToolOutput:
         return result
     if not isinstance(result, dict) or "media" not in result:
         return str(result)
-    items = result["media"]
-    if not isinstance(items, list):
-        raise ToolError("the plugin's result 'media' must be a list of {type, data} objects")
-    media = []
-    for index, item in enumerate(items):
-        if not isinstance(item, dict) or not isinstance(item.get("data"), str):
-            raise ToolError(f"the plugin's media item {index} needs 'data' (base64 text)")
-        try:
-            data = base64.b64decode(item["data"], validate=True)
-        except (binascii.Error, ValueError):
-            raise ToolError(f"the plugin's media item {index}: 'data' is not base64") from None
-        media.append(MediaData(data, str(item.get("type", "")), str(item.get("name", ""))))
+    try:
+        media = media_of_items(result["media"], raw=raw)
+    except ValueError as exc:
+        raise ToolError(f"the plugin's result: {exc}") from None
     return ToolOutput(str(result.get("text", "")), tuple(media))
 
 

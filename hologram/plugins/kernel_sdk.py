@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,8 @@ from hologram.events import EventBus
 from hologram.kernel.tasks import TaskScope
 from hologram.knowledge import KnowledgeBase
 from hologram.llm import ProviderManager
+from hologram.media import MediaStore
+from hologram.media.intake import MediaItem, store_media
 from hologram.memory import ColdContext, GraphMemory
 from hologram.plugins.llm_surface import LLMAPI
 from hologram.plugins.surfaces import KnowledgeAPI, MemoryAPI, SocialAPI
@@ -34,6 +36,7 @@ from hologram.sdk import (
     EventHandler,
     EventType,
     HandlerScope,
+    MediaRef,
     OutputCap,
     OutputHandler,
     Priority,
@@ -135,6 +138,9 @@ class KernelParts:
     """The model sources, for the built-ins that list and switch them."""
     offered_tools: Callable[[], dict[str, ToolDef]] | None = None
     """Every tool a turn offers the model (the agent's tool sources), for the tool table."""
+    media: MediaStore | None = None
+    """The media store: what a plugin injects with an input goes there, `media_bytes`
+    reads from it."""
 
 
 MAX_STATUS_BYTES = 64 * 1024
@@ -284,34 +290,63 @@ class KernelSDK:
         return self._parts.scheduler
 
     async def _submit(
-        self, text: str, channel: str, level: Priority, user_id: str, security_profile: str
+        self,
+        text: str,
+        channel: str,
+        level: Priority,
+        user_id: str,
+        security_profile: str,
+        media: Sequence[MediaItem] = (),
     ) -> Any:
         # A plugin's L4 is L3 (spec 000: the input scheduler). Clamped here as well as in the
         # scheduler, so the journal records the level the input really has.
         level = min(Priority(level), Priority.L3)
-        if security_profile:
-            self._select_profile(text, channel, user_id, security_profile)
-        ticket = await self._inputs().submit(
+        inputs = self._inputs()
+        if not isinstance(text, str):
+            raise TypeError(f"input text must be a string, not {type(text).__name__}")
+        # The profile is checked before the media is stored and the media before the
+        # profile's expectation is recorded: a refusal of either leaves nothing behind.
+        profile = self._profile(security_profile) if security_profile else None
+        refs = await self._store_media(media) if media else []
+        self._expect(text, channel, user_id, profile)
+        ticket = await inputs.submit(
             text,
             channel,
             level=level,
             source=f"plugin:{self._name}",
             from_plugin=True,
             user_id=user_id,
+            media=refs,
         )
         ticket.outcome.add_done_callback(_consume)
         return ticket
 
-    def _select_profile(self, text: str, channel: str, user_id: str, name: str) -> None:
-        """The input's rights: a profile the manifest declares, or an error (never some
-        other profile's rights)."""
+    def _profile(self, name: str) -> Profile | None:
+        """The profile `name` of the plugin's manifest, or an error (never some other
+        profile's rights); None in a kernel without a firewall."""
         security = self._parts.security
         if security is None:
             if name not in {p.name for p in self._profiles}:
                 raise ValueError(f"plugin {self._name!r} declares no security profile {name!r}")
-            return  # no firewall in this kernel: nothing to narrow
-        profile = security.select_profile(self._name, self._profiles, name)
-        security.expect_input(text, channel, user_id, profile)
+            return None  # no firewall in this kernel: nothing to narrow
+        return security.select_profile(self._name, self._profiles, name)
+
+    def _expect(self, text: str, channel: str, user_id: str, profile: Profile | None) -> None:
+        if self._parts.security is not None and profile is not None:
+            self._parts.security.expect_input(text, channel, user_id, profile)
+
+    async def _store_media(self, media: Sequence[MediaItem]) -> list[MediaRef]:
+        """Put an input's media into the store through the door every input uses (limits,
+        type sniffed from the bytes): all checked before any is stored."""
+        if isinstance(media, str | bytes | bytearray) or not isinstance(media, Sequence):
+            raise ValueError("media is a list of items (bytes, MediaData, MediaRef…)")
+        store = self._media()
+        return await asyncio.to_thread(store_media, store, list(media))
+
+    def _media(self) -> MediaStore:
+        if self._parts.media is None:
+            raise RuntimeError("this kernel has no media store")
+        return self._parts.media
 
     async def inject_input(
         self, text: str, channel: str, *, user_id: str = "", security_profile: str = ""
@@ -336,16 +371,82 @@ class KernelSDK:
     async def inject_input_sync(
         self, text: str, channel: str, *, user_id: str = "", security_profile: str = ""
     ) -> str:
+        self._not_inside_a_turn("inject_input_sync")
+        ticket = await self._submit(text, channel, Priority.QUEUED, user_id, security_profile)
+        result = await ticket
+        return str(result.reply)
+
+    def _not_inside_a_turn(self, call: str) -> None:
         if current_input.get() is not None:
             # Called from a tool or stage handler of a turn: the new input would queue
             # behind the very turn that waits for its reply.
             raise RuntimeError(
-                "inject_input_sync was called from inside a turn, which would wait for itself; "
-                "use inject_input there"
+                f"{call} was called from inside a turn, which would wait for itself; "
+                f"use {call.removesuffix('_sync')} there"
             )
-        ticket = await self._submit(text, channel, Priority.QUEUED, user_id, security_profile)
+
+    # ---- input with media (spec 000: InjectInputMedia, InjectInterruptMedia) ---------------
+
+    async def inject_input_media(
+        self,
+        text: str,
+        channel: str,
+        media: Sequence[MediaItem],
+        *,
+        user_id: str = "",
+        security_profile: str = "",
+    ) -> int:
+        """Queue `text` with media that reaches the model in this input's own turn: bytes,
+        `MediaData` (the claimed type is checked against the bytes, never trusted), paths
+        or stored `MediaRef`s. A refused item raises before anything is stored or queued."""
+        ticket = await self._submit(
+            text, channel, Priority.QUEUED, user_id, security_profile, media
+        )
+        return ticket.id
+
+    async def inject_input_media_sync(
+        self,
+        text: str,
+        channel: str,
+        media: Sequence[MediaItem],
+        *,
+        user_id: str = "",
+        security_profile: str = "",
+    ) -> str:
+        """`inject_input_media`, then wait for the reply of its turn."""
+        self._not_inside_a_turn("inject_input_media_sync")
+        ticket = await self._submit(
+            text, channel, Priority.QUEUED, user_id, security_profile, media
+        )
         result = await ticket
         return str(result.reply)
+
+    async def inject_interrupt_media(
+        self,
+        text: str,
+        channel: str,
+        media: Sequence[MediaItem],
+        level: Priority | int = Priority.L1,
+        *,
+        user_id: str = "",
+        security_profile: str = "",
+    ) -> int:
+        """An interrupt (L1 unless a level is given; a plugin's L4 is L3) carrying media."""
+        if Priority(level) is Priority.QUEUED:
+            raise ValueError(
+                "an interrupt has a level L1-L4; use inject_input_media for queued input"
+            )
+        ticket = await self._submit(
+            text, channel, Priority(level), user_id, security_profile, media
+        )
+        return ticket.id
+
+    async def media_bytes(self, digest: str) -> tuple[bytes, str]:
+        """The bytes of stored media and their type (as sniffed when stored). An unknown
+        or malformed digest raises `UnknownMedia`, naming it."""
+        store = self._media()
+        ref = store.ref(digest)
+        return await store.aget(digest), ref.mime
 
     # ---- the kernel's clock -----------------------------------------------------------------
 

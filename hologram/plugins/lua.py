@@ -15,7 +15,13 @@ checked against the manifest when called: `sdk.memory.recall(query[, top])`,
 `sdk.memory.commit(text)`, `sdk.knowledge.search/get/list/create`, `sdk.social.person/
 trait/relations/persons` (social memory is read-only here, as for every external plugin),
 `sdk.inject_input(text, channel)`, `sdk.inject_interrupt(text, channel[, level])` (L1
-unless given), `sdk.inject_input_sync(text, channel)`, and the LLM surface external plugins
+unless given), `sdk.inject_input_sync(text, channel)`, their media forms
+`sdk.inject_input_media(text, channel, media)`, `sdk.inject_input_media_sync(text, channel,
+media)` and `sdk.inject_interrupt_media(text, channel, media[, level])`, where each media item
+is `{bytes = <a Lua string>, type = "image/png"}` (Lua strings are bytes; the type is only a
+claim the kernel checks), `{data = <base64>}` or `{digest = "<sha256>"}`;
+`sdk.media_bytes(digest)` (capability `media_read`) answers `{bytes, type, size, digest}`;
+and a tool returns media as `{text = ..., media = {<items>}}`. The LLM surface external plugins
 get (`sdk.llm.list_sources()`, `sdk.llm.current_source()`, `sdk.llm.set_source(name)`; no
 `chat`, which only a built-in has: `hologram.plugins.llm_surface`). They run asynchronously
 on the kernel's loop while the script's coroutine waits; a refusal is a Lua error the script
@@ -30,12 +36,25 @@ from pathlib import Path
 from typing import Any
 
 from hologram.llm import LuaSandbox
-from hologram.plugins.bridge import context_to_json, field_from_json, tool_output_of
+from hologram.plugins.bridge import (
+    context_to_json,
+    field_from_json,
+    media_of_items,
+    tool_output_of,
+)
 from hologram.plugins.kernel_sdk import KernelSDK
 from hologram.plugins.manifest import Manifest
 from hologram.plugins.narrow import check, check_write
 from hologram.plugins.surfaces import SocialAPI
-from hologram.sdk import Capability, HandlerScope, Priority, Stage, ToolDef, ToolOutput
+from hologram.sdk import (
+    Capability,
+    HandlerScope,
+    Priority,
+    Stage,
+    ToolDef,
+    ToolError,
+    ToolOutput,
+)
 
 _HOST_CAPABILITIES: dict[str, Capability] = {
     "memory.recall": Capability.MEMORY,
@@ -45,9 +64,66 @@ _HOST_CAPABILITIES: dict[str, Capability] = {
     "inject_input": Capability.INJECT,
     "inject_interrupt": Capability.INJECT,
     "inject_input_sync": Capability.INJECT,
+    "inject_input_media": Capability.INJECT,
+    "inject_input_media_sync": Capability.INJECT,
+    "inject_interrupt_media": Capability.INJECT,
+    "media_bytes": Capability.MEDIA_READ,
     **{f"llm.{n}": Capability.LLM for n in ("list_sources", "current_source", "set_source")},
 }
 """The SDK calls a Lua handler can make (beyond registering), with the capability each needs."""
+
+_MEDIA_CALLS = frozenset(
+    {"inject_input_media", "inject_input_media_sync", "inject_interrupt_media"}
+)
+
+# A Lua string that is not UTF-8 cannot cross into Python as it is (the runtime decodes every
+# string it hands over), so the `bytes` of a media item cross as hex, made by one gsub in C:
+# no per-byte Lua code, so a photo costs the instruction budget next to nothing. Bytes going
+# the other way (media_bytes) need no such step. The chunk returns its helpers to the host
+# only; scripts see the wrapped sdk functions.
+_MEDIA_WRAPPERS = """
+local HEX = {}
+for i = 0, 255 do HEX[string.char(i)] = string.format("%02x", i) end
+local function frames(media)
+  if type(media) ~= "table" then return media end
+  local out = json.array({})
+  for i, item in ipairs(media) do
+    if type(item) == "table" and type(item.bytes) == "string" then
+      local copy = {}
+      for k, v in pairs(item) do copy[k] = v end
+      copy.bytes = nil
+      copy.hex = (item.bytes:gsub(".", HEX))
+      item = copy
+    end
+    out[i] = item
+  end
+  return out
+end
+local input, sync, interrupt =
+  sdk.inject_input_media, sdk.inject_input_media_sync, sdk.inject_interrupt_media
+sdk.inject_input_media = function(text, channel, media, ...)
+  return input(text, channel, frames(media), ...)
+end
+sdk.inject_input_media_sync = function(text, channel, media, ...)
+  return sync(text, channel, frames(media), ...)
+end
+sdk.inject_interrupt_media = function(text, channel, media, ...)
+  return interrupt(text, channel, frames(media), ...)
+end
+local function tool(fn)
+  return function(...)
+    local result = fn(...)
+    if type(result) == "table" and type(result.media) == "table" then
+      local copy = {}
+      for k, v in pairs(result) do copy[k] = v end
+      copy.media = frames(result.media)
+      result = copy
+    end
+    return result
+  end
+end
+return tool
+"""
 
 
 @dataclass(slots=True)
@@ -84,6 +160,7 @@ class LuaPlugin:
             table = surface.setdefault(space, {}) if space else surface
             table[method] = self.sandbox.host_function(f"sdk.{name}")
         self.sandbox.set_global("sdk", surface)
+        self._media_tool = self.sandbox.load(_MEDIA_WRAPPERS, "hologram/sdk-media")
         source = (folder / manifest.entry).read_text(encoding="utf-8")
         self.sandbox.load(source, f"{manifest.name}/{manifest.entry}")
 
@@ -133,6 +210,17 @@ class LuaPlugin:
         if call == "inject_interrupt":
             text, channel, *rest = args
             return await sdk.inject_interrupt(text, channel, Priority(rest[0] if rest else 1))
+        if call in _MEDIA_CALLS:
+            text, channel, media, *rest = args
+            items = media_of_items(_unhex(media), raw=True)
+            if call == "inject_interrupt_media":
+                level = Priority(rest[0] if rest else 1)
+                return await sdk.inject_interrupt_media(text, channel, items, level)
+            return await getattr(sdk, call)(text, channel, items)
+        if call == "media_bytes":
+            (digest,) = args
+            data, mime = await sdk.media_bytes(digest)
+            return {"digest": digest, "type": mime, "size": len(data), "bytes": data}
         return await getattr(sdk, call)(*args)
 
     # ---- the Plugin protocol ----------------------------------------------------------------
@@ -154,16 +242,21 @@ class LuaPlugin:
     def _tool(self, tool: _Tool) -> Any:
         sandbox = self.sandbox
 
+        fn = self._media_tool(tool.fn)
+
         async def run(arguments: dict[str, Any]) -> str | ToolOutput:
             result = sandbox.to_python(
-                await sandbox.call(tool.fn, sandbox.to_lua(arguments), host=self._host)
+                await sandbox.call(fn, sandbox.to_lua(arguments), host=self._host)
             )
             if result is None or isinstance(result, str):
                 return result or ""
             if isinstance(result, dict) and "media" in result:
-                # {text = ..., media = {{type = "image/png", data = <base64>}}}: the same
-                # shape as a subprocess plugin's result with media.
-                return tool_output_of(result)
+                # {text = ..., media = {{type = "image/png", bytes = <bytes>}}}: the shape
+                # of a subprocess plugin's result with media, raw bytes allowed.
+                try:
+                    return tool_output_of(_unhex(result), raw=True)
+                except ValueError as exc:
+                    raise ToolError(f"the plugin's result: {exc}") from None
             return json.dumps(result, ensure_ascii=False)
 
         return run
@@ -185,6 +278,25 @@ class LuaPlugin:
                     setattr(view, field, field_from_json(field, value))
 
         return run
+
+
+def _unhex(value: Any) -> Any:
+    """Media items (or a tool result holding them) with the `hex` the wrappers made turned
+    back into `bytes`."""
+    if isinstance(value, dict) and isinstance(value.get("media"), list):
+        return {**value, "media": _unhex(value["media"])}
+    if not isinstance(value, list):
+        return value
+    items = []
+    for index, item in enumerate(value):
+        if isinstance(item, dict) and "hex" in item:
+            try:
+                data = bytes.fromhex(item["hex"])
+            except (TypeError, ValueError):
+                raise ValueError(f"media item {index}: 'hex' is not hex digits") from None
+            item = {k: v for k, v in item.items() if k != "hex"} | {"bytes": data}
+        items.append(item)
+    return items
 
 
 def _empty_alike(a: Any, b: Any) -> bool:

@@ -55,6 +55,7 @@ class PluginsModule:
             llm=getattr(state, "llm", None),
             agent=state.agent,
             offered_tools=state.agent.build_tool_defs,
+            media=getattr(state, "media", None),
         )
 
         def has_facility(facility: Facility) -> bool:

@@ -171,6 +171,7 @@ class SubprocessPlugin:
                         "folder": str(self.folder),
                         "data_dir": str(self.data_dir),
                         "settings": sdk.settings.list(),
+                        "max_frame": self._max_frame,
                     },
                 )
                 await peer.call("plugin.start", {})

@@ -20,6 +20,10 @@ exits when the kernel closes stdin or dies. Inside handlers, `app.sdk` calls int
 `await app.sdk.inject_interrupt(...)`, `await app.sdk.settings_get(...)`,
 `await app.sdk.memory.recall(...)`, `await app.sdk.knowledge.search(...)`,
 `await app.sdk.social.person(...)`, each within the manifest's capabilities.
+`await app.sdk.inject_input_media(text, channel, [png_bytes])` (also `_sync`, and
+`inject_interrupt_media`) starts a turn whose model request shows the media; items are bytes,
+`(bytes, mime)` or `{"digest": …}` and cross as base64. `await app.sdk.media_bytes(digest)`
+reads stored media back as `(bytes, mime)` (capability `media_read`).
 A tool handler returns text, or `tool_media(text, png_bytes, …)` for a result with media.
 `app.call_context()` is what the kernel's firewall says of the tool call being handled
 (its principal, the network switch, the sandbox roots), for a tool that must honour them
@@ -63,15 +67,33 @@ async def _call(handler: Handler, *args: Any) -> Any:
     return result
 
 
-def tool_media(text: str, *media: bytes | tuple[bytes, str]) -> dict[str, Any]:
+Media = bytes | tuple[bytes, str] | dict[str, Any]
+"""One media item a plugin hands the kernel: bytes, `(bytes, mime)` to claim a type (the
+kernel checks the claim against the bytes), or `{"digest": …}` for media already stored."""
+
+
+def media_frames(media: Any) -> list[dict[str, Any]]:
+    """Media items as they cross the pipe: `{"type": mime, "data": base64}` (or
+    `{"digest": …}`)."""
+    if isinstance(media, bytes | bytearray | str | tuple | dict):
+        raise TypeError("media is a list of items: bytes, (bytes, mime) or {'digest': …}")
+    items = []
+    for index, item in enumerate(media):
+        if isinstance(item, dict):
+            items.append(item)
+            continue
+        data, mime = item if isinstance(item, tuple) else (item, "")
+        if not isinstance(data, bytes | bytearray) or not isinstance(mime, str):
+            raise TypeError(f"media item {index}: give bytes or (bytes, mime)")
+        items.append({"type": mime, "data": base64.b64encode(data).decode("ascii")})
+    return items
+
+
+def tool_media(text: str, *media: Media) -> dict[str, Any]:
     """A tool result with media, as a tool handler returns it: `text` for the model and
     each image or file as bytes, or `(bytes, mime)` to claim a type (the kernel checks the
     claim against the bytes). The kernel stores them and shows them to the model."""
-    items = []
-    for item in media:
-        data, mime = item if isinstance(item, tuple) else (item, "")
-        items.append({"type": mime, "data": base64.b64encode(data).decode("ascii")})
-    return {"text": text, "media": items}
+    return {"text": text, "media": media_frames(list(media))}
 
 
 def tool_wire(result: Any) -> Any:
@@ -236,6 +258,82 @@ class RemoteSDK:
             security_profile=security_profile,
         )
 
+    async def inject_input_media(
+        self,
+        text: str,
+        channel: str,
+        media: list[Media],
+        user_id: str = "",
+        security_profile: str = "",
+    ) -> int:
+        """Queue `text` with media the model sees in this input's own turn; returns the
+        input's id. A refused item (its type, the limits) raises `RpcError` and nothing of
+        the call is stored."""
+        return await self._with_media(
+            "sdk.inject_input_media",
+            media,
+            text=text,
+            channel=channel,
+            user_id=user_id,
+            security_profile=security_profile,
+        )
+
+    async def inject_input_media_sync(
+        self,
+        text: str,
+        channel: str,
+        media: list[Media],
+        user_id: str = "",
+        security_profile: str = "",
+    ) -> str:
+        """`inject_input_media`, then wait for the reply of its turn."""
+        return await self._with_media(
+            "sdk.inject_input_media_sync",
+            media,
+            text=text,
+            channel=channel,
+            user_id=user_id,
+            security_profile=security_profile,
+        )
+
+    async def inject_interrupt_media(
+        self,
+        text: str,
+        channel: str,
+        media: list[Media],
+        level: int = 1,
+        user_id: str = "",
+        security_profile: str = "",
+    ) -> int:
+        """An interrupt (L1 unless a level is given) carrying media."""
+        return await self._with_media(
+            "sdk.inject_interrupt_media",
+            media,
+            text=text,
+            channel=channel,
+            level=level,
+            user_id=user_id,
+            security_profile=security_profile,
+        )
+
+    async def media_bytes(self, digest: str) -> tuple[bytes, str]:
+        """The bytes of stored media and their type (capability `media_read`)."""
+        answer = await self.call("sdk.media_bytes", digest=digest)
+        return base64.b64decode(answer["data"]), str(answer["type"])
+
+    async def _with_media(self, method: str, media: Any, **params: Any) -> Any:
+        frames = media_frames(media)
+        # A frame past the kernel's limit would end this plugin's session: refused here,
+        # before it is sent, so the plugin keeps its connection.
+        size = sum(len(f.get("data", "")) for f in frames)
+        limit = self._app.max_frame
+        if size + 1024 > limit:
+            raise ValueError(
+                f"{method}: {size} bytes of base64 media is more than one frame to the kernel "
+                f"carries ({limit} bytes, core.plugins.max_frame_bytes)"
+            )
+        return await self.call(method, media=frames, **params)
+
     async def settings_get(self, key: str, default: Any = None) -> Any:
         return await self.call("sdk.settings.get", key=key, default=default)
 
@@ -265,6 +363,8 @@ class PluginApp:
         self.settings: dict[str, Any] = {}
         self.data_dir = ""
         """A folder of this plugin's own under the kernel's data dir (set at init)."""
+        self.max_frame = DEFAULT_MAX_FRAME
+        """The longest frame the kernel reads from this plugin (set at init)."""
         self.tools: dict[str, Handler] = {}
         self.stages: dict[str, Handler] = {}
         self.channels: dict[str, Handler] = {}
@@ -337,6 +437,7 @@ class PluginApp:
             self.name = params.get("name", "")
             self.settings = params.get("settings", {})
             self.data_dir = params.get("data_dir", "")
+            self.max_frame = int(params.get("max_frame", DEFAULT_MAX_FRAME))
             return {}
         if method == "plugin.start":
             for declare in self._declared:

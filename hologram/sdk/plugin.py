@@ -3,12 +3,13 @@ restricted external plugin API)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from enum import StrEnum
 from typing import Any, Protocol
 
 from hologram.sdk.capabilities import OutputCap
 from hologram.sdk.events import Event
+from hologram.sdk.media import MediaData, MediaRef
 from hologram.sdk.priority import Priority
 from hologram.sdk.settings import Settings
 from hologram.sdk.stages import HandlerScope, Stage, StageContext
@@ -41,6 +42,9 @@ class Capability(StrEnum):
     """Read-only for external plugins."""
     LLM = "llm"
     """List, read and switch the model sources; asking the model (chat) is for built-ins."""
+    MEDIA_READ = "media_read"
+    """Read stored media's bytes by digest (`media_bytes`). Giving media to the kernel needs
+    no capability of its own: it goes with an input (`inject`) or a tool result (`tools`)."""
     # withheld from external plugins:
     PUBLISH = "publish"
     TOOL_TABLE = "tool_table"
@@ -125,6 +129,51 @@ class PluginSDK(Protocol):
         self, text: str, channel: str, *, user_id: str = "", security_profile: str = ""
     ) -> str:
         """Queue `text` and wait for the reply of its turn."""
+        ...
+
+    async def inject_input_media(
+        self,
+        text: str,
+        channel: str,
+        media: Sequence[bytes | MediaData | MediaRef],
+        *,
+        user_id: str = "",
+        security_profile: str = "",
+    ) -> int:
+        """Queue `text` with media that the model sees in this input's own turn (spec 000:
+        InjectInputMedia). The kernel stores each item within `core.media.*` and reads its
+        type from the bytes (a `MediaData`'s claimed type is checked, never trusted); a
+        refused item raises and nothing of the call is stored or queued."""
+        ...
+
+    async def inject_input_media_sync(
+        self,
+        text: str,
+        channel: str,
+        media: Sequence[bytes | MediaData | MediaRef],
+        *,
+        user_id: str = "",
+        security_profile: str = "",
+    ) -> str:
+        """`inject_input_media`, then wait for the reply of its turn."""
+        ...
+
+    async def inject_interrupt_media(
+        self,
+        text: str,
+        channel: str,
+        media: Sequence[bytes | MediaData | MediaRef],
+        level: Priority = Priority.L1,
+        *,
+        user_id: str = "",
+        security_profile: str = "",
+    ) -> int:
+        """An interrupt carrying media (L1 unless a level is given)."""
+        ...
+
+    async def media_bytes(self, digest: str) -> tuple[bytes, str]:
+        """The bytes and type of stored media (capability `media_read` for external
+        plugins); an unknown digest is an error naming it."""
         ...
 
     # ---- the rest ---------------------------------------------------------------------------

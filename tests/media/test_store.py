@@ -71,7 +71,10 @@ def test_the_type_comes_from_the_bytes_not_the_sender(tmp_path: Path) -> None:
     ("damage", "expected"),
     [
         (lambda data: data[:-20], "damaged PNG"),
-        (lambda data: data[:8] + b"\x00" * 40, "unsupported media"),
+        # Starts as a PNG and cannot be read: a damaged PNG, not an unknown type.
+        (lambda data: data[:8] + b"\x00" * 40, "damaged PNG"),
+        (lambda data: data[:40], "damaged PNG"),
+        (lambda data: b"\xff\xd8\xff" + b"\x00" * 20, "damaged JPEG"),
         (lambda data: b"\x00\x01\x02\xff" * 10, "unsupported media"),
     ],
 )
@@ -80,6 +83,12 @@ def test_a_damaged_or_unknown_file_is_refused(tmp_path: Path, damage, expected: 
     with pytest.raises(MediaTypeError, match=expected):
         store.put(damage(png()), "image/png")
     assert files_under(tmp_path / "media") == []
+
+
+def test_text_that_starts_like_an_image_signature_is_text(tmp_path: Path) -> None:
+    store = MediaStore(tmp_path / "media")
+    assert store.put(b"BMW is a car").mime == "text/plain"
+    assert store.put(b"GIF89a is a format").mime == "text/plain"
 
 
 def test_one_refused_item_stores_none_of_its_neighbours(tmp_path: Path) -> None:
