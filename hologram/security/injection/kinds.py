@@ -17,6 +17,7 @@ import dataclasses
 
 from hologram.sdk import ReviewRule
 from hologram.security.injection.feature import Feature, alternation, chinese, english
+from hologram.security.injection.turns import ROLE_NAMES
 from hologram.security.injection.vocabulary import AI, AI_ANY, AI_WORDS, AI_ZH
 
 # Whose rules: the assistant's own, by possessive or by a "for the assistant" complement.
@@ -56,7 +57,7 @@ ENGLISH = (
             alternation(
                 r"\b" + AI + r"\s+(?:readers?|crawlers?|reviewers?|summari[sz]ers?)\s*[,:]",
                 r"(?:^|(?<=[\n.!?\"'(>]))\s*(?:to|for|attention)\s+(?:the\s+|any\s+|all\s+|every\s+)?"
-                r"(?:[\w-]+\s+)?" + AI_ANY + r"\s*[,:—–]",
+                r"(?:[\w-]+\s+)?" + AI_ANY + r"(?:\s+[\w-]+){0,2}\s*[,:—–]",
                 r"\b(?:note|notes|message|instructions?|reminder|memo|request)\s+(?:to|for)\s+"
                 r"(?:the\s+|any\s+|all\s+|this\s+)?[\w-]+\s+" + AI + r"\b",
                 r"\b(?:the|any|all|every|whatever)\s+"
@@ -69,6 +70,127 @@ ENGLISH = (
         ),
         60,
         60,
+    ),
+    # A reader named at the head of a clause ("Bots reading this thread:"), and a bot
+    # @-mentioned the way a forum or a pull request addresses it.
+    _reach(
+        english(
+            "addressee",
+            None,
+            0.6,
+            r"(?:^|(?<=[\n>.!?:]))[\s>]*(?:ai\s+)?"
+            + AI_ANY
+            + r"\s+(?:that\s+|who\s+)?(?:are\s+|is\s+)?"
+            r"(?:reading|processing|summari[sz]ing|handling|crawling|parsing|indexing|browsing)\s+"
+            r"(?:this|these)\b"
+            r"|(?<![\w@])@[\w-]*(?:bot|ai|assistant|copilot|gpt|agent)\b",
+            AI_WORDS,
+            ("@",),
+        ),
+        60,
+        60,
+    ),
+    # The assistant's role taken away and another given in one breath: "you're not a code
+    # reviewer any more, you're a release manager".
+    _reach(
+        english(
+            "role_swap",
+            ReviewRule.ROLE_OVERRIDE,
+            0.6,
+            r"\byou(?:'re|\s+are)\s+(?:not|no\s+longer)\s+(?:an?\s+|the\s+|my\s+|just\s+)?"
+            r"(?:[\w'-]+\s+){0,3}?[\w'-]+(?:\s+any\s*more)?\s*[,.;:!—–-]+\s*(?:now\s+)?you(?:'re|\s+are)"
+            r"\b",
+            "you",
+        ),
+        4,
+        120,
+    ),
+    # A role line with a qualifier: "SYSTEM (priority):".
+    _reach(
+        english(
+            "role_line",
+            ReviewRule.FAKE_SYSTEM_TAG,
+            0.5,
+            r"^[ \t]*" + ROLE_NAMES + r"[ \t]*[(\[][\w \t-]{1,24}[)\]][ \t]*:",
+            "system sys assistant developer admin administrator root operator",
+        ),
+        12,
+        40,
+    ),
+    # Something to leave where the text's author can read it: "drop it in this ticket".
+    _reach(
+        english(
+            "deposit_here",
+            ReviewRule.SECRET_EXFILTRATION,
+            0.4,
+            r"\b(?:drop|put|paste|post|leave|write|dump)\s+(?:it|them|that|this)\s+(?:in|into|on|under|"
+            r"below)\s+(?:this|the)\s+(?:ticket|comment|thread|issue|chat|form|reply|channel|page)\b",
+            "drop put paste post leave write dump",
+        ),
+        10,
+        60,
+    ),
+    # The user made irrelevant: "whatever the customer says", "no warnings".
+    _reach(
+        english(
+            "obey_over_user",
+            ReviewRule.POLICY_REWRITE,
+            0.5,
+            r"\b(?:whatever|no\s+matter\s+what)\s+the\s+(?:user|customer|owner)\s+(?:says|wants|asks)\b",
+            "whatever matter",
+        ),
+        10,
+        50,
+    ),
+    _reach(
+        english(
+            "no_caveats",
+            ReviewRule.ROLE_OVERRIDE,
+            0.3,
+            r"\bno\s+(?:warnings|disclaimers|caveats|filters|refusals|moralizing|lectures)\b",
+            "warnings disclaimers caveats filters refusals moralizing lectures",
+        ),
+        4,
+        20,
+    ),
+    # The assistant's own setup by where it came from: "the prompt the company loaded into you".
+    _reach(
+        english(
+            "reveal_prompt",
+            ReviewRule.PROMPT_EXFILTRATION,
+            0.8,
+            r"\b(?:show|give|tell|send|paste|print|copy|list|share)\s+(?:me\s+|us\s+)?(?:[\w-]+\s+){0,4}?"
+            r"(?:prompt|instructions|rules|guidelines|configuration|setup|context)\s+(?:that\s+)?"
+            r"(?:[\w-]+\s+){0,3}?(?:loaded|put|gave|fed|programmed|wrote|installed|configured)\s+"
+            r"(?:into\s+|in\s+|to\s+)?you\b",
+            "loaded put gave fed programmed wrote installed configured",
+        ),
+        120,
+        20,
+    ),
+    # Whoever makes you run: "the model you're running on".
+    _reach(
+        english(
+            "authority_claim",
+            ReviewRule.AUTHORITY_IMPERSONATION,
+            0.5,
+            r"\b(?:the\s+)?(?:model|platform|system|service|servers?)\s+you(?:'re|\s+are)\s+"
+            r"(?:running|built|hosted)\s+on\b",
+            "running built hosted",
+        ),
+        40,
+        10,
+    ),
+    _reach(
+        english(
+            "directive",
+            None,
+            0.3,
+            r"\b(?:i|we)\s+need\s+you\s+to\b",
+            "need",
+        ),
+        10,
+        10,
     ),
     # Who made or runs *you*: the maker claimed, whatever it is called.
     _reach(
@@ -130,11 +252,17 @@ ENGLISH = (
             r"change|changelog|revision)s?\s+(?:for|of)\s+(?:this\s+|the\s+|all\s+|any\s+)?"
             r"(?:[\w-]+\s+)?" + AI_ANY + r"\b"
             r"|\b" + AI_ANY + r"\s+(?:policy|rules|guidelines)\s+v?\d"
+            r"|\b(?:the\s+)?"
+            + AI_ANY
+            + r"'?s\s+(?:[\w'\"“”‘’-]+\s+){0,6}?(?:rule|policy|restriction|"
+            r"guideline)s?\s+(?:has|have)\s+been\s+(?:retired|removed|dropped|lifted|revoked|cancelled|"
+            r"scrapped|withdrawn)\b"
             r"|\b(?:config|configuration|settings|policy)\s+(?:patch|update)\s+for\s+(?:the|this)\s+"
             + AI_ANY
             + r"\b",
             "new updated revised amended changed modified replacement final update patch change "
-            "changelog revision policy rules guidelines",
+            "changelog revision policy rules guidelines retired removed dropped lifted revoked "
+            "cancelled scrapped withdrawn",
         ),
         80,
         90,
@@ -161,13 +289,15 @@ ENGLISH = (
             "safeguard_off",
             ReviewRule.POLICY_REWRITE,
             0.4,
-            r"\b(?:consent|confirmation|approval|permission|refusals?|safety\s+checks?|"
-            r"filtering|warnings?)\s+(?:is|are)\s+(?:now\s+)?(?:no\s+longer\s+(?:needed|required|"
+            r"\b(?:(?:switch|turn)(?:ing)?\s+off|disabl(?:e|ing))\s+(?:the\s+|your\s+)?(?:logging|logs|"
+            r"audit(?:ing)?|monitoring)\b"
+            r"|\b(?:consent|confirmation|approval|permission|refusals?|(?:safety|security)\s+checks?|"
+            r"validation|filtering|warnings?)\s+(?:is|are)\s+(?:now\s+)?(?:no\s+longer\s+(?:needed|required|"
             r"necessary)|disabled|turned\s+off|switched\s+off|optional)\b",
-            "consent confirmation approval permission refusal refusals safety filtering warning "
-            "warnings",
+            "consent confirmation approval permission refusal refusals safety security validation "
+            "filtering warning warnings switch switching turn turning disable disabling",
         ),
-        10,
+        30,
         70,
     ),
     # The text made the assistant's authority: whatever the page or the mail says goes.
@@ -272,8 +402,9 @@ ENGLISH = (
             "negated_send",
             None,
             -0.8,
-            r"\b(?:never|don'?t|do\s+not|must\s+not|should\s+not|shouldn'?t|not\s+to|no\s+one|"
-            r"nobody)\s+(?:ever\s+)?(?:\w+\s+)?" + _SEND_VERB + r"\b",
+            # Not a quoted rule: "the 'never share' rule has been retired" names it.
+            r"(?<!['\"“‘])\b(?:never|don'?t|do\s+not|must\s+not|should\s+not|shouldn'?t|not\s+to|"
+            r"no\s+one|nobody)\s+(?:ever\s+)?(?:\w+\s+)?" + _SEND_VERB + r"\b",
             "never don dont not one nobody shouldn",
         ),
         8,
@@ -298,6 +429,76 @@ CHINESE = (
         ),
         12,
         4,
+    ),
+    _reach(
+        chinese(
+            "addressee",
+            None,
+            0.6,
+            r"@(?:助手|小助手|机器人|ai|智能体)|(?:智能体|ai助手|机器人)(?:应当?|必须|需要)(?=[把将给在])",
+            "@助手 @小助手 @机器人 @ai @智能体 智能体 ai助手 机器人",
+        ),
+        4,
+        16,
+    ),
+    _reach(
+        chinese(
+            "obey_over_user",
+            ReviewRule.POLICY_REWRITE,
+            0.5,
+            r"不管"
+            + _USER_ZH.replace("(?:", "(?:顾客|客户|")
+            + r"(?:说什么|怎么说|是否同意|同不同意)",
+            "不管",
+        ),
+        2,
+        16,
+    ),
+    _reach(
+        chinese(
+            "authority_claim",
+            ReviewRule.AUTHORITY_IMPERSONATION,
+            0.5,
+            r"(?:给|为)(?:你|您)提供(?:底层)?(?:模型|服务|算力)的",
+            "提供",
+        ),
+        8,
+        16,
+    ),
+    _reach(
+        chinese(
+            "reveal_prompt",
+            ReviewRule.PROMPT_EXFILTRATION,
+            0.8,
+            r"(?:给|为|向)你(?:加载|设置|配置|写入|灌输|输入)的(?:配置)?(?:提示词|指令|规则|设定|准则)"
+            r"[^。!?\n]{0,12}?(?:给我看|发给我|贴|复制|原样|写出来)",
+            "加载 设置 配置 写入 灌输 输入",
+        ),
+        8,
+        40,
+    ),
+    _reach(
+        chinese(
+            "role_swap",
+            ReviewRule.ROLE_OVERRIDE,
+            0.6,
+            r"你(?:现在)?(?:不再是|已经不是|不是)[^。!?\n]{1,16}?[，,；;]\s*你(?:现在)?(?:是|就是|成了)",
+            "不再是 已经不是 不是",
+        ),
+        8,
+        40,
+    ),
+    _reach(
+        chinese(
+            "role_line",
+            ReviewRule.FAKE_SYSTEM_TAG,
+            0.5,
+            r"^[ \t]*(?:系统|助手|管理员|开发者)[ \t]*[(（\[【][^)）\]】\n]{1,8}[)）\]】]"
+            r"[ \t]*[:：]",
+            "系统 助手 管理员 开发者",
+        ),
+        8,
+        20,
     ),
     _reach(
         chinese(
@@ -337,6 +538,10 @@ CHINESE = (
             + AI_ZH
             + r"|本助手|该助手)(?:的)?(?:运行|行为|新|安全)?(?:规则|策略|准则|规定|设定|"
             r"配置)(?:已)?(?:更新|修订|修改|变更|补丁|调整|\s*v?\d)"
+            r"|(?:"
+            + AI_ZH
+            + r")[^。!?\n]{0,16}?(?:规则|规定|限制|准则)(?:已|已经|被)(?:废止|取消|删除|撤销|"
+            r"作废|移除)"
             r"|(?:" + AI_ZH + r")新规|(?:" + AI_ZH + r")?(?:配置|策略)补丁"
             r"|(?:" + AI_ZH + r")(?:的)?规则更新",
             "规则 策略 准则 规定 设定 配置 新规 补丁",
@@ -360,9 +565,10 @@ CHINESE = (
             "safeguard_off",
             ReviewRule.POLICY_REWRITE,
             0.4,
-            r"(?:拒绝功能|确认步骤|安全检查|过滤|审核|用户确认|二次确认)(?:已|已经)?(?:关闭|取消|停用|禁用|"
-            r"不再需要)",
-            "拒绝功能 确认步骤 安全检查 过滤 审核 用户确认 二次确认",
+            r"(?:拒绝功能|确认步骤|安全检查|过滤|审核|用户确认|二次确认|校验)(?:已|已经)?(?:关闭|取消|停用|禁用|"
+            r"不再需要)|(?:安全检查|校验|确认|审批|审核)(?:是|都是|变成了?)?可选的?"
+            r"|(?:把)?(?:日志|审计)关(?:掉|闭)|关闭(?:日志|审计|监控)",
+            "拒绝功能 确认步骤 安全检查 过滤 审核 用户确认 二次确认 校验 确认 审批 日志 审计 关闭",
         ),
         4,
         16,
@@ -445,7 +651,7 @@ CHINESE = (
             "negated_send",
             None,
             -0.8,
-            r"(?:不要|别|不得|不可|不能|切勿|禁止|绝不会?|从不|不会)(?:把|将)?[^。!?\n,，]{0,12}?"
+            r"(?<![\"“‘「])(?:不要|别|不得|不可|不能|切勿|禁止|绝不会?|从不|不会)(?:把|将)?[^。!?\n,，]{0,12}?"
             r"(?:发|贴|提交|上传|分享|转发|写进|放到|泄露|透露)",
             "不要 别 不得 不可 不能 切勿 禁止 绝不 从不 不会",
         ),
