@@ -16,8 +16,8 @@ A real kernel (the full module set) with four secrets configured runs, in one pr
 
 Then content review alone, outside the kernel: its cost on every corpus text and on a long web
 page, and its recall and false-positive rate on tests/security/corpus, on the tuning split
-(where its rules and weights were chosen), the held-out split and both, by language and by
-kind. `--ablation` also prints, for each feature (and for hidden markup), what taking it
+(where its rules and weights were chosen), the held-out split and both, by language, by
+batch (the first texts, and those added later in added.jsonl) and by kind. `--ablation` also prints, for each feature (and for hidden markup), what taking it
 away changes on each split: a feature that gains on tuning and loses on held-out does not
 belong.
 
@@ -59,6 +59,7 @@ from tests.security.corpus import KINDS, LANGS, SPLITS, CorpusText, load  # noqa
 TARGET_US = 100.0
 RECALL_TARGET = 95.0
 FALSE_POSITIVE_TARGET = 2.0
+ADDED = ("inj2.", "near2.")
 PARAMETERS = {
     "type": "object",
     "properties": {"path": {"type": "string"}, "token": {"type": "string"}},
@@ -223,6 +224,13 @@ def corpus_table(texts: list[CorpusText], flags: dict[str, bool]) -> list[str]:
         f"{FALSE_POSITIVE_TARGET:.0f} % ({verdict})",
     ]
     lines += [row(lang, [t for t in texts if t.lang == lang]) for lang in LANGS]
+    # The first batch and the texts added later (added.jsonl, split by hash): the rules met
+    # the first batch's tuning half first, so the later texts show how they carry over.
+    later = [t for t in texts if t.id.startswith(ADDED)]
+    lines += [
+        row("first batch", [t for t in texts if not t.id.startswith(ADDED)]),
+        row("added later", later),
+    ]
     lines += [row(kind, [t for t in texts if t.kind == kind]) for kind in KINDS]
     return lines
 

@@ -9,6 +9,10 @@ Most features are phrases of their kind; each module's GENERAL tuple holds the f
 by structure instead (a role compounded into a tag name, a persona given by apposition, an
 obey-verb aimed away from the user, an order written into the assistant's memory), which
 tests/security/test_injection_families.py checks one by one.
+
+The `kinds` module holds more such forms for the kinds the first held-out figures showed weak
+(authority, exfiltration, hidden markup, policy rewrites, and roles, turns and prompt leaks as
+the later corpus texts showed them), checked by tests/security/test_injection_kinds.py.
 """
 
 from hologram.security.injection.catalog import FEATURES

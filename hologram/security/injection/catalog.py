@@ -8,6 +8,7 @@ from hologram.security.injection import (
     authority,
     context,
     exfiltration,
+    kinds,
     leak,
     limits,
     override,
@@ -139,6 +140,8 @@ _ALL: tuple[Feature, ...] = (
     *principal.FEATURES,
     *context.FEATURES,
 )
-FEATURES: tuple[Feature, ...] = tuple(
-    dataclasses.replace(f, reach=REACH[f.name, f.lang]) for f in _ALL
+FEATURES: tuple[Feature, ...] = (
+    *(dataclasses.replace(f, reach=REACH[f.name, f.lang]) for f in _ALL),
+    # The structural forms of `kinds` set their own reach.
+    *kinds.FEATURES,
 )

@@ -43,7 +43,8 @@ ENGLISH = (
             r"\b" + AI + r"\s+" + READING + r"\s+this\b",
             r"\byou,?\s+the\s+" + AI_ANY + r"\b",
             # At the start of a clause: not after a word ("Sarah's assistant: …" describes).
-            r"(?<![\w'’])(?<![\w'’,]\s)" + AI_ANY + r"\s*(?:[,:]|\s+please\b)",
+            # Not a name's first part either: "llm:default" is a component, "llm: do" an order.
+            r"(?<![\w'’])(?<![\w'’,]\s)" + AI_ANY + r"\s*(?:,|:(?![\w/])|\s+please\b)",
             r"\b(?:required|requested|expected)\s+(?:of|by|from)\s+the\s+(?:model|assistant|ai|"
             r"agent)\b",
             r"\b(?:the\s+|this\s+|any\s+|all\s+)?"

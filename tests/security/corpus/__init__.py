@@ -13,10 +13,16 @@ rule was written: rules and weights were chosen on `tuning`, `heldout` is report
 (benchmarks/security.py). Both halves have one author, so held-out figures measure how well
 the rules generalise beyond the sentences they were tuned on, not how they fare against
 another writer.
+
+`added.jsonl` holds texts written later, for the kinds the first held-out figures showed
+weak (authority, secret exfiltration, hidden markup, policy rewrites, in both languages), in
+the same forms. Its split is fixed by `split_of` (the first byte of the text's SHA-256), so
+no text was placed in either half by hand; tests/security/test_injection_corpus.py checks it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +40,7 @@ KINDS = (
 )
 LANGS = ("en", "zh")
 SPLITS = ("tuning", "heldout")
+FILES = ("injections.jsonl", "near_misses.jsonl", "added.jsonl")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +57,14 @@ class CorpusText:
         return self.label == "injection"
 
 
+def split_of(text: str) -> str:
+    """The split of a text added after the first batch: even first hash byte, tuning."""
+    return "tuning" if hashlib.sha256(text.encode()).digest()[0] % 2 == 0 else "heldout"
+
+
 def load() -> list[CorpusText]:
     texts = []
-    for name in ("injections.jsonl", "near_misses.jsonl"):
+    for name in FILES:
         with open(HERE / name, encoding="utf-8") as lines:
             texts += [CorpusText(**json.loads(line)) for line in lines if line.strip()]
     return texts
