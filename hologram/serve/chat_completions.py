@@ -3,7 +3,10 @@ so any OpenAI client or chat UI can talk to it.
 
 The companion keeps its own memory, so only the last message is new to it: that user
 message becomes one input on the `openai` channel (the earlier messages are context the
-client already has, and the companion already holds). The reply is the turn's reply, as a
+client already has, and the companion already holds). Its `image_url` parts given as
+`data:` URLs are the input's media, checked by the media store as every door's are; an
+image by http(s) URL is refused (the companion fetches nothing on a client's behalf). The
+body may be as large as the media settings allow. The reply is the turn's reply, as a
 chat completion, or with `stream: true` as OpenAI's chunks: the role, the text, the finish,
 then `[DONE]`. Refusals are in OpenAI's error shape (`{"error": {"message", "type", …}}`), so
 an OpenAI client raises its own typed errors.

@@ -85,7 +85,9 @@ def parse_form(raw: bytes, content_type: str, fields: frozenset[str]) -> Form:
 
     def header_end() -> None:
         name = header[0].decode("latin-1").strip().lower()
-        parts[-1].headers[name] = header[1].decode("utf-8", "replace").strip()
+        # Latin-1, as python-multipart reads header options: a browser's UTF-8 file name
+        # comes back as its bytes, and is decoded as UTF-8 where it is read.
+        parts[-1].headers[name] = header[1].decode("latin-1").strip()
         header[0].clear()
         header[1].clear()
 
@@ -125,7 +127,10 @@ def _form(parts: list[_Part], fields: frozenset[str]) -> Form:
         name, filename = part.disposition()
         content = b"".join(part.chunks)
         if filename is not None or name == MEDIA_FIELD:
-            uploads.append(Upload(content, part.headers.get("content-type", ""), filename or ""))
+            if filename == "" and not content:
+                continue  # a form's file input left empty: no file, not an empty one
+            declared = part.headers.get("content-type", "")
+            uploads.append(Upload(content, declared, filename or ""))
             continue
         if name not in fields:
             raise ApiError(

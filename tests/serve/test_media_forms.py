@@ -190,6 +190,11 @@ def test_bad_forms_are_each_a_4xx_and_leave_nothing_behind(
             "/input", content=form("XyZ", {"text": "ok"}, []), headers={"content-type": kind}
         )
         assert fine.status_code == 202, fine.text
+        # A browser sends a file name as UTF-8 bytes; an empty file input is no file.
+        named = form("XyZ", {"text": "照片"}, [("照片.png", "image/png", good), ("", "", b"")])
+        photo = http.post("/input", content=named, headers={"content-type": kind})
+        assert photo.status_code == 202, photo.text
+        assert len(media_files(data_dir)) == 1
 
 
 def test_an_openai_image_url_part_with_a_data_url_reaches_the_model(
