@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable, Generator, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pandas as pd
@@ -30,8 +31,10 @@ from hologram.notebook.graph_widget import GraphWidget
 from hologram.notebook.layers import LayersWidget
 from hologram.notebook.scheduler_widget import SchedulerWidget
 from hologram.notebook.terminal_widget import TerminalWidget
+from hologram.notebook.upload_widget import UploadWidget
 from hologram.plugins.changes import PluginAction
 from hologram.sdk import Event, EventType, Priority
+from hologram.security import PathRefused
 
 T = TypeVar("T")
 MEMORY_TOP = 10
@@ -82,6 +85,7 @@ class HologramMagics(Magics):
             "mcp": self._mcp,
             "terminals": self._terminals,
             "changes": self._changes,
+            "upload": self._upload,
             "memory": self._memory,
             "stop": self._stop,
             "shutdown": self._shutdown,
@@ -97,7 +101,9 @@ class HologramMagics(Magics):
         "shutdown: close the kernel, flushing every store · "
         "say TEXT: give the agent TEXT as input (returns at once; the reply shows in the "
         "cell when it arrives, and awaiting the handle gives it; the whole line is the text, "
-        "a trailing '?' included) · "
+        "a trailing '?' included; `say --image PATH [--image PATH2] TEXT` sends images with "
+        "it, each path inside the firewall's read roots) · "
+        "upload: a widget to pick images, type the text and send them together · "
         "memory QUERY: what memory finds for QUERY in every tier, the context window "
         "included (a handle; the table shows in the cell, awaiting gives the DataFrame) · "
         "interrupt [--level L1-L4] TEXT: the same as an interrupt (default L1) · "
@@ -119,7 +125,7 @@ class HologramMagics(Magics):
         help="start: data directory (default: $HOLOGRAM_DATA, else ~/.hologram)",
     )
     @argument("--json", action="store_true", help="status: print JSON instead of a summary")
-    @argument("--channel", default="notebook", help="say: the channel the input arrives on")
+    @argument("--channel", default="notebook", help="say, upload: the channel the input arrives on")
     @argument("--depth", type=int, default=2, help="graph: hops around the entity")
     @argument("--history", action="store_true", help="graph: show closed facts, dashed")
     @line_magic("hologram")
@@ -134,10 +140,10 @@ class HologramMagics(Magics):
             return None
         if command in ("say", "interrupt"):
             # The text is the user's words, not options: only leading options are read.
-            options, text = _leading_options(text)
+            options, images, text = _leading_options(text)
             default_level = "L1" if command == "interrupt" else "QUEUED"
             level = _level(options.get("--level", default_level))
-            return self._say(text, options.get("--channel", "notebook"), level)
+            return self._say(text, options.get("--channel", "notebook"), level, images)
         args = parse_argstring(self.hologram, line)
         command = self.commands.get(args.command)
         if command is None:
@@ -156,16 +162,19 @@ class HologramMagics(Magics):
 
     # ---- commands -------------------------------------------------------------------------
 
-    def _say(self, text: str, channel: str, level: Priority) -> Pending[str]:
+    def _say(
+        self, text: str, channel: str, level: Priority, images: Sequence[str] = ()
+    ) -> Pending[str]:
         self._running_loop()
         kernel = self.require_kernel()
         if not text.strip():
             raise UsageError("nothing to say: `%hologram say TEXT`, or text in a %%hologram cell")
+        paths = image_paths(kernel, images)
 
         cell = ReplyCell(f"(waiting for the reply on {channel})")
 
         async def say() -> str:
-            ticket = await kernel.inject(text, channel, level=level)
+            ticket = await kernel.inject(text, channel, level=level, media=paths)
             pieces: list[str] = []
 
             def typed(event: Event) -> None:
@@ -190,6 +199,11 @@ class HologramMagics(Magics):
             return reply
 
         return Pending(f"say on {channel}", kernel.spawn(say(), name=f"say-{channel}"))
+
+    def _upload(self, args: Any) -> Shown[UploadWidget]:
+        self._running_loop()
+        kernel = self.require_kernel()
+        return Shown("upload widget", UploadWidget(kernel, args.channel))
 
     def _running_loop(self) -> asyncio.AbstractEventLoop:
         try:
@@ -436,16 +450,45 @@ def _mcp_table(status: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _leading_options(text: str) -> tuple[dict[str, str], str]:
-    """`--channel X --level L3 the words` → ({--channel: X, --level: L3}, "the words")."""
+def _leading_options(text: str) -> tuple[dict[str, str], list[str], str]:
+    """`--channel X --image a.png --level L3 the words` → ({--channel: X, --level: L3},
+    [a.png], "the words"); `--image` may be given more than once."""
     options: dict[str, str] = {}
+    images: list[str] = []
     while True:
         parts = text.split(None, 2)
-        if len(parts) >= 2 and parts[0] in ("--channel", "--level"):
-            options[parts[0]] = parts[1]
+        if len(parts) >= 2 and parts[0] in ("--channel", "--level", "--image"):
+            if parts[0] == "--image":
+                images.append(parts[1])
+            else:
+                options[parts[0]] = parts[1]
             text = parts[2] if len(parts) == 3 else ""
         else:
-            return options, text
+            return options, images, text
+
+
+def image_paths(kernel: Kernel, given: Sequence[str]) -> list[Path]:
+    """Each path as the firewall's path sandbox resolves it (inside its read roots), or a
+    `UsageError` naming the first it refuses: nothing is read or injected then."""
+    if not given:
+        return []
+    security = kernel.state.security
+    if security is None:
+        raise UsageError("the kernel has no firewall yet: await the `%hologram start` handle")
+    sandbox = security.policy().sandbox
+    paths = []
+    for raw in given:
+        try:
+            path = sandbox.check(raw)
+        except PathRefused as exc:
+            raise UsageError(
+                f"--image {raw}: refused by the firewall's path sandbox: {exc} "
+                "(put the image inside a read root, core.security.read_roots)"
+            ) from None
+        if not path.is_file():
+            raise UsageError(f"--image {raw}: no such file ({path})")
+        paths.append(path)
+    return paths
 
 
 def _level(name: str) -> Priority:

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from starlette.requests import Request
 
-from hologram.media import Upload
+from hologram.media import MediaLimits, Upload
 from hologram.sdk import Priority
 from hologram.sdk.jsontext import MAX_DEPTH, MAX_NUMBER_CHARS, JsonRefused, loads
 from hologram.sdk.schema import Param
@@ -45,13 +45,17 @@ class ApiError(Exception):
         self.detail = detail
 
 
-async def read_body(request: Request, limit: int, kinds: frozenset[str], what: str) -> bytes:
-    """The raw body: 413 past `limit` bytes (declared or actually sent), 415 when its
-    content type is not one of `kinds` (`what` names the expected form in the message)."""
+async def read_body(
+    request: Request, limit: int, kinds: frozenset[str], what: str, limit_is: str = ""
+) -> bytes:
+    """The raw body: 413 past `limit` bytes (declared or actually sent; `limit_is` says what
+    sets the limit), 415 when its content type is not one of `kinds` (`what` names the
+    expected form in the message)."""
+    why = f" ({limit_is})" if limit_is else ""
     declared = request.headers.get("content-length", "")
     if declared.isascii() and declared.isdigit() and int(declared) > limit:
-        raise ApiError(413, f"request body of {declared} bytes is over the limit of {limit}")
-    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        raise ApiError(413, f"request body of {declared} bytes is over the limit of {limit}{why}")
+    kind = content_kind(request)
     if kind not in kinds:
         expected = " or ".join(f"'Content-Type: {k}'" for k in sorted(kinds))
         raise ApiError(415, f"send the body as {what} with {expected} (got {kind!r})")
@@ -59,14 +63,21 @@ async def read_body(request: Request, limit: int, kinds: frozenset[str], what: s
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise ApiError(413, f"request body is over the limit of {limit} bytes")
+            raise ApiError(413, f"request body is over the limit of {limit} bytes{why}")
         chunks.append(chunk)
     return b"".join(chunks)
 
 
-async def read_json(request: Request, limit: int) -> Any:
+def content_kind(request: Request) -> str:
+    return request.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
+async def read_json(request: Request, limit: int, limit_is: str = "") -> Any:
     """The body as JSON (see `read_body`); 400 when it does not parse or breaks a limit."""
-    raw = await read_body(request, limit, JSON_KINDS, "JSON")
+    return parse_json(await read_body(request, limit, JSON_KINDS, "JSON", limit_is))
+
+
+def parse_json(raw: bytes) -> Any:
     try:
         return loads(raw)
     except JsonRefused as exc:
@@ -79,6 +90,22 @@ async def read_json(request: Request, limit: int) -> Any:
             400,
             f"request body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
         ) from None
+
+
+def media_body_limit(base: int, limits: MediaLimits | None) -> tuple[int, str]:
+    """The body limit of an endpoint that takes media, and what sets it: `base` for the
+    rest of the body, plus `core.media.max_items` items of `core.media.max_bytes` each as
+    base64 (a multipart body carries the raw bytes, so it fits the same limit). The media
+    settings decide how large an input with images may be; the media store then names the
+    item that breaks them."""
+    if limits is None:
+        return base, ""
+    per_item = 4 * -(-limits.max_bytes // 3)
+    limit = base + limits.max_items * per_item
+    return limit, (
+        f"{base} bytes plus core.media.max_items={limits.max_items} items of "
+        f"core.media.max_bytes={limits.max_bytes} bytes as base64"
+    )
 
 
 def object_body(body: Any, cls: type, what: str) -> dict[str, Any]:
@@ -195,6 +222,27 @@ def input_body(body: Any, *, channels: list[str], kind: type[InputBody] = InputB
         raise ApiError(400, f"'timeout' must be seconds in (0, {MAX_SYNC_TIMEOUT_S:g}]")
     media = media_field(body.get("media", []))
     return kind(text, channel, level, source, float(timeout), media)
+
+
+FORM_FIELDS = frozenset(f.name for f in dataclasses.fields(InputBody) if f.name != "media")
+"""The text parts of an input sent as multipart/form-data (its media are the file parts)."""
+
+
+def form_input(values: dict[str, str]) -> dict[str, Any]:
+    """An input's form fields (all text) as the values a JSON body carries: a level of
+    digits is the number, a timeout is seconds."""
+    body: dict[str, Any] = dict(values)
+    level = body.get("level")
+    if isinstance(level, str) and level.strip().isdigit():
+        body["level"] = int(level)
+    if "timeout" in body:
+        try:
+            body["timeout"] = float(body["timeout"])
+        except ValueError:
+            raise ApiError(
+                400, f"'timeout' must be seconds in (0, {MAX_SYNC_TIMEOUT_S:g}]"
+            ) from None
+    return body
 
 
 def media_field(value: Any) -> tuple[MediaUpload, ...]:

@@ -3,7 +3,10 @@ so any OpenAI client or chat UI can talk to it.
 
 The companion keeps its own memory, so only the last message is new to it: that user
 message becomes one input on the `openai` channel (the earlier messages are context the
-client already has, and the companion already holds). The reply is the turn's reply, as a
+client already has, and the companion already holds). Its `image_url` parts given as
+`data:` URLs are the input's media, checked by the media store as every door's are; an
+image by http(s) URL is refused (the companion fetches nothing on a client's behalf). The
+body may be as large as the media settings allow. The reply is the turn's reply, as a
 chat completion, or with `stream: true` as OpenAI's chunks: the role, the text, the finish,
 then `[DONE]`. Refusals are in OpenAI's error shape (`{"error": {"message", "type", …}}`), so
 an OpenAI client raises its own typed errors.
@@ -16,6 +19,8 @@ own document (/api/v1/openapi.json), whose one server is /api/v1.
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -26,9 +31,17 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from hologram.agent import TaskStopped, Ticket, TurnResult
 from hologram.llm import estimate_tokens
+from hologram.media import Upload
 from hologram.sdk import Event, EventType
 from hologram.sdk.schema import to_json
-from hologram.serve.bodies import MAX_SYNC_TIMEOUT_S, OPENAI_CHANNEL, ApiError, InputBody, read_json
+from hologram.serve.bodies import (
+    MAX_SYNC_TIMEOUT_S,
+    OPENAI_CHANNEL,
+    ApiError,
+    InputBody,
+    media_body_limit,
+    read_json,
+)
 from hologram.serve.context import ServiceContext, context
 from hologram.serve.endpoint import endpoint, reply
 
@@ -128,6 +141,8 @@ class ChatCompletionChunk:
 class ChatMessageBody:
     role: str
     content: str
+    images: tuple[Upload, ...] = ()
+    """The message's `image_url` parts, decoded (read for the last message only)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +159,10 @@ class ChatCompletionBody:
     @property
     def said(self) -> str:
         return self.messages[-1].content
+
+    @property
+    def media(self) -> tuple[Upload, ...]:
+        return self.messages[-1].images
 
 
 class OpenAIRefusal(ApiError):
@@ -181,7 +200,46 @@ def _text(content: Any, at: int) -> str:
     )
 
 
-def _message(raw: Any, at: int) -> ChatMessageBody:
+def _images(content: Any, at: int) -> tuple[Upload, ...]:
+    """The `image_url` parts of a message's content, each a data: URL decoded; an image
+    given by http(s) URL is refused (this door fetches nothing from the network)."""
+    if not isinstance(content, list):
+        return ()
+    return tuple(
+        _image(part, f"messages[{at}].content[{index}].image_url")
+        for index, part in enumerate(content)
+        if isinstance(part, dict) and part.get("type") == "image_url"
+    )
+
+
+def _image(part: dict[str, Any], where: str) -> Upload:
+    def refuse(message: str) -> OpenAIRefusal:
+        return OpenAIRefusal(400, f"{where}: {message}", "invalid_request_error", where)
+
+    image = part.get("image_url")
+    url = image.get("url") if isinstance(image, dict) else None
+    if not isinstance(url, str) or not url:
+        raise refuse("needs {'url': 'data:<type>;base64,<data>'}")
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if scheme in ("http", "https"):
+        raise refuse(
+            "an image by http(s) URL is not fetched (the companion makes no network "
+            "request for a client); send the image itself as a data: URL "
+            "(data:image/png;base64,...)"
+        )
+    if scheme != "data":
+        raise refuse("an image is sent as a data: URL (data:image/png;base64,...)")
+    header, comma, payload = url[5:].partition(",")
+    if not comma or not header.lower().endswith(";base64"):
+        raise refuse("a data: URL of an image must be base64 (data:<type>;base64,<data>)")
+    try:
+        data = base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise refuse(f"the data: URL's data is not base64 ({exc})") from None
+    return Upload(data, header[: -len(";base64")].split(";", 1)[0], "")
+
+
+def _message(raw: Any, at: int, *, last: bool) -> ChatMessageBody:
     if not isinstance(raw, dict) or raw.get("role") not in ROLES:
         raise OpenAIRefusal(
             400,
@@ -189,7 +247,11 @@ def _message(raw: Any, at: int) -> ChatMessageBody:
             "invalid_request_error",
             f"messages[{at}]",
         )
-    return ChatMessageBody(raw["role"], _text(raw.get("content"), at))
+    content = raw.get("content")
+    # Only the last message is new to the companion: the images of earlier ones are
+    # context the client holds, so they are neither decoded nor stored again.
+    images = _images(content, at) if last else ()
+    return ChatMessageBody(raw["role"], _text(content, at), images)
 
 
 def completion_body(raw: Any) -> ChatCompletionBody:
@@ -212,7 +274,7 @@ def completion_body(raw: Any) -> ChatCompletionBody:
         raise OpenAIRefusal(
             400, "'messages' must be a non-empty list", "invalid_request_error", "messages"
         )
-    messages = [_message(m, i) for i, m in enumerate(given)]
+    messages = [_message(m, i, last=i == len(given) - 1) for i, m in enumerate(given)]
     if messages[-1].role != "user" or not messages[-1].content.strip():
         raise OpenAIRefusal(
             400,
@@ -258,12 +320,14 @@ async def create_chat_completion(request: Request) -> Response:
     completion (or, with stream: true, as chunks)."""
     ctx = context(request)
     try:
-        body = completion_body(await read_json(request, ctx.body_limit))
+        media = ctx.kernel.state.media
+        limit, limit_is = media_body_limit(ctx.body_limit, None if media is None else media.limits)
+        body = completion_body(await read_json(request, limit, limit_is))
         source = f"openai:{body.user}" if body.user else "openai"
         given = InputBody(body.said, OPENAI_CHANNEL, "queued", source, MAX_SYNC_TIMEOUT_S)
         tap = DeltaTap(ctx) if body.stream else None
         try:
-            ticket = await ctx.intake.submit(given)
+            ticket = await ctx.intake.submit(given, body.media)
         except BaseException:
             if tap is not None:
                 tap.close()

@@ -14,11 +14,26 @@ from starlette.responses import Response
 
 from hologram.agent import TaskStopped, Ticket, TurnResult
 from hologram.agent.journal import RecordRow
+from hologram.media import Upload
 from hologram.sdk import EndedBy
 from hologram.sdk.schema import Param
-from hologram.serve.bodies import ApiError, InputBody, InterruptBody, input_body, read_json
+from hologram.serve.bodies import (
+    FORM_FIELDS,
+    JSON_KINDS,
+    ApiError,
+    InputBody,
+    InterruptBody,
+    content_kind,
+    decode_media,
+    form_input,
+    input_body,
+    media_body_limit,
+    parse_json,
+    read_body,
+)
 from hologram.serve.context import ServiceContext, context
-from hologram.serve.endpoint import PREFIX, endpoint, reply
+from hologram.serve.endpoint import JSON_MEDIA, PREFIX, endpoint, reply
+from hologram.serve.forms import FORM_KIND, parse_form
 from hologram.serve.params import SQLITE_MAX_INT, read_params
 
 
@@ -63,14 +78,55 @@ class InputPath:
     id: Annotated[int, Param("the input's journal id", ge=1, le=SQLITE_MAX_INT)]
 
 
-async def _submit(request: Request, kind: type[InputBody]) -> tuple[Ticket, InputBody]:
+INPUT_KINDS = JSON_KINDS | {FORM_KIND}
+INPUT_MEDIA = (JSON_MEDIA, FORM_KIND)
+
+
+async def read_input(request: Request, kind: type[InputBody]) -> tuple[InputBody, list[Upload]]:
+    """An input sent as JSON (media as base64 items) or as multipart/form-data (text
+    fields and file parts), as the same body and uploads: what follows is one path."""
     ctx = context(request)
-    raw = await read_json(request, ctx.body_limit)
-    body = input_body(raw, channels=ctx.intake.channels(), kind=kind)
-    return await ctx.intake.submit(body), body
+    media = ctx.kernel.state.media
+    limit, limit_is = media_body_limit(ctx.body_limit, None if media is None else media.limits)
+    raw = await read_body(request, limit, INPUT_KINDS, "JSON or a form", limit_is)
+    channels = ctx.intake.channels()
+    if content_kind(request) == FORM_KIND:
+        form = parse_form(raw, request.headers.get("content-type", ""), FORM_FIELDS)
+        body, uploads = (
+            input_body(form_input(form.fields), channels=channels, kind=kind),
+            form.uploads,
+        )
+        media_bytes = sum(len(u.data) for u in uploads)
+    else:
+        body = input_body(parse_json(raw), channels=channels, kind=kind)
+        uploads = decode_media(body.media)
+        media_bytes = sum(len(m.data) for m in body.media)
+    # The media settings widen the limit for media only: the rest (the text above all)
+    # keeps the small one.
+    if len(raw) - media_bytes > ctx.body_limit:
+        raise ApiError(
+            413,
+            f"request body without its media is {len(raw) - media_bytes} bytes, over the "
+            f"limit of {ctx.body_limit}",
+        )
+    return body, uploads
 
 
-@endpoint("POST", "/input", tag="inputs", status=202, result=Ack, body=InputBody, errors=(503,))
+async def _submit(request: Request, kind: type[InputBody]) -> tuple[Ticket, InputBody]:
+    body, uploads = await read_input(request, kind)
+    return await context(request).intake.submit(body, uploads), body
+
+
+@endpoint(
+    "POST",
+    "/input",
+    tag="inputs",
+    status=202,
+    result=Ack,
+    body=InputBody,
+    body_media=INPUT_MEDIA,
+    errors=(503,),
+)
 async def post_input(request: Request) -> Response:
     """Queue an input; answers with its id once the journal has committed it."""
     ticket, _ = await _submit(request, InputBody)
@@ -83,6 +139,7 @@ async def post_input(request: Request) -> Response:
     tag="inputs",
     result=InputResult,
     body=InputBody,
+    body_media=INPUT_MEDIA,
     errors=(500, 503, 504),
 )
 async def post_input_sync(request: Request) -> Response:
@@ -125,6 +182,7 @@ async def _outcome(ctx: ServiceContext, ticket: Ticket, body: InputBody) -> Inpu
     status=202,
     result=Ack,
     body=InterruptBody,
+    body_media=INPUT_MEDIA,
     errors=(503,),
 )
 async def post_interrupt(request: Request) -> Response:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 
 from hologram.agent import Ticket
 from hologram.facade import Kernel
-from hologram.media import MediaError
+from hologram.media import MediaError, Upload
 from hologram.sdk import OutputCap
 from hologram.serve.bodies import (
     HTTP_CHANNEL,
@@ -19,7 +20,6 @@ from hologram.serve.bodies import (
     OPENAI_CHANNEL,
     ApiError,
     InputBody,
-    decode_media,
 )
 
 SERVICE_CHANNELS = {
@@ -63,13 +63,14 @@ class Intake:
         channels = self.kernel.state.channels
         return [] if channels is None else [c.name for c in channels.channels()]
 
-    async def submit(self, body: InputBody) -> Ticket:
+    async def submit(self, body: InputBody, media: Sequence[Upload] = ()) -> Ticket:
+        """Journal and queue `body` with `media` (decoded already: base64 items, form file
+        parts or data: URLs); a refused item is the media store's 4xx, nothing kept."""
         if not self.accepting:
             raise ApiError(503, "the service is shutting down and takes no more input")
-        media = decode_media(body.media)
         try:
             ticket = await self.kernel.inject(
-                body.text, body.channel, level=body.priority, source=body.source, media=media
+                body.text, body.channel, level=body.priority, source=body.source, media=list(media)
             )
         except MediaError as exc:
             raise ApiError(exc.status if exc.status < 500 else 400, str(exc)) from None

@@ -6,7 +6,8 @@ The tools are the kernel's own, as the model sees them: `memory_recall` and `mem
 and derived schema, run through the kernel's tool runner (arguments checked against the
 schema, the firewall's policy, a refusal sent back as an error result the caller can read).
 One tool is the server's: `send_input`, which gives the companion an input on the `mcp`
-channel and answers with its reply.
+channel (with images, base64 as MCP's image content carries them) and answers with its
+reply.
 
 Two transports: streamable HTTP at `/mcp` on the service (behind the same access rule as
 the API), and stdio for `python -m hologram mcp`, which boots its own kernel on the data
@@ -20,6 +21,7 @@ import contextlib
 import itertools
 import sys
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import mcp_types as types
@@ -34,7 +36,14 @@ from hologram.config import ConfigError
 from hologram.facade import Kernel
 from hologram.kernel import AssemblyError
 from hologram.sdk import NOT_BLANK, Param, ToolCall, ToolDef, ToolError
-from hologram.serve.bodies import MAX_SYNC_TIMEOUT_S, MCP_CHANNEL, ApiError, InputBody
+from hologram.serve.bodies import (
+    MAX_SYNC_TIMEOUT_S,
+    MCP_CHANNEL,
+    ApiError,
+    InputBody,
+    MediaUpload,
+    decode_media,
+)
 from hologram.serve.intake import Intake, register_service_channels
 
 SERVER_NAME = "hologram"
@@ -44,6 +53,14 @@ INSTRUCTIONS = (
     "A Hologram companion: recall and commit facts in its graph memory, search and add to its "
     "knowledge base, or send it an input and get its reply (send_input)."
 )
+
+
+@dataclass(frozen=True, slots=True)
+class ImageArgument:
+    """An image for `send_input`: MCP's image content (`data`, its type), as an argument."""
+
+    data: Annotated[str, Param("the bytes, base64 (standard alphabet)", min_length=1)]
+    mime_type: Annotated[str, Param("the claimed type, such as image/png")] = ""
 
 
 class CompanionTools:
@@ -61,12 +78,18 @@ class CompanionTools:
         wait: Annotated[
             float, Param("seconds to wait for the reply", gt=0, le=MAX_SYNC_TIMEOUT_S)
         ] = 60.0,
+        images: Annotated[
+            tuple[ImageArgument, ...],
+            Param("images shown with the text, as MCP image content carries them"),
+        ] = (),
     ) -> str:
         """Give the companion an input (on its 'mcp' channel) and answer with its reply, once
         its turn has ended. The input is journaled first: a reply that takes longer than
         `wait` still comes, on the companion's own channels."""
         given = InputBody(text, MCP_CHANNEL, "queued", "mcp", wait)
-        ticket = await self.intake.submit(given)
+        # The same decoding and store checks as the HTTP API's base64 items.
+        media = decode_media(tuple(MediaUpload(i.data, i.mime_type) for i in images))
+        ticket = await self.intake.submit(given, media)
         try:
             async with asyncio.timeout(wait):
                 result: TurnResult = await asyncio.shield(ticket.outcome)

@@ -19,10 +19,12 @@ from typing import Annotated, Any, TypedDict, get_args
 from starlette.requests import Request
 from starlette.responses import Response
 
+from hologram.media import ACCEPTED
 from hologram.sdk.schema import JSON, Param, Schemas, split_optional, to_json
 from hologram.serve.bodies import JSON_LIMITS
 from hologram.serve.context import context
 from hologram.serve.endpoint import PREFIX, Endpoint, endpoint, reply
+from hologram.serve.forms import FORM_KIND, MEDIA_FIELD
 from hologram.serve.params import unwrap, wire_name
 
 REFS = "#/components/schemas/"
@@ -190,10 +192,52 @@ def _request_body(ep: Endpoint, schemas: Schemas, body_limit: int) -> JSON:
         for member in get_args(ep.body) or (ep.body,):
             _close(schemas, member)
         description = _body_limits(body_limit)
+    content: JSON = {}
+    for media in ep.body_media:
+        if media == FORM_KIND:
+            content[media] = _form(ep.body, schemas)
+            description = _media_limits(body_limit)
+        else:
+            content[media] = {"schema": schema}
+    return {"required": True, "description": description, "content": content}
+
+
+def _media_limits(body_limit: int) -> str:
+    return (
+        f"at most {body_limit} bytes plus core.media.max_items items of core.media.max_bytes "
+        "each as base64 (413 past it, naming the settings); as JSON, with media as base64 "
+        "items, or as multipart/form-data, with the same fields as text parts and each "
+        f"image as a file part named '{MEDIA_FIELD}' (415 for another type); {JSON_LIMITS}; "
+        "a form without its boundary, malformed or cut short is a 400; media the store "
+        "refuses is a 413 (over core.media.*) or a 415 (an unaccepted, damaged or lying type)"
+    )
+
+
+def _form(body: type, schemas: Schemas) -> JSON:
+    """The multipart form of an input body: its fields as text parts, its media as files.
+    A component of its own (`<Body>Form`), derived from the JSON body's."""
+    name = f"{body.__name__}Form"
+    if name not in schemas.definitions:
+        fields = schemas.definitions[body.__name__]
+        properties = {
+            key: value for key, value in fields["properties"].items() if key != MEDIA_FIELD
+        }
+        properties[MEDIA_FIELD] = {
+            "type": "array",
+            "items": {"type": "string", "format": "binary"},
+            "description": "the media (images), one file part each (their type is sniffed from "
+            "the bytes; a part's Content-Type is only checked against them)",
+        }
+        schemas.definitions[name] = {
+            "type": "object",
+            "description": f"{fields.get('description', name)} Sent as a form.",
+            "properties": properties,
+            "required": list(fields.get("required", [])),
+            "additionalProperties": False,
+        }
     return {
-        "required": True,
-        "description": description,
-        "content": {media: {"schema": schema} for media in ep.body_media},
+        "schema": {"$ref": REFS + name},
+        "encoding": {MEDIA_FIELD: {"contentType": ", ".join(ACCEPTED)}},
     }
 
 

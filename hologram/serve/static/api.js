@@ -29,6 +29,18 @@ export async function upload(path, file, type = "application/zip") {
   return data;
 }
 
+// Sends a form (an input with images: text fields and file parts); the browser writes the
+// multipart boundary into the content type itself.
+export async function postForm(path, form) {
+  const headers = {};
+  if (token()) headers.authorization = `Bearer ${token()}`;
+  const response = await fetch(API + path, { method: "POST", headers, body: form });
+  if (response.status === 401) $("token-box").hidden = false;
+  const data = await response.json();
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
 export function line(list, text, cls) {
   const item = document.createElement("li");
   item.textContent = text;

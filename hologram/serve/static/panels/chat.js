@@ -1,12 +1,43 @@
 // The chat panel: it opens on the recent conversation (GET /conversation: the journal's
 // inputs with their replies, and what the context window holds besides), then follows the
 // replies of what is sent from here and of inputs still running when the page opened.
-import { $, call, line } from "../api.js";
+import { $, call, line, postForm } from "../api.js";
 
 const pending = new Map(); // input id -> its chat line
 const early = new Map(); // input id -> [text, class] of a reply that beat its acknowledgement
 const settled = new Set(); // input ids whose reply is on the page
 const typing = new Map(); // input id -> {item, round} of the reply being typed as it streams
+let attached = []; // images picked or pasted, sent with the next message
+
+// Thumbnails of what will be sent with the next message; a click takes one off again.
+function showAttached() {
+  const box = $("attached");
+  box.replaceChildren();
+  attached.forEach((file, index) => {
+    const figure = document.createElement("figure");
+    figure.title = `${file.name || "pasted image"} (click to remove)`;
+    figure.dataset.testid = "attached-thumb";
+    figure.appendChild(thumb(file));
+    figure.addEventListener("click", () => {
+      attached.splice(index, 1);
+      showAttached();
+    });
+    box.appendChild(figure);
+  });
+}
+
+function thumb(file) {
+  const img = document.createElement("img");
+  img.className = "thumb";
+  img.alt = file.name || "image";
+  img.src = URL.createObjectURL(file);
+  return img;
+}
+
+function attach(files) {
+  for (const file of files) if (file.type.startsWith("image/")) attached.push(file);
+  showAttached();
+}
 
 function settle(id, text, cls) {
   if (settled.has(id)) return; // a replayed event of a reply already shown
@@ -78,18 +109,49 @@ export function mountChat() {
   $("chat").addEventListener("submit", async (e) => {
     e.preventDefault();
     const text = $("text").value.trim();
-    if (!text) return;
+    if (!text) {
+      if (attached.length) line($("messages"), "! say something with the images", "error");
+      return;
+    }
     $("text").value = "";
     if (text === "/stop") return stop();
     const level = $("level").value;
+    const images = attached;
+    attached = [];
+    showAttached();
     const you = line($("messages"), `you: ${text}`, "you");
+    for (const file of images) {
+      const img = you.appendChild(thumb(file));
+      img.dataset.testid = "sent-thumb";
+    }
     try {
       const path = level === "queued" ? "/input" : "/interrupt";
-      const ack = await call("POST", path, { text, level });
+      let ack;
+      if (images.length) {
+        // A form carries the images' bytes as they are (base64 in JSON adds a third).
+        const form = new FormData();
+        form.append("text", text);
+        form.append("level", level);
+        for (const file of images) form.append("media", file, file.name || "pasted.png");
+        ack = await postForm(path, form);
+      } else {
+        ack = await call("POST", path, { text, level });
+      }
       said(ack.id, you);
     } catch (err) {
       line($("messages"), `! ${err.message}`, "error");
     }
+  });
+  $("attach").addEventListener("change", (e) => {
+    attach(e.target.files);
+    e.target.value = ""; // the same file may be picked again
+  });
+  $("text").addEventListener("paste", (e) => {
+    const files = [...(e.clipboardData?.items ?? [])]
+      .filter((i) => i.kind === "file" && i.type.startsWith("image/"))
+      .map((i) => i.getAsFile())
+      .filter(Boolean);
+    if (files.length) attach(files);
   });
   $("stop").addEventListener("click", stop);
 }
