@@ -118,6 +118,11 @@ async def run_unit(
         )
         started = time.perf_counter()
         async with kernel:
+            if config.weights:
+                # Search reads the weights on every query, so the whole replay and every
+                # probe rank with them: the window, the cold context and the graph's text
+                # blocks share this one index.
+                kernel.state.coldcontext.recall_index.words.weights = config.recall_weights()
             ticks: list[float] = []
             kernel.events.subscribe(HEARTBEAT_EVENT, lambda _e: ticks.append(clock.now()))
             log = ReplayLog()
