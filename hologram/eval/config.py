@@ -153,3 +153,10 @@ class EvalConfig:
         if not body["weights"]:
             del body["weights"]  # the default weights: the same key as before weights existed
         return hashlib.sha1(json.dumps(body, sort_keys=True).encode()).hexdigest()[:10]
+
+    @property
+    def replay_key(self) -> str:
+        """The key of what the replay stores: configurations with the same one differ only
+        in how probes are ranked, and can ask one replayed memory."""
+        body = {k: v for k, v in self.to_dict().items() if k not in ("name", "weights")}
+        return hashlib.sha1(json.dumps(body, sort_keys=True).encode()).hexdigest()[:10]

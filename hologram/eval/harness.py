@@ -135,11 +135,17 @@ class Experiment:
         return self.out_dir / "units"
 
     def _planned(self) -> Iterator[tuple[Unit, Conversation]]:
+        groups: dict[str, list[EvalConfig]] = {}
+        for config in self.configs:
+            # Configurations that differ only in recall weights share one replay.
+            shared = config.replay_key if config.ranker is not Ranker.BM25 else config.key
+            groups.setdefault(shared, []).append(config)
         for path in self.datasets:
             dataset = load_dataset(path)
-            for config in self.configs:
+            for first, *variants in groups.values():
                 for conversation in dataset.conversations:
-                    yield Unit(config, path, conversation.id), conversation
+                    unit = Unit(first, path, conversation.id, tuple(variants))
+                    yield unit, conversation
 
     def units(self) -> list[Unit]:
         return [unit for unit, _ in self._planned()]
@@ -162,6 +168,7 @@ class Experiment:
         path = self.units_dir / f"{result.unit.key}.json"
         document = {
             "config": result.unit.config.to_dict(),
+            "variants": [c.to_dict() for c in result.unit.variants],
             "dataset": result.unit.dataset,
             "conversation": result.unit.conversation,
             "info": result.info,
@@ -190,15 +197,17 @@ class Experiment:
                 loaded[unit.dataset] = dataset.name, {c.id: c for c in dataset.conversations}
             dataset_name, conversations = loaded[unit.dataset]
             document = json.loads((self.units_dir / f"{unit.key}.json").read_text("utf-8"))
-            answered = await answer_conversation(
-                models,
-                self.answer,
-                conversations[unit.conversation],
-                document["rows"],
-                unit.config.text,
-            )
-            names = {"config": unit.config.name, "dataset": dataset_name}
-            rows = [names | {"conversation": unit.conversation} | row for row in answered]
+            rows = []
+            for config in unit.configs:
+                answered = await answer_conversation(
+                    models,
+                    self.answer,
+                    conversations[unit.conversation],
+                    [row for row in document["rows"] if row["config"] == config.name],
+                    config.text,
+                )
+                names = {"config": config.name, "dataset": dataset_name}
+                rows += [names | {"conversation": unit.conversation} | row for row in answered]
             path = self._answers_path(unit)
             path.parent.mkdir(parents=True, exist_ok=True)
             body = {"answer": self.answer.to_dict(), "unit": unit.key, "rows": rows}
@@ -206,7 +215,10 @@ class Experiment:
 
     async def _recall(self) -> None:
         pending = self.pending()
-        steps = {unit.key: unit_steps(conversation) for unit, conversation in self._planned()}
+        steps = {
+            unit.key: unit_steps(conversation, len(unit.configs))
+            for unit, conversation in self._planned()
+        }
         progress = ExperimentProgress(
             steps,
             set(steps) - {unit.key for unit in pending},

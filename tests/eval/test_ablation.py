@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hologram.eval import STEPS, EvalConfig, Ranker, Unit, run_unit, step_sweep
+from hologram.eval import STEPS, EvalConfig, Experiment, Ranker, Unit, run_unit, step_sweep
 from hologram.eval.ablation import ALL_STEPS, NO_STEPS
 
 FLAT = {"previous_turn": 0.0, "session": 0.0, "neighbour": 0.0}
@@ -31,12 +31,23 @@ def test_weights_are_checked() -> None:
 
 
 @pytest.mark.parametrize("ranker", [Ranker.KERNEL, Ranker.EPISODIC])
-async def test_weights_change_what_the_kernel_recalls(tiny_dataset: Path, ranker: Ranker) -> None:
-    default = await run_unit(Unit(EvalConfig(name="d", ranker=ranker), str(tiny_dataset), "tiny"))
-    flat_config = EvalConfig(name="f", ranker=ranker, weights=FLAT)
-    flat = await run_unit(Unit(flat_config, str(tiny_dataset), "tiny"))
-    # A replay gives the same memory every time (test_harness), so a change is the weights'.
-    assert [r["retrieved"] for r in flat.rows] != [r["retrieved"] for r in default.rows]
+async def test_weights_change_what_the_kernel_recalls_from_one_shared_replay(
+    tiny_dataset: Path, tmp_path: Path, ranker: Ranker
+) -> None:
+    configs = [
+        EvalConfig(name="d", ranker=ranker),
+        EvalConfig(name="f", ranker=ranker, weights=FLAT),
+    ]
+    experiment = Experiment(
+        [tiny_dataset], configs, tmp_path / "out", progress=False, baseline=False
+    )
+    assert len(experiment.units()) == 1, "configurations differing in weights share a replay"
+    results = await experiment.arun()
+    ranked = results.probes.groupby("config")["retrieved"].apply(list)
+    assert ranked["f"] != ranked["d"]
+    # The shared replay asks what a unit of the configuration alone would ask.
+    alone = await run_unit(Unit(configs[1], str(tiny_dataset), "tiny"))
+    assert [r["retrieved"] for r in alone.rows] == ranked["f"]
 
 
 def test_the_sweep_adds_each_step_then_takes_each_away() -> None:
