@@ -67,8 +67,10 @@ class EvalConfig:
     """Tokens the memory section may take in the prompt (what `prompt_tokens` measures)."""
     weights: dict[str, float | int | bool] = field(default_factory=dict)
     """Recall's steps and weights changed from their defaults (`EpisodicWeights` fields,
-    e.g. ``{"dates": 0.0}``): the kernel's own recall index and the episodic ranker both
-    rank with them, so one step switched off is one row of the ablation."""
+    e.g. ``{"dates": 0.0}``): the kernel's own recall index and the episodic ranker rank
+    the probes with them, so one step switched off is one row of the ablation. The replay
+    runs with the defaults (the weights change no stored turn), which lets configurations
+    that differ only here ask one replayed memory."""
 
     def __post_init__(self) -> None:
         if self.depth < 1:

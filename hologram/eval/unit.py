@@ -194,8 +194,8 @@ async def _run_baseline(
     report(conversation.turn_count, steps)
     sessions = session_map(conversation)
     rows = []
+    query_top = MemorySettings().query_top
     for asked, probe in enumerate(conversation.probes, 1):
-        query_top = MemorySettings().query_top
         rows.append(
             await _ask(retriever, probe, unit.config, unit, dataset_name, query_top, sessions)
         )
