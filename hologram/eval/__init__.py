@@ -7,6 +7,8 @@
 ``python -m hologram eval DATASET --config a.toml`` does the same from the command line.
 """
 
+from hologram.eval.ablation import STEPS, step_sweep
+from hologram.eval.answer import AnswerConfig, token_f1
 from hologram.eval.config import EvalConfig, Ranker, Tier
 from hologram.eval.dataset import (
     ADVERSARIAL,
@@ -28,6 +30,8 @@ from hologram.eval.unit import Unit, UnitResult, run_unit
 __all__ = [
     "ADVERSARIAL",
     "KS",
+    "STEPS",
+    "AnswerConfig",
     "Conversation",
     "Dataset",
     "EvalConfig",
@@ -48,6 +52,8 @@ __all__ = [
     "load_locomo",
     "probe_scores",
     "run_unit",
+    "step_sweep",
     "summarise",
+    "token_f1",
     "write_project",
 ]

@@ -19,8 +19,9 @@ def add_eval_parser(commands: Any) -> None:
         "print recall@1/5/10/20 per category and overall, then the measures peers publish "
         "(recall_any@10, NDCG@10, session recall@10, MRR) with recall@10 as a ratio to a "
         "BM25 baseline over the same turns. Results (probes.csv, summary.csv, table.csv, "
-        "peers.csv, the recall chart recall.svg, results.json) go to --out; a run started "
-        "again with the same --out resumes where it stopped.",
+        "peers.csv, the recall chart recall.svg, results.json; with --answer also answers.csv "
+        "and usage.csv) go to --out; a run started again with the same --out resumes where "
+        "it stopped.",
     )
     parser.add_argument("datasets", nargs="+", metavar="DATASET")
     parser.add_argument(
@@ -46,18 +47,33 @@ def add_eval_parser(commands: Any) -> None:
         action="store_true",
         help="leave out the BM25 baseline row (bm25s over the same turns, no kernel)",
     )
+    parser.add_argument(
+        "--answer",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="TOML",
+        help="also answer each probe from what was recalled and score the answer with an LLM "
+        "judge (J) and token F1, reporting tokens and cost; needs a model: the sources named "
+        "in TOML (answerer, judge, [settings] of core.llm.* keys), or without TOML the "
+        "HOLOGRAM_LLM_BASE_URL/_MODEL/_API_KEY environment (see hologram/eval/answer.py)",
+    )
 
 
 def run_eval(args: argparse.Namespace) -> int:
     # Imported here: building the parser must not load pandas and the kernel.
     import pandas as pd
 
+    from hologram.eval.answer import AnswerConfig, cost_line
     from hologram.eval.config import EvalConfig
     from hologram.eval.harness import Experiment
     from hologram.eval.tiers import EvalError
 
     try:
         configs = [EvalConfig.load(path) for path in args.config] or [EvalConfig()]
+        answer = None
+        if args.answer is not None:
+            answer = AnswerConfig.load(args.answer) if args.answer else AnswerConfig()
         experiment = Experiment(
             args.datasets,
             configs,
@@ -67,6 +83,7 @@ def run_eval(args: argparse.Namespace) -> int:
             address=args.address,
             progress=not args.quiet,
             baseline=not args.no_baseline,
+            answer=answer,
         )
         results = experiment.run()
     except (OSError, ValueError, KeyError, EvalError, RuntimeError) as exc:
@@ -85,5 +102,9 @@ def run_eval(args: argparse.Namespace) -> int:
             f"{row['latency_p50_ms']:.2f} ms / p95 {row['latency_p95_ms']:.2f} ms, "
             f"memory section {row['prompt_tokens']:.0f} tokens"
         )
+    if results.usage is not None:
+        print()
+        print(results.usage.to_string())
+        print(cost_line(results.usage))
     print(f"results in {args.out}")
     return 0

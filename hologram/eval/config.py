@@ -9,6 +9,9 @@ kernel settings the fresh kernel boots with. Read from TOML::
 
     [settings]               # written into the kernel's config before it boots
     "core.memory.context.top_k" = 40
+
+    [weights]                # recall's steps (hologram.memory.episodic.EpisodicWeights)
+    expansion = 0.0          # e.g. the second round switched off: one row of the ablation
 """
 
 from __future__ import annotations
@@ -16,12 +19,13 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from hologram.config.keys import is_core_key
+from hologram.memory.episodic import EpisodicWeights
 
 DEFAULT_TEXT = "{speaker}: {text}"
 
@@ -61,6 +65,12 @@ class EvalConfig:
     settings: dict[str, Any] = field(default_factory=dict)
     memory_budget: int = 1200
     """Tokens the memory section may take in the prompt (what `prompt_tokens` measures)."""
+    weights: dict[str, float | int | bool] = field(default_factory=dict)
+    """Recall's steps and weights changed from their defaults (`EpisodicWeights` fields,
+    e.g. ``{"dates": 0.0}``): the kernel's own recall index and the episodic ranker rank
+    the probes with them, so one step switched off is one row of the ablation. The replay
+    runs with the defaults (the weights change no stored turn), which lets configurations
+    that differ only here ask one replayed memory."""
 
     def __post_init__(self) -> None:
         if self.depth < 1:
@@ -77,10 +87,29 @@ class EvalConfig:
         for key in self.settings:
             if not is_core_key(key):
                 raise ValueError(f"setting {key!r}: only core.* kernel settings can be set")
+        if self.weights:
+            known = {f.name: f for f in fields(EpisodicWeights)}
+            unknown = sorted(set(self.weights) - set(known))
+            if unknown:
+                raise ValueError(f"unknown recall weights {unknown}; known: {sorted(known)}")
+            if self.ranker is Ranker.BM25:
+                raise ValueError("weights apply to the kernel and episodic rankers, not bm25")
+            for name, value in self.weights.items():
+                default = known[name].default
+                if isinstance(default, bool) != isinstance(value, bool) or not isinstance(
+                    value, int | float
+                ):
+                    raise ValueError(
+                        f"recall weight {name} = {value!r}: expected a value like {default!r}"
+                    )
+
+    def recall_weights(self) -> EpisodicWeights:
+        """The weights recall ranks with in this configuration."""
+        return EpisodicWeights(**self.weights)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, default_name: str = "default") -> EvalConfig:
-        known = {"name", "tier", "ranker", "depth", "text", "settings", "memory_budget"}
+        known = {"name", "tier", "ranker", "depth", "text", "settings", "memory_budget", "weights"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"unknown configuration keys {unknown}; known: {sorted(known)}")
@@ -100,6 +129,7 @@ class EvalConfig:
             text=str(data.get("text", DEFAULT_TEXT)),
             settings=dict(data.get("settings", {})),
             memory_budget=int(data.get("memory_budget", 1200)),
+            weights=dict(data.get("weights", {})),
         )
 
     @classmethod
@@ -122,4 +152,13 @@ class EvalConfig:
         """A short hash of everything but the name: results are reused only for the same
         configuration, whatever it is called."""
         body = {k: v for k, v in self.to_dict().items() if k != "name"}
+        if not body["weights"]:
+            del body["weights"]  # the default weights: the same key as before weights existed
+        return hashlib.sha1(json.dumps(body, sort_keys=True).encode()).hexdigest()[:10]
+
+    @property
+    def replay_key(self) -> str:
+        """The key of what the replay stores: configurations with the same one differ only
+        in how probes are ranked, and can ask one replayed memory."""
+        body = {k: v for k, v in self.to_dict().items() if k not in ("name", "weights")}
         return hashlib.sha1(json.dumps(body, sort_keys=True).encode()).hexdigest()[:10]

@@ -157,13 +157,16 @@ BASELINE = "bm25"
 the same turns, so a figure reads as a ratio to a ranker that is not ours."""
 
 PEER_COLUMNS = ("recall@10", "recall_any@10", f"ndcg@{NDCG_K}", "session_recall@10", "mrr")
+ANSWER_COLUMNS = ("j", "f1")
+"""In the summary when the experiment answered: the judge's accuracy and token F1."""
 
 
 def peers(summary: pd.DataFrame) -> pd.DataFrame:
     """The answerable probes of each configuration and dataset in the measures peers publish
-    (in %, MRR as it is), with recall@10 as a ratio to the BM25 baseline of the dataset."""
+    (in %, MRR as it is), with recall@10 as a ratio to the BM25 baseline of the dataset; and
+    J and F1 (in %) when the experiment answered."""
     overall = summary[summary["category"] == ALL]
-    columns = [c for c in PEER_COLUMNS if c in overall.columns]
+    columns = [c for c in (*PEER_COLUMNS, *ANSWER_COLUMNS) if c in overall.columns]
     table = overall.set_index(["dataset", "config"])[columns].copy()
     for column in columns:
         if column != "mrr":
@@ -173,4 +176,4 @@ def peers(summary: pd.DataFrame) -> pd.DataFrame:
         value / baseline[dataset] / 100 if baseline.get(dataset) else math.nan
         for (dataset, _config), value in zip(table.index, table["recall@10"], strict=True)
     ]
-    return table.round(3)
+    return table.rename(columns={"j": "J", "f1": "F1"}).round(3)

@@ -9,7 +9,11 @@ from html import escape
 
 import pandas as pd
 
-COLOURS = ("#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2")
+COLOURS = (
+    "#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756",
+    "#72b7b2", "#eeca3b", "#ff9da6", "#9d755d", "#bab0ac",
+)  # fmt: skip
+"""Vega's tableau10: a sweep's rows (seven with the baseline) each keep a colour."""
 
 
 BAR, GAP, HEIGHT, TOP, LEFT = 12, 14, 150, 30, 40
@@ -69,7 +73,9 @@ def recall_chart(summary: pd.DataFrame, dataset: str, ks: Sequence[int | str] = 
     for i, config in enumerate(configs):
         y = top + height + 70 + (i // 3) * 12
         x = left + (i % 3) * 160
-        parts.append(f'<rect x="{x}" y="{y - 8}" width="9" height="9" fill="{COLOURS[i]}"/>')
+        parts.append(
+            f'<rect x="{x}" y="{y - 8}" width="9" height="9" fill="{COLOURS[i % len(COLOURS)]}"/>'
+        )
         parts.append(f'<text x="{x + 13}" y="{y}">{escape(config)}</text>')
     parts.append("</svg>")
     return "".join(parts)

@@ -16,7 +16,7 @@ from hologram.eval.config import EvalConfig, Ranker, Tier
 from hologram.eval.replay import ReplayLog
 from hologram.memory import ColdContext, Memory, Segmenter
 from hologram.memory._hybrid import RRF_K, Place
-from hologram.memory.episodic import EpisodicIndex
+from hologram.memory.episodic import EpisodicIndex, EpisodicWeights
 
 
 class EvalError(RuntimeError):
@@ -141,9 +141,14 @@ class _Fixed:
 class EpisodicRetriever:
     """`EpisodicIndex` over the chosen tiers' documents, built once after the replay."""
 
-    def __init__(self, documents: list[tuple[str, float, str, str]], segmenter: Segmenter) -> None:
+    def __init__(
+        self,
+        documents: list[tuple[str, float, str, str]],
+        segmenter: Segmenter,
+        weights: EpisodicWeights | None = None,
+    ) -> None:
         self._texts = {turn_id: text for turn_id, _, text, _ in documents}
-        self._index = EpisodicIndex(documents, segmenter.keywords)
+        self._index = EpisodicIndex(documents, segmenter.keywords, weights=weights)
 
     async def search(self, question: str, top: int) -> list[tuple[str, str]]:
         hits = await asyncio.to_thread(self._index.search, question, top)
@@ -210,7 +215,9 @@ async def make_retriever(
                 turn_id = _block_turn(block, log)
                 if turn_id and turn_id not in documents:
                     keep(turn_id, at_of[turn_id], block.text or "")
-        return await asyncio.to_thread(EpisodicRetriever, list(documents.values()), segmenter)
+        return await asyncio.to_thread(
+            EpisodicRetriever, list(documents.values()), segmenter, config.recall_weights()
+        )
     if config.tier is Tier.FUSED:
         # What the turn's "[Related Memory Docs]" is drawn from, ranked as the turn ranks it.
         # The window's own ranking is left out: the window is in the prompt whole, and

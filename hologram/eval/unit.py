@@ -8,6 +8,8 @@ nothing, so they run side by side in one process, in worker processes or on a cl
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -37,12 +39,24 @@ class Unit:
     dataset: str
     """Path of the dataset (a project directory or a LoCoMo JSON file)."""
     conversation: str
+    variants: tuple[EvalConfig, ...] = ()
+    """Configurations that differ from `config` only in their name and recall weights:
+    asked of the same replayed memory (weights rank the probes, they do not change what
+    the replay stores), so a sweep of recall's steps replays each conversation once."""
+
+    @property
+    def configs(self) -> tuple[EvalConfig, ...]:
+        return (self.config, *self.variants)
 
     @property
     def key(self) -> str:
         name = Path(self.dataset).stem or Path(self.dataset).name
         safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in self.conversation)
-        return f"{self.config.name}-{self.config.key}-{name}-{safe}"
+        key = self.config.key
+        if self.variants:
+            names = [(c.name, c.key) for c in self.configs]
+            key = hashlib.sha1(json.dumps(names).encode()).hexdigest()[:10]
+        return f"{self.config.name}-{key}-{name}-{safe}"
 
 
 @dataclass(slots=True)
@@ -101,7 +115,7 @@ async def run_unit(
     module that records clock ticks); `work_dir` holds the data dir (a temp dir if None);
     `progress(done, steps)` is told after each replayed turn and each asked probe."""
     dataset_name, conversation = _conversation(unit)
-    steps = unit_steps(conversation)
+    steps = unit_steps(conversation, len(unit.configs))
     report = progress or (lambda _done, _steps: None)
     config = unit.config
     if config.ranker is Ranker.BM25:
@@ -132,14 +146,24 @@ async def run_unit(
             )
             replay_s = time.perf_counter() - started
             segmenter = Segmenter()
-            retriever = await make_retriever(kernel.state, config, log, segmenter)
             await asyncio.to_thread(segmenter.keywords, "warm up")  # jieba's load is not a query
             query_top = kernel.config.read(MemorySettings).query_top
             rows = []
             sessions = session_map(conversation)
-            for asked, probe in enumerate(conversation.probes, 1):
-                rows.append(await _ask(retriever, probe, unit, dataset_name, query_top, sessions))
-                report(conversation.turn_count + asked, steps)
+            asked = conversation.turn_count
+            words = kernel.state.coldcontext.recall_index.words
+            for each in unit.configs:
+                # The weights are read on every search, by the one index the window, the
+                # cold context and the graph's text blocks share; the replay ran with the
+                # defaults, so every configuration of the unit asks the same memory.
+                words.weights = each.recall_weights()
+                retriever = await make_retriever(kernel.state, each, log, segmenter)
+                for probe in conversation.probes:
+                    rows.append(
+                        await _ask(retriever, probe, each, unit, dataset_name, query_top, sessions)
+                    )
+                    asked += 1
+                    report(asked, steps)
             info = {
                 "turns": log.turns,
                 "prunes": log.prunes,
@@ -170,9 +194,10 @@ async def _run_baseline(
     report(conversation.turn_count, steps)
     sessions = session_map(conversation)
     rows = []
+    query_top = MemorySettings().query_top
     for asked, probe in enumerate(conversation.probes, 1):
         rows.append(
-            await _ask(retriever, probe, unit, dataset_name, MemorySettings().query_top, sessions)
+            await _ask(retriever, probe, unit.config, unit, dataset_name, query_top, sessions)
         )
         report(conversation.turn_count + asked, steps)
     return UnitResult(unit, rows, {"turns": conversation.turn_count, "baseline": "bm25s"})
@@ -186,13 +211,13 @@ def session_map(conversation: Conversation) -> dict[str, str]:
 async def _ask(
     retriever: Retriever,
     probe: Probe,
+    config: EvalConfig,
     unit: Unit,
     dataset_name: str,
     query_top: int,
     sessions: dict[str, str],
 ) -> dict[str, Any]:
-    """One probe asked of the configured tier: its row of scores."""
-    config = unit.config
+    """One probe asked of `config`'s tier: its row of scores."""
     began = time.perf_counter()
     found = await retriever.search(probe.question, config.depth)
     latency_ms = (time.perf_counter() - began) * 1000
@@ -213,9 +238,10 @@ async def _ask(
     }
 
 
-def unit_steps(conversation: Conversation) -> int:
-    """A unit's work as its progress counts it: every turn replayed, every probe asked."""
-    return conversation.turn_count + len(conversation.probes)
+def unit_steps(conversation: Conversation, configs: int = 1) -> int:
+    """A unit's work as its progress counts it: every turn replayed, every probe asked (by
+    each of its `configs`)."""
+    return conversation.turn_count + configs * len(conversation.probes)
 
 
 def run_unit_blocking(
