@@ -176,8 +176,10 @@ class AnswerConfig:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
         for key, value in self.settings.items():
-            if not key.startswith("core.llm."):
-                raise ValueError(f"answer setting {key!r}: only core.llm.* keys can be set")
+            if not key.startswith(LLMSettings.prefix + "."):
+                raise ValueError(
+                    f"answer setting {key!r}: only {LLMSettings.prefix}.* keys can be set"
+                )
             if _from_env(value) and (not isinstance(value["env"], str) or not value["env"]):
                 raise ValueError(f"answer setting {key!r}: env names a variable")
 

@@ -10,13 +10,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
+from hologram.config import SecuritySettings, key_of
 from hologram.sdk import Facility, Param, ToolDef, ToolError
 from hologram.tracker.log import ChangeLog
 from hologram.tracker.tracker import Tracker
 from hologram.tracker.undo import UndoError
 
 OWNER = "changes"
-ROOT_KEYS = ("core.security.write_roots", "core.security.read_roots")
+ROOT_KEYS = (key_of(SecuritySettings, "write_roots"), key_of(SecuritySettings, "read_roots"))
 """Settings that move the sandbox roots (empty write roots follow the defaults)."""
 
 log = logging.getLogger(__name__)

@@ -122,12 +122,15 @@ class Tracker:
         self._stop_watcher()
         for root in wanted:
             root.mkdir(parents=True, exist_ok=True)
-        self.roots = self.shadow.roots = wanted
+        self.shadow.roots = wanted
         self._start_watcher()
         self.shadow.scan()
+        # Last: `roots` says the move is done, the new roots watched and shadowed.
+        self.roots = wanted
         return True
 
     def _start_watcher(self) -> None:
+        """A watcher of the shadow's roots (the roots being moved to, in `retarget`)."""
         self._stop = threading.Event()
         ready = threading.Event()
         self._thread = threading.Thread(
@@ -146,7 +149,7 @@ class Tracker:
         try:
             from watchfiles import watch
 
-            paths = [*self.roots, self._sync_dir]
+            paths = [*self.shadow.roots, self._sync_dir]
             self.watching = True
             ready.set()
             for batch in watch(
