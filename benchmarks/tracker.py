@@ -41,9 +41,17 @@ def sandbox(root: Path, files: int) -> None:
 
 async def measure(root: Path, calls: int) -> tuple[float, float]:
     workspace = root / "workspace"
-    tracker = Tracker(
-        [workspace], BlobStore(root / "media"), ChangeLog(root / "tracker.db"), root / "t", discard
-    )
+
+    def new_tracker() -> Tracker:
+        return Tracker(
+            [workspace],
+            BlobStore(root / "media"),
+            ChangeLog(root / "tracker.db"),
+            root / "t",
+            discard,
+        )
+
+    tracker = new_tracker()
     started = time.perf_counter()
     await asyncio.to_thread(tracker.start)
     print(
@@ -77,9 +85,7 @@ async def measure(root: Path, calls: int) -> tuple[float, float]:
     assert recorded.mechanism == "watcher" and recorded.changes, recorded
     tracker.stop()
     tracker.log.close()
-    again = Tracker(
-        [workspace], BlobStore(root / "media"), ChangeLog(root / "tracker.db"), root / "t", discard
-    )
+    again = new_tracker()
     started = time.perf_counter()
     await asyncio.to_thread(again.start)
     print(
