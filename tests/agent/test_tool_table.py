@@ -70,6 +70,19 @@ async def test_invalid_arguments_become_a_correctable_tool_error(host: StageHost
     assert json.dumps(CITY) in result.content  # the model sees the schema it must meet
 
 
+async def test_the_missing_properties_of_one_place_are_named_on_one_line(host: StageHost) -> None:
+    pair = {
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+        "required": ["a", "b"],
+    }
+    host.register_tool(ToolDef("pair", "x", pair, handler=weather))
+    result = await host.execute(ToolCall("1", "pair", {}))
+    assert result.is_error
+    assert result.content.count("needs") == 1
+    assert "- (the arguments object): needs 'a', 'b'\n" in result.content
+
+
 async def test_arguments_that_were_not_json_are_answered_not_run(host: StageHost) -> None:
     host.register_tool(ToolDef("weather_today", "x", CITY, handler=weather))
     call = ToolCall("1", "weather_today", arguments_error="Expecting value at char 0")
