@@ -63,6 +63,10 @@ class Output:
             if len(chunk) > room:
                 self.over = True
                 kill_group(process.pid)  # flooding: no point in running to the timeout
+                # Read on to the end, discarding: a full buffer pauses the pipe's transport,
+                # its end is then never seen, and the process's wait never returns.
+                while await stream.read(65536):
+                    pass
                 return
 
     def text(self) -> str:
