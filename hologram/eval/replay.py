@@ -13,7 +13,6 @@ at the moments it would have over the weeks the conversation spans.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -57,46 +56,11 @@ class ReplayLog:
     archived: int = 0
 
 
-STEP_S = 300.0
-"""The clock moves at most this far at a time, and waits between steps for every loop it
-woke to finish its tick and sleep again: ticks then never overlap a turn or each other in
-an order that depends on thread timing, and a replay gives the same memory every time."""
-
-SETTLE_TIMEOUT_S = 30.0
-
-
-async def settle(clock: ManualClock, sleepers: int) -> None:
-    """Wait (in real time) until at least `sleepers` tasks sleep on `clock` again."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + SETTLE_TIMEOUT_S
-    spins = 0
-    while clock.sleepers < sleepers and loop.time() < deadline:
-        # Most ticks finish within a few passes of the loop; a tick waiting on a thread
-        # (SQLite, embedding) gets real time to finish after that.
-        spins += 1
-        await asyncio.sleep(0 if spins < 50 else 0.0002)
-
-
-async def resting_sleepers(clock: ManualClock, quiet_polls: int = 20) -> int:
-    """How many tasks sleep on `clock` once the kernel has started its loops: the count,
-    after it has stayed the same for `quiet_polls` polls of a millisecond."""
-    count, same = clock.sleepers, 0
-    while same < quiet_polls:
-        await asyncio.sleep(0.001)
-        same = same + 1 if clock.sleepers == count else 0
-        count = clock.sleepers
-    return count
-
-
-async def advance_settled(clock: ManualClock, seconds: float, sleepers: int) -> None:
-    """Move `clock` forward by `seconds`, in steps of at most `STEP_S`, settling after each."""
-    remaining = seconds
-    while remaining > 0:
-        step = min(remaining, STEP_S)
-        await clock.advance(step)
-        remaining -= step
-        if clock.sleepers < sleepers:
-            await settle(clock, sleepers)
+REST_TIMEOUT_S = 30.0
+"""After each wake-up the replay waits (in real time, at most this long) for the woken loop
+to finish its tick and sleep again before the clock moves on: ticks then never overlap a
+turn or each other in an order that depends on thread timing, and a replay gives the same
+memory every time, however busy the machine."""
 
 
 def turn_text(template: str, turn: Turn) -> str:
@@ -127,11 +91,10 @@ async def replay(
 ) -> ReplayLog:
     """Feed every turn of `conversation` into `memory` (a kernel's `state.memory`),
     recording in `log` where each turn went."""
-    sleepers = await resting_sleepers(clock)
     total = conversation.turn_count
     for turn in conversation.turns():
         target = max(turn.at, clock.now() + MIN_STEP_S)
-        await advance_settled(clock, target - clock.now(), sleepers)
+        await clock.advance(target - clock.now(), rest_timeout_s=REST_TIMEOUT_S)
         text = turn_text(config.text, turn)
         if turn.role == "agent":
             event = await memory.context.append(AGENT_SOURCE, response=text, channel=CHANNEL)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import logging
 import time
+
+log = logging.getLogger(__name__)
 
 SETTLE_LIMIT = 10_000
 """Yields `ManualClock.settle` gives at most: a task that never waits (it only yields)
@@ -34,8 +37,10 @@ class ManualClock:
     def __init__(self, start: float = 1_700_000_000.0) -> None:
         self._now = start
         self._elapsed = 0.0
-        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._sleepers: list[tuple[float, int, asyncio.Future[None], asyncio.Task | None]] = []
         self._order = itertools.count()
+        self._resting: dict[asyncio.Task, asyncio.Future[None]] = {}
+        """Woken tasks `advance` waits on to sleep again, each with the future that says so."""
 
     def now(self) -> float:
         return self._now
@@ -48,24 +53,75 @@ class ManualClock:
             await asyncio.sleep(0)
             return
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._sleepers, (self._elapsed + seconds, next(self._order), future))
+        entry = (self._elapsed + seconds, next(self._order), future, asyncio.current_task())
+        heapq.heappush(self._sleepers, entry)
+        rested = self._resting.get(entry[3])
+        if rested is not None and not rested.done():
+            rested.set_result(None)
         await future
 
-    async def advance(self, seconds: float) -> None:
+    async def advance(self, seconds: float, rest_timeout_s: float = 0.0) -> int:
         """Move time forward, waking each sleeper at its own deadline in turn; after each
         wake-up the loop is settled (`settle`), so what a woken task does before it next
         waits on time or I/O has happened when this returns, and sleepers it adds before
-        the target wake in the same call."""
+        the target wake in the same call.
+
+        With `rest_timeout_s`, each woken task is also waited for in real time (up to that
+        long) until it sleeps on this clock again or ends, before time moves on: a tick that
+        waits on a thread (SQLite, an embedder) then finishes before the next deadline, and
+        the order of wake-ups and their effects no longer depends on how busy the machine
+        is. Returns how many woken tasks did not rest in time (each is logged)."""
         target = self._elapsed + seconds
+        restless = 0
         while self._sleepers and self._sleepers[0][0] <= target:
-            deadline, _, future = heapq.heappop(self._sleepers)
+            deadline, _, future, task = heapq.heappop(self._sleepers)
             self._now += deadline - self._elapsed
             self._elapsed = deadline
-            if not future.done():
-                future.set_result(None)
+            if future.done():
+                continue
+            future.set_result(None)
             await self.settle()
+            if (
+                rest_timeout_s > 0
+                and task is not None
+                and not await self._rested(task, rest_timeout_s)
+            ):
+                restless += 1
+                log.warning(
+                    "task %s, woken at clock time %.3f, did not sleep again within %.1f s; "
+                    "time moves on without it",
+                    task.get_name(),
+                    self._now,
+                    rest_timeout_s,
+                )
         self._now += target - self._elapsed
         self._elapsed = target
+        return restless
+
+    async def _rested(self, task: asyncio.Task, timeout_s: float) -> bool:
+        if task.done() or self._sleeping(task):
+            return True
+        # `sleep` and the task's end resolve this at once: no polling, whose timer
+        # granularity would cost more than most ticks over the thousands of wake-ups a
+        # replay of weeks makes.
+        rested: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def on_done(_: asyncio.Task) -> None:
+            if not rested.done():
+                rested.set_result(None)
+
+        self._resting[task] = rested
+        task.add_done_callback(on_done)
+        try:
+            done, _ = await asyncio.wait([rested], timeout=timeout_s)
+            return bool(done)
+        finally:
+            self._resting.pop(task, None)
+            task.remove_done_callback(on_done)
+            rested.cancel()
+
+    def _sleeping(self, task: asyncio.Task) -> bool:
+        return any(t is task and not f.done() for *_, f, t in self._sleepers)
 
     async def settle(self, limit: int = SETTLE_LIMIT) -> int:
         """Yield to the loop until nothing else is ready to run, at most `limit` times;
@@ -87,4 +143,4 @@ class ManualClock:
 
     @property
     def sleepers(self) -> int:
-        return sum(1 for *_, f in self._sleepers if not f.done())
+        return sum(1 for _, _, f, _ in self._sleepers if not f.done())

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
+
+import pytest
 
 from hologram.kernel import ManualClock
 from hologram.kernel.clock import SETTLE_LIMIT
@@ -84,3 +88,46 @@ async def test_advance_returns_even_beside_a_task_that_never_waits() -> None:
 
 async def test_settle_on_an_idle_loop_yields_once() -> None:
     assert await ManualClock().settle() == 1
+
+
+async def test_with_a_rest_timeout_a_tick_that_waits_on_a_thread_finishes_before_time_moves_on() -> (
+    None
+):
+    clock = ManualClock()
+    ticks: list[float] = []
+
+    async def every_minute() -> None:
+        while True:
+            await clock.sleep(60)
+            # A tick's SQLite write: real time in a thread, which settling the loop alone
+            # does not wait for.
+            await asyncio.to_thread(time.sleep, 0.02)
+            ticks.append(clock.monotonic())
+
+    task = asyncio.create_task(every_minute())
+    await asyncio.sleep(0)
+    restless = await clock.advance(300, rest_timeout_s=DEADLINE)
+
+    assert restless == 0
+    assert ticks == [60.0, 120.0, 180.0, 240.0, 300.0]
+    task.cancel()
+
+
+async def test_a_woken_task_that_never_sleeps_again_is_counted_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    clock = ManualClock()
+    never = asyncio.Event()
+
+    async def wakes_then_waits_elsewhere() -> None:
+        await clock.sleep(1)
+        await never.wait()
+
+    task = asyncio.create_task(wakes_then_waits_elsewhere(), name="elsewhere")
+    await asyncio.sleep(0)
+    with caplog.at_level(logging.WARNING, logger="hologram.kernel.clock"):
+        restless = await clock.advance(5, rest_timeout_s=0.05)
+
+    assert restless == 1 and clock.monotonic() == 5.0
+    assert "elsewhere" in caplog.text
+    task.cancel()
