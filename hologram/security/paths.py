@@ -46,6 +46,9 @@ _SHELL_EXPANSION = re.compile(r"\$(?:\{[^}]*\}?|\([^)]*\)?|[A-Za-z_]\w*)|`[^`]*`
 # Two hex digits or %uXXXX between percent signs are percent-encoding, refused as that.
 _WINDOWS_VARIABLE = re.compile(r"%(?![0-9A-Fa-f]{2}%|u[0-9A-Fa-f]{4})[A-Za-z_][\w()]*%")
 _URL_SCHEME = re.compile(r"(?:file:|[A-Za-z][A-Za-z0-9+.-]*://)", re.IGNORECASE)
+# A path of these characters only has nothing below for `_plain` to find (no control or
+# format character, look-alike, `$`, backquote, `%`, `~`, `:` or backslash): most paths.
+_ORDINARY = re.compile(r"[A-Za-z0-9_./ +=,@-]+")
 _SEND_INSTEAD = "send the path as it is on disk, relative to a root or absolute inside one"
 
 
@@ -112,6 +115,8 @@ def _plain(raw: object) -> str:
         raise PathRefused(f"a path is a string, not {type(raw).__name__}")
     if not raw:
         raise PathRefused("the path is empty")
+    if _ORDINARY.fullmatch(raw):
+        return raw
     if "\x00" in raw:
         raise PathRefused("the path contains a NUL byte")
     # ASCII has no look-alikes, format characters or compatibility forms to look for.
