@@ -14,12 +14,13 @@ A real kernel (the full module set) with four secrets configured runs, in one pr
 * a whole model request over loopback HTTP to the scripted model server, with and without
   the guard, p50 of each and the ratio.
 
-Then content review alone, outside the kernel: its cost on every corpus text and on a long web
-page, and its recall and false-positive rate on tests/security/corpus, on the tuning split
-(where its rules and weights were chosen), the held-out split and both, by language, by
-batch (the first texts, and those added later in added.jsonl) and by kind. `--ablation` also prints, for each feature (and for hidden markup), what taking it
-away changes on each split: a feature that gains on tuning and loses on held-out does not
-belong.
+Then content review alone (rules and the shipped learned score), outside the kernel: its
+cost on every corpus text and on a long web page, and its recall and false-positive rate on
+tests/security/corpus, on the tuning split (where its rules and weights were chosen), the
+held-out split and both, by language, by batch (the first texts, and those added later in
+added.jsonl) and by kind; the rules alone beside it. `--ablation` also prints, for each
+feature (and for hidden markup and the learned score), what taking it away changes on each
+split: a feature that gains on tuning and loses on held-out does not belong.
 
 Model requests alternate guarded and unguarded call by call, so drift hits both; figures
 are medians over runs.
@@ -53,6 +54,7 @@ from hologram.llm import (  # noqa: E402
 from hologram.sdk import ToolCall, ToolDef  # noqa: E402
 from hologram.security import ContentReview  # noqa: E402
 from hologram.security.injection import FEATURES, InjectionClassifier  # noqa: E402
+from hologram.security.injection.learned import LearnedScorer  # noqa: E402
 from hologram.security.review import fold  # noqa: E402
 from tests.security.corpus import KINDS, LANGS, SPLITS, CorpusText, load  # noqa: E402
 
@@ -141,7 +143,21 @@ async def one_run(kernel: Kernel, model: ScriptedModelServer, calls: int) -> dic
     return figures
 
 
+def load_jieba() -> None:
+    """Load jieba before the kernel starts. Its ready kernel loads it in a thread for about a
+    second; while that thread runs, every call that lets go of the GIL (a path check's lstat)
+    waits up to a switch interval to get it back, and the first runs measured that instead
+    of the firewall. A service that has been up a second has it loaded."""
+    import logging
+
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+
+
 async def run(calls: int, runs: int) -> dict[str, float]:
+    load_jieba()
     async with ScriptedModelServer() as model:
         with tempfile.TemporaryDirectory() as tmp:
             environ = {
@@ -165,7 +181,7 @@ async def run(calls: int, runs: int) -> dict[str, float]:
 def review_costs(texts: list[CorpusText], repeats: int) -> dict[str, list[float]]:
     """Microseconds per review of each text (median of `repeats`), by language, and for a
     20 kB page with one injection in it."""
-    review = ContentReview()
+    review = ContentReview(learned=LearnedScorer.load())
     costs: dict[str, list[float]] = {lang: [] for lang in LANGS}
     for text in texts:
         samples = []
@@ -238,11 +254,15 @@ def corpus_table(texts: list[CorpusText], flags: dict[str, bool]) -> list[str]:
 def ablation_table(texts: list[CorpusText], flags: dict[str, bool]) -> list[str]:
     """What taking each feature (and hidden markup) away changes, in points, on each split."""
     base = {split: rates([t for t in texts if t.split == split], flags) for split in SPLITS}
+    learned = LearnedScorer.load()
     variants: dict[str, InjectionClassifier] = {
-        "(hidden markup)": InjectionClassifier(markup=False)
+        "(learned score)": InjectionClassifier(),
+        "(hidden markup)": InjectionClassifier(markup=False, learned=learned),
     }
     for name in sorted({f.name for f in FEATURES}):
-        variants[name] = InjectionClassifier([f for f in FEATURES if f.name != name])
+        variants[name] = InjectionClassifier(
+            [f for f in FEATURES if f.name != name], learned=learned
+        )
     lines = [f"  {'without':24s}{'recall Δ tuning / held-out':>30s}{'false positives Δ':>28s}"]
     for name, classifier in variants.items():
         without = flagged_by(classifier, texts)
@@ -301,9 +321,16 @@ def main() -> None:
             f"max {max(costs[lang]):7.1f} µs"
         )
     print(f"  a 20 kB page with one injection       {costs['page'][0]:8.1f} µs")
-    flags = flagged_by(InjectionClassifier(), texts)
-    print(f"injection review on tests/security/corpus ({len(texts)} texts)")
+    learned = LearnedScorer.load()
+    flags = flagged_by(InjectionClassifier(learned=learned), texts)
+    print(
+        f"injection review on tests/security/corpus ({len(texts)} texts; rules and the learned "
+        "second look)"
+    )
     print("\n".join(corpus_table(texts, flags)))
+    rules = flagged_by(InjectionClassifier(), texts)
+    print("  the rules alone (no learned second look):")
+    print("\n".join(corpus_table(texts, rules)[2:4]))
     if options.ablation:
         print("feature ablation (points; positive recall Δ means the feature was losing recall)")
         print("\n".join(ablation_table(texts, flags)))

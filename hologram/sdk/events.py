@@ -101,6 +101,9 @@ class EventType(StrEnum):
     SECURITY_FINDING = "security_finding"
     """Content review flagged an input or a tool result: kinds, rules and positions only,
     never the matched text."""
+    SECURITY_DEGRADED = "security_degraded"
+    """A part of the firewall runs on less than it should (the learned injection score's
+    weight file is unusable: review goes on with its rules alone); the payload says why."""
 
 
 def discard(event_type: str, /, **payload: Any) -> None:

@@ -25,6 +25,8 @@ from hologram.sdk import (
     ToolResult,
 )
 from hologram.security.credentials import CredentialGate
+from hologram.security.injection.learned import WEIGHTS as LEARNED_WEIGHTS
+from hologram.security.injection.learned import LearnedScorer, WeightsDamaged
 from hologram.security.policy import INTERNAL, PolicySettings, Principal, Profile, ToolPolicy
 from hologram.security.proxy import GuardedOutputChannels, GuardedRunner, ModelGuard
 from hologram.security.review import ContentReview, Finding
@@ -41,8 +43,16 @@ class SecurityRefused(PermissionError):
 
 
 class Firewall:
-    def __init__(self, config: ConfigRegistry, events: EventBus | None, data_dir: Path) -> None:
+    def __init__(
+        self,
+        config: ConfigRegistry,
+        events: EventBus | None,
+        data_dir: Path,
+        *,
+        learned_weights: Path = LEARNED_WEIGHTS,
+    ) -> None:
         self.config = config
+        self.learned_weights = learned_weights
         self.events = events
         self.data_dir = data_dir
         self.gate = CredentialGate(config)
@@ -50,6 +60,8 @@ class Firewall:
         self._seen = -1
         self._policy: ToolPolicy | None = None
         self._review: ContentReview | None = None
+        self._learned: LearnedScorer | None = None
+        self._learned_loaded = False
         self._enabled = True
         self._turns: OrderedDict[int, tuple[dict[str, Any], Principal]] = OrderedDict()
         self._calls: dict[str, Principal] = {}
@@ -86,7 +98,32 @@ class Firewall:
                 internal_channels=frozenset(s.internal_channels),
             )
         )
-        self._review = ContentReview(list(s.review_sensitive_words), s.review_injection)
+        self._review = ContentReview(
+            list(s.review_sensitive_words), s.review_injection, self.learned_scorer()
+        )
+
+    def learned_scorer(self) -> LearnedScorer | None:
+        """The shipped learned injection score, loaded once; None (announced) when its file
+        is unusable, and review goes on with its rules alone."""
+        if not self._learned_loaded:
+            self._learned_loaded = True
+            try:
+                self._learned = LearnedScorer.load(self.learned_weights)
+            except WeightsDamaged as exc:
+                log.warning(
+                    "the learned injection score is off, review uses its rules alone: "
+                    "its weight file %s is unusable (%s); reinstall hologram or run "
+                    "python -m hologram.security.injection.train",
+                    self.learned_weights,
+                    exc,
+                )
+                self._publish(
+                    EventType.SECURITY_DEGRADED,
+                    part="learned_injection_score",
+                    file=str(self.learned_weights),
+                    reason=str(exc),
+                )
+        return self._learned
 
     @property
     def enabled(self) -> bool:

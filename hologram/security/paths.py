@@ -33,7 +33,7 @@ import re
 import stat
 import unicodedata
 from collections.abc import Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}|%u[0-9A-Fa-f]{4}")
@@ -46,6 +46,9 @@ _SHELL_EXPANSION = re.compile(r"\$(?:\{[^}]*\}?|\([^)]*\)?|[A-Za-z_]\w*)|`[^`]*`
 # Two hex digits or %uXXXX between percent signs are percent-encoding, refused as that.
 _WINDOWS_VARIABLE = re.compile(r"%(?![0-9A-Fa-f]{2}%|u[0-9A-Fa-f]{4})[A-Za-z_][\w()]*%")
 _URL_SCHEME = re.compile(r"(?:file:|[A-Za-z][A-Za-z0-9+.-]*://)", re.IGNORECASE)
+# A path of these characters only has nothing below for `_plain` to find (no control or
+# format character, look-alike, `$`, backquote, `%`, `~`, `:` or backslash): most paths.
+_ORDINARY = re.compile(r"[A-Za-z0-9_./ +=,@-]+")
 _SEND_INSTEAD = "send the path as it is on disk, relative to a root or absolute inside one"
 
 
@@ -63,31 +66,43 @@ class PathSandbox:
         # Writing somewhere implies reading there.
         reads = [Path(os.path.realpath(r)) for r in read_roots]
         self.read_roots = reads + [r for r in self.write_roots if r not in reads]
-
-    def _given(self, write: bool) -> list[Path]:
-        return [*self.roots(write), *(self._as_given_write if write else self._as_given_read)]
+        # The checks below run on strings: a tool call's path check is on the firewall's
+        # per-call budget, and pathlib objects cost more to build than the check itself.
+        self._real_write = [str(r) for r in self.write_roots]
+        self._real_read = [str(r) for r in self.read_roots]
+        self._given_write = [*self._real_write, *map(str, self._as_given_write)]
+        self._given_read = [*self._real_read, *map(str, self._as_given_read)]
 
     def roots(self, write: bool) -> list[Path]:
         return self.write_roots if write else self.read_roots
 
     def check(self, raw: object, *, write: bool = False) -> Path:
         """The real path `raw` names, inside a root; else `PathRefused` saying why."""
+        return Path(self.check_text(raw, write=write))
+
+    def check_text(
+        self, raw: object, *, write: bool = False, modes: dict[str, int | None] | None = None
+    ) -> str:
+        """`check`, as a string. `modes` carries what `os.lstat` said of each path between
+        the checks of one tool call's paths (a list of files in one folder looks at the
+        folder once); it must not outlive the call, or a link made since would be missed."""
         kind = "write" if write else "read"
-        roots = self.roots(write)
+        roots = self._real_write if write else self._real_read
         if not roots:
             raise PathRefused(f"no {kind} roots are configured: this tool may not {kind} files")
         text = _plain(raw)
-        pure = PurePosixPath(text)
-        if ".." in pure.parts:
+        parts = [p for p in text.split("/") if p and p != "."]
+        if ".." in parts:
             raise PathRefused(f"path {_show(text)} contains '..', which could leave the roots")
-        candidate = Path(text) if pure.is_absolute() else roots[0] / text
-        real = _resolve(candidate, roots)
+        absolute = text.startswith("/")
+        candidate = "/" + "/".join(parts) if absolute else _join(roots[0], parts)
+        real = _resolve(candidate, roots, {} if modes is None else modes)
         if any(_inside(real, r) for r in roots):
             return real
-        if pure.is_absolute() and not any(_inside(Path(text), r) for r in self._given(write)):
+        given = self._given_write if write else self._given_read
+        if absolute and not any(_inside(candidate, r) for r in given):
             raise PathRefused(
-                f"absolute path {_show(text)} is outside the {kind} roots: "
-                + ", ".join(map(str, roots))
+                f"absolute path {_show(text)} is outside the {kind} roots: " + ", ".join(roots)
             )
         raise PathRefused(
             f"path {_show(text)} resolves outside the {kind} roots (a symbolic link "
@@ -100,6 +115,8 @@ def _plain(raw: object) -> str:
         raise PathRefused(f"a path is a string, not {type(raw).__name__}")
     if not raw:
         raise PathRefused("the path is empty")
+    if _ORDINARY.fullmatch(raw):
+        return raw
     if "\x00" in raw:
         raise PathRefused("the path contains a NUL byte")
     # ASCII has no look-alikes, format characters or compatibility forms to look for.
@@ -154,31 +171,40 @@ def _refuse_expansions(raw: str) -> None:
         )
 
 
-def _resolve(candidate: Path, roots: list[Path]) -> Path:
+def _resolve(candidate: str, roots: list[str], modes: dict[str, int | None]) -> str:
     """`os.path.realpath(candidate)`, cheaper in the common case: below a root (already
     real) only the remaining parts are looked at, and once a part does not exist nothing
     after it can be a link. Any link found hands over to realpath for the whole path."""
     for root in roots:
         if _inside(candidate, root):
-            current = str(root)
-            rest = candidate.parts[len(root.parts) :]
+            current = root.rstrip("/")
+            rest = candidate[len(current) + 1 :].split("/") if candidate != root else []
             for index, part in enumerate(rest):
-                if part in ("", "."):
-                    continue
-                current = os.path.join(current, part)
-                try:
-                    mode = os.lstat(current).st_mode
-                except (FileNotFoundError, NotADirectoryError):
-                    return Path(os.path.join(current, *rest[index + 1 :]))
+                current = current + "/" + part
+                if current in modes:
+                    mode = modes[current]
+                else:
+                    try:
+                        mode = os.lstat(current).st_mode
+                    except (FileNotFoundError, NotADirectoryError):
+                        mode = None
+                    modes[current] = mode
+                if mode is None:
+                    return _join(current, rest[index + 1 :])
                 if stat.S_ISLNK(mode):
-                    return Path(os.path.realpath(candidate))
-            return Path(current)
-    return Path(os.path.realpath(candidate))
+                    return os.path.realpath(candidate)
+            return current or "/"
+    return os.path.realpath(candidate)
 
 
-def _inside(path: Path, root: Path) -> bool:
-    text, base = str(path), str(root)
-    return text == base or text.startswith(base.rstrip("/") + "/")
+def _join(base: str, parts: list[str]) -> str:
+    if not parts:
+        return base
+    return base.rstrip("/") + "/" + "/".join(parts)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def _show(text: str) -> str:

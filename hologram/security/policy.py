@@ -118,6 +118,20 @@ class PolicySettings:
     internal_channels: frozenset[str] = field(default_factory=frozenset)
 
 
+_NAMES_KEPT = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class _Listed:
+    """What the kernel's lists say of one tool name."""
+
+    denied: str | None
+    allowed: bool
+    hard_private: bool
+    network: bool
+    write: bool
+
+
 def _first(name: str, patterns: Iterable[str]) -> str | None:
     for pattern in patterns:
         if fnmatchcase(name, pattern):
@@ -129,29 +143,37 @@ class ToolPolicy:
     def __init__(self, settings: PolicySettings) -> None:
         self.settings = settings
         self.sandbox = PathSandbox(settings.read_roots, settings.write_roots)
+        # What the kernel's pattern lists say of a tool name, per name: the lists are fixed
+        # for this object's life (settings build a new policy), and matching them all again
+        # was a fifth of a tool call's firewall cost.
+        self._by_name: dict[str, _Listed] = {}
 
     def decide(self, tool: str, arguments: Mapping[str, Any], principal: Principal) -> str | None:
         """None when the call may run; else why not, for the model to read."""
-        s = self.settings
+        listed = self._listed(tool)
         profile = principal.profile
-        lists = [(SecuritySettings.prefix, s.allow, s.deny)]
+        where = SecuritySettings.prefix
+        if listed.denied is not None:
+            return f"tool {tool} is denied by the deny list of {where} (pattern {listed.denied!r})"
         if profile is not None:
-            lists.append((f"profile {profile.name!r}", profile.allow, profile.deny))
-        for where, _, deny in lists:
-            pattern = _first(tool, deny)
+            pattern = _first(tool, profile.deny)
             if pattern is not None:
-                return f"tool {tool} is denied by the deny list of {where} (pattern {pattern!r})"
-        for where, allow, _ in lists:
-            if allow and _first(tool, allow) is None:
-                return f"tool {tool} is not in the allow list of {where}"
+                return (
+                    f"tool {tool} is denied by the deny list of profile {profile.name!r} "
+                    f"(pattern {pattern!r})"
+                )
+        if not listed.allowed:
+            return f"tool {tool} is not in the allow list of {where}"
+        if profile is not None and profile.allow and _first(tool, profile.allow) is None:
+            return f"tool {tool} is not in the allow list of profile {profile.name!r}"
         granted = profile is not None and _first(tool, profile.grant) is not None
-        if not principal.internal and not granted and _first(tool, s.hard_private) is not None:
+        if not principal.internal and not granted and listed.hard_private:
             return (
                 f"tool {tool} is private to the owner; {principal.name!r} may not use it. "
                 "Answer without it"
             )
         if not self.network_for(principal):
-            if _first(tool, s.network_tools) is not None:
+            if listed.network:
                 return f"tool {tool} needs the network, which is switched off for this input"
             url = _find_url(arguments)
             if url is not None:
@@ -159,22 +181,38 @@ class ToolPolicy:
                     f"argument {url!r} of {tool} is a network address, and the network is "
                     "switched off for this input"
                 )
-        return self._paths(tool, arguments)
+        return self._paths(tool, arguments, listed.write)
+
+    def _listed(self, tool: str) -> _Listed:
+        listed = self._by_name.get(tool)
+        if listed is None:
+            s = self.settings
+            listed = _Listed(
+                _first(tool, s.deny),
+                not s.allow or _first(tool, s.allow) is not None,
+                _first(tool, s.hard_private) is not None,
+                _first(tool, s.network_tools) is not None,
+                _first(tool, s.write_tools) is not None,
+            )
+            if len(self._by_name) >= _NAMES_KEPT:
+                self._by_name.clear()  # names come from registered tools; this is a backstop
+            self._by_name[tool] = listed
+        return listed
 
     def network_for(self, principal: Principal) -> bool:
         """The network switch as it stands for `principal`'s inputs."""
         profile = principal.profile
         return self.settings.network and (profile is None or profile.network is not False)
 
-    def _paths(self, tool: str, arguments: Mapping[str, Any]) -> str | None:
+    def _paths(self, tool: str, arguments: Mapping[str, Any], write: bool) -> str | None:
         paths = self.settings.path_args
-        write = _first(tool, self.settings.write_tools) is not None
+        modes: dict[str, int | None] = {}
         for key, value in arguments.items():
             if key not in paths:
                 continue
             for item in value if isinstance(value, list) else [value]:
                 try:
-                    self.sandbox.check(item, write=write)
+                    self.sandbox.check_text(item, write=write, modes=modes)
                 except PathRefused as exc:
                     return f"{tool} was not run: argument {key!r}: {exc}"
         return None

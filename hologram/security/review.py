@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 from hologram.sdk import FindingKind, ReviewRule
 from hologram.security.injection.classifier import THRESHOLD, InjectionClassifier, Invisible
+from hologram.security.injection.learned import LearnedScorer
 
 __all__ = ["THRESHOLD", "ContentReview", "Finding", "Folded", "fold"]
 
@@ -39,6 +40,8 @@ class Finding:
     end: int
     #: The flagged passage's score against `THRESHOLD` (injections only).
     score: float | None = None
+    #: The learned probability that confirmed a passage under `THRESHOLD`, if one did.
+    learned: float | None = None
 
     def as_payload(self) -> dict[str, object]:
         payload: dict[str, object] = {
@@ -49,6 +52,8 @@ class Finding:
         }
         if self.score is not None:
             payload["score"] = self.score
+        if self.learned is not None:
+            payload["learned"] = round(self.learned, 3)
         return payload
 
 
@@ -122,10 +127,17 @@ def fold(text: str) -> Folded:
 class ContentReview:
     """Flags sensitive words and injection phrasing; masks the sensitive words."""
 
-    def __init__(self, sensitive_words: Iterable[str] = (), injection: bool = True) -> None:
+    def __init__(
+        self,
+        sensitive_words: Iterable[str] = (),
+        injection: bool = True,
+        learned: LearnedScorer | None = None,
+    ) -> None:
+        """`learned`: the learned score that gives passages just under the threshold a
+        second look (the firewall loads the shipped one); None, the rules alone."""
         words = sorted({fold(w).text for w in sensitive_words if w and w.strip()}, key=len)
         self._words = re.compile("|".join(re.escape(w) for w in reversed(words))) if words else None
-        self._injection = InjectionClassifier() if injection else None
+        self._injection = InjectionClassifier(learned=learned) if injection else None
 
     def review(self, text: str) -> list[Finding]:
         if not text:
@@ -140,10 +152,17 @@ class ContentReview:
                 )
         if self._injection is not None:
             for passage in self._injection.passages(folded.text, folded.invisible):
-                if passage.score >= THRESHOLD:
+                if passage.score >= THRESHOLD or passage.learned is not None:
                     start, end = _original(folded.origin, passage.start, passage.end)
                     findings.append(
-                        Finding(FindingKind.INJECTION, passage.rule, start, end, passage.score)
+                        Finding(
+                            FindingKind.INJECTION,
+                            passage.rule,
+                            start,
+                            end,
+                            passage.score,
+                            passage.learned,
+                        )
                     )
         findings.sort(key=lambda f: (f.start, f.kind))
         return findings

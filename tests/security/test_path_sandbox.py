@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hologram.security import PathRefused, PathSandbox
+from hologram.security.policy import INTERNAL, PolicySettings, ToolPolicy
 
 
 @pytest.fixture
@@ -231,3 +232,34 @@ def test_dollar_tilde_and_percent_inside_a_name_are_taken_literally(
     target.write_text("x")
     accepted = sandbox.check(name)
     assert accepted == Path(os.path.realpath(target)) and accepted.read_text() == "x"
+
+
+def test_one_calls_paths_look_at_a_shared_folder_once_and_still_see_its_links(
+    roots: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lstat results shared between the paths of one tool call save the repeated look
+    at a folder; a link among them is still followed, and a new call looks again."""
+    work, _ = roots
+    policy = ToolPolicy(
+        PolicySettings(path_args=frozenset({"paths"}), read_roots=(work,), write_roots=())
+    )
+    looked: list[str] = []
+    real_lstat = os.lstat
+
+    def counting(path: str) -> os.stat_result:
+        looked.append(str(path))
+        return real_lstat(path)
+
+    monkeypatch.setattr(os, "lstat", counting)
+    names = ["docs/a.txt", "docs/b.txt", "docs/c.txt"]
+    assert policy.decide("read_many", {"paths": names}, INTERNAL) is None
+    assert looked.count(str(work / "docs")) == 1
+    refused = policy.decide("read_many", {"paths": ["docs/a.txt", "link_out/secret.txt"]}, INTERNAL)
+    assert refused is not None and "resolves outside" in refused
+    # A folder that became a link between two calls is seen by the second.
+    looked.clear()
+    os.rename(work / "docs", work / "docs_moved")
+    os.symlink(roots[1], work / "docs")
+    refused = policy.decide("read_many", {"paths": names}, INTERNAL)
+    assert refused is not None and "resolves outside" in refused
+    assert str(work / "docs") in looked

@@ -11,6 +11,13 @@ The window keeps a long document's scattered weak signals from adding up to an i
 no sentence of it gives. A run that reaches `THRESHOLD` is one finding per sentence that
 carries a named signal, so each instruction is reported where it stands, under the rule of
 the first named signal in it.
+
+With a `LearnedScorer` (see `learned`), a run that falls short of `THRESHOLD` but reaches
+`SECOND_CHANCE` gets a second look: the learned probability of the text around it, and at
+`LEARNED_THRESHOLD` or over, it is a finding too (its `learned` field says so). Both
+constants were chosen on the tuning split (benchmarks/security.py prints both splits):
+recall as high as it goes there while the false positives stay where the rules alone put
+them. The learned score runs only for such runs, which few texts have.
 """
 
 from __future__ import annotations
@@ -23,10 +30,14 @@ from dataclasses import dataclass
 from hologram.sdk import ReviewRule
 from hologram.security.injection.catalog import FEATURES
 from hologram.security.injection.feature import Feature
+from hologram.security.injection.learned import WINDOW as LEARNED_WINDOW
+from hologram.security.injection.learned import LearnedScorer
 from hologram.security.injection.markup import HIDDEN_WEIGHT, hidden_regions, might_hide
 from hologram.security.injection.scan import Scanner, Signal
 
 THRESHOLD = 1.0
+SECOND_CHANCE = 0.9
+LEARNED_THRESHOLD = 0.95  # a log-odds of 3
 PASSAGE_GAP = 160
 WINDOW = 320
 INVISIBLE = "invisible_text"
@@ -41,6 +52,8 @@ class Passage:
     start: int
     end: int
     score: float
+    #: The learned probability, for a passage under `THRESHOLD` that it confirmed.
+    learned: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +74,19 @@ _INVISIBLE_FEATURES = {
 class InjectionClassifier:
     """The features of both languages, indexed once per review."""
 
-    def __init__(self, features: Iterable[Feature] | None = None, *, markup: bool = True) -> None:
+    def __init__(
+        self,
+        features: Iterable[Feature] | None = None,
+        *,
+        markup: bool = True,
+        learned: LearnedScorer | None = None,
+    ) -> None:
         """`features` and `markup` (whether hidden markup and invisible text count) are for
-        measuring what each part contributes; review uses all of them."""
+        measuring what each part contributes; review uses all of them. `learned` gives runs
+        just short of the threshold their second look."""
         self._scanner = Scanner(FEATURES if features is None else features)
         self._markup = markup
+        self.learned = learned
 
     def signals(self, folded: str, *, gated: bool = True) -> list[Signal]:
         return self._scanner.signals(folded, gated=gated)
@@ -83,9 +104,34 @@ class InjectionClassifier:
         hidden = hidden_regions(folded) if self._markup and might_hide(folded) else []
         ends = [m.end() for m in _SENTENCE_END.finditer(folded)]
         passages: list[Passage] = []
+        near: list[Passage] = []
+        floor = THRESHOLD if self.learned is None else SECOND_CHANCE
         for group in _by_proximity(signals):
-            passages += _score(group, hidden, ends)
+            passages += _score(group, hidden, ends, floor, near)
+        if near and self.learned is not None:
+            passages += self._second_look(folded, near, ends)
         return passages
+
+    def _second_look(self, folded: str, near: list[Passage], ends: list[int]) -> list[Passage]:
+        assert self.learned is not None
+        confirmed = []
+        for passage in near:
+            # The learned score of the run's own sentences, as training saw whole short
+            # texts: the rest of a long page would dilute it.
+            before = bisect.bisect_right(ends, passage.start) - 1
+            start = ends[before] if before >= 0 else 0
+            after = bisect.bisect_left(ends, passage.end)
+            end = ends[after] if after < len(ends) else len(folded)
+            if end - start > LEARNED_WINDOW:
+                middle = (passage.start + passage.end) // 2
+                start = max(start, middle - LEARNED_WINDOW // 2)
+                end = start + LEARNED_WINDOW
+            probability = self.learned.best(folded[start:end]).probability
+            if probability >= LEARNED_THRESHOLD:
+                confirmed.append(
+                    Passage(passage.rule, passage.start, passage.end, passage.score, probability)
+                )
+        return confirmed
 
 
 def _by_proximity(signals: list[Signal]) -> Iterable[list[Signal]]:
@@ -110,9 +156,16 @@ def _evidence(group: list[Signal]) -> list[Signal]:
     return sorted(kept, key=lambda s: s.start)
 
 
-def _score(group: list[Signal], hidden: list[tuple[int, int]], ends: list[int]) -> list[Passage]:
+def _score(
+    group: list[Signal],
+    hidden: list[tuple[int, int]],
+    ends: list[int],
+    floor: float = THRESHOLD,
+    near: list[Passage] | None = None,
+) -> list[Passage]:
     """The passages of one group: each run of signals within `WINDOW` characters that reaches
-    the threshold, left to right."""
+    the threshold, left to right; the group's best run under it but at `floor` or over goes
+    to `near`."""
     positive = [s for s in group if s.feature.weight > 0]
     # The group's best possible score: every name at its strongest, no penalty. Most groups
     # (a "send", a "the user") stop here.
@@ -120,7 +173,8 @@ def _score(group: list[Signal], hidden: list[tuple[int, int]], ends: list[int]) 
     for signal in positive:
         name = signal.feature.name
         strongest[name] = max(strongest.get(name, 0.0), signal.feature.weight)
-    if sum(strongest.values()) + (HIDDEN_WEIGHT if hidden else 0.0) < THRESHOLD:
+    # Rounded as the runs' scores are: 0.7 + 0.3 adds up to just under 1.0 in floats.
+    if round(sum(strongest.values()) + (HIDDEN_WEIGHT if hidden else 0.0), 3) < floor:
         return []
     penalties = _penalties([s for s in group if s.feature.weight < 0])
     # Invisible text is a property of a stretch of the text, not words in it: it overlaps
@@ -131,14 +185,21 @@ def _score(group: list[Signal], hidden: list[tuple[int, int]], ends: list[int]) 
         key=lambda s: s.start,
     )
     found: list[Passage] = []
+    short: Passage | None = None
     first = 0
     while first < len(positive):
         score, last = _best_window(positive, first, penalties, hidden)
         if score >= THRESHOLD:
             found += _sentences(positive[first : last + 1], score, hidden, ends)
             first = last + 1
-        else:
-            first += 1
+            continue
+        if score >= floor and (short is None or score > short.score):
+            run = positive[first : last + 1]
+            rule = _sentences(run, score, hidden, ends)[0].rule
+            short = Passage(rule, run[0].start, max(s.end for s in run), score)
+        first += 1
+    if short is not None and near is not None and not found:
+        near.append(short)
     return found
 
 
