@@ -33,7 +33,7 @@ def test_the_readme_links_nothing_outside_the_repository() -> None:
 def test_the_readme_says_what_ci_adds_and_what_skips_without_it() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "chromium fonts-wqy-zenhei" in ci and "chromium` and `fonts-wqy-zenhei" in README
-    command = re.search(r"\.venv/bin/python -m pytest -q tests --nbmake notebooks", ci)
+    command = re.search(r"\.venv/bin/python -m pytest -q -n 2 tests --nbmake notebooks", ci)
     assert command is not None and command.group(0) in README
     for skipping in (
         "tests/browser/",
