@@ -28,8 +28,11 @@ sys.path.insert(0, str(ROOT))
 from hologram.eval import load_dataset  # noqa: E402
 from hologram.eval.metrics import recall_at  # noqa: E402
 from hologram.eval.tiers import BM25Retriever  # noqa: E402
-from hologram.memory import Segmenter  # noqa: E402
-from hologram.memory.episodic import EpisodicIndex, EpisodicWeights  # noqa: E402
+from hologram.memory import (  # noqa: E402
+    EpisodicIndex,
+    EpisodicWeights,
+    Segmenter,
+)
 
 DEFAULT = ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev5.json"
 TUNED_ON = ("conv-26", "conv-30")

@@ -33,7 +33,6 @@ from hologram.memory import (  # noqa: E402
     ColdDoc,
     ContextEvent,
     ContextWindow,
-    Embedder,
     HashedNgramEmbedder,
     HttpEmbedder,
     Segmenter,
@@ -41,7 +40,8 @@ from hologram.memory import (  # noqa: E402
     StoredVector,
     TfidfBigramEmbedder,
 )
-from hologram.memory.episodic import stems  # noqa: E402
+from hologram.memory.recall.episodic import stems  # noqa: E402
+from hologram.sdk import Embedder  # noqa: E402
 
 PROBE = ROOT / "datasets" / "memory_probe"
 

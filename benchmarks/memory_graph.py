@@ -23,8 +23,7 @@ import time
 from pathlib import Path
 
 from hologram.kernel import ManualClock
-from hologram.memory import GraphStore, Triple
-from hologram.memory.embedders import TfidfBigramEmbedder
+from hologram.memory import GraphStore, TfidfBigramEmbedder, Triple
 
 TARGET_P95_MS = 20.0
 RELATIONS = ("knows", "likes", "works_at", "visited", "owns", "mentions")

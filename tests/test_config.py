@@ -20,7 +20,7 @@ from hologram.config import (
     is_secret,
 )
 from hologram.config.sections import DEFAULT_SINGLE_VALUED
-from hologram.memory.graph import SINGLE_VALUED
+from hologram.memory.graph.store import SINGLE_VALUED
 
 
 async def open_registry(data_dir: Path, **environ: str) -> ConfigRegistry:

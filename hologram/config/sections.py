@@ -278,7 +278,7 @@ class MemorySettings:
 
 
 DEFAULT_SINGLE_VALUED = "age,birthday,is_named,job,lives_in,located_in,name,spouse,works_as"
-"""The graph's own list (hologram.memory.graph.SINGLE_VALUED), as the setting spells it."""
+"""The graph's own list (hologram.memory.graph.store.SINGLE_VALUED), as the setting spells it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ kernel settings the fresh kernel boots with. Read from TOML::
     [settings]               # written into the kernel's config before it boots
     "core.memory.context.top_k" = 40
 
-    [weights]                # recall's steps (hologram.memory.episodic.EpisodicWeights)
+    [weights]                # recall's steps (hologram.memory.recall.episodic.EpisodicWeights)
     expansion = 0.0          # e.g. the second round switched off: one row of the ablation
 """
 
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from hologram.config.keys import is_core_key
-from hologram.memory.episodic import EpisodicWeights
+from hologram.memory import EpisodicWeights
 
 DEFAULT_TEXT = "{speaker}: {text}"
 
@@ -46,7 +46,7 @@ class Ranker(StrEnum):
     KERNEL = "kernel"
     """Recall as the kernel runs it: episodic words and vectors, fused (`Memory.search`)."""
     EPISODIC = "episodic"
-    """`hologram.memory.episodic`: stemmed BM25 over each turn read with the turn before it,
+    """`hologram.memory.recall.episodic`: stemmed BM25 over each turn read with the turn before it,
     its session's score and its neighbours'."""
     BM25 = "bm25"
     """The baseline that is not ours: plain BM25 from the `bm25s` library over every turn

@@ -14,9 +14,15 @@ import numpy as np
 
 from hologram.eval.config import EvalConfig, Ranker, Tier
 from hologram.eval.replay import ReplayLog
-from hologram.memory import ColdContext, Memory, Segmenter
-from hologram.memory._hybrid import RRF_K, Place
-from hologram.memory.episodic import EpisodicIndex, EpisodicWeights
+from hologram.memory import (
+    RRF_K,
+    ColdContext,
+    EpisodicIndex,
+    EpisodicWeights,
+    Memory,
+    Place,
+    Segmenter,
+)
 
 
 class EvalError(RuntimeError):

@@ -1,4 +1,17 @@
-"""Memory: the embedding SPI, the context window, the cold context and the text log.
+"""Memory: the context window, the cold context, the graph, the text log, and the recall over
+them. This module is memory's face: the names the other layers use. Inside, lowest first:
+
+    text, journal   words (jieba); snapshot + write-ahead log files (window, cold context)
+    embed/          the embedder registry and the built-in embedders (the protocol: sdk)
+    recall/         vector and BM25 indexes, episodic words, time expressions, hybrid index
+    window/         the context window and its turn records
+    cold/           the cold context and the model's tools over it
+    graph/          the graph store (SQLite), its indexer, tools and social memory
+    heartbeat/      the distill, archive, merge, review and rules loops
+    textlog         the raw conversation, one file a day
+    facility        `Memory`, what the turn holds: window + cold context + layers (the graph)
+    graphmemory     `GraphMemory`, the graph with everything built on it, and its module
+    module          the kernel modules coldcontext, memory and text_memory
 
 What the turn calls (``state.memory`` is a `Memory`, ``state.coldcontext`` a `ColdContext`,
 ``state.text_memory`` a `TextLog`)::
@@ -28,18 +41,9 @@ documents, any other string (the channel's name: ``"qq"``, ``"notebook"``, ``"ag
 for inputs. Pruned ``agentcli`` and ``terminal`` events are dropped, never archived.
 """
 
-from hologram.memory._text import Segmenter, clean_text
-from hologram.memory.coldcontext import ColdContext, ColdDoc, ColdHit
-from hologram.memory.context import ColdArchive, ContextWindow, Fate, PruneReport, Scored
-from hologram.memory.context_event import (
-    AGENT_SOURCE,
-    COLD_STORAGE_SOURCE,
-    NEVER_ARCHIVED,
-    ContextEvent,
-    ToolOutput,
-    text_for_vector,
-)
-from hologram.memory.embedders import (
+from hologram.memory.cold.store import ColdContext, ColdDoc, ColdHit
+from hologram.memory.cold.tools import coldcontext_tools
+from hologram.memory.embed.builtin import (
     BUILTIN_EMBEDDERS,
     HashedNgramEmbedder,
     HttpEmbedder,
@@ -47,66 +51,58 @@ from hologram.memory.embedders import (
     TfidfBigramEmbedder,
     choose_embedder,
 )
-from hologram.memory.embedding import (
-    ENTRY_POINT_GROUP,
-    Embedder,
-    EmbedderError,
-    EmbedderNotFound,
-    EmbedderRegistry,
-    EmbedderUnavailable,
-    Modality,
-    ModalityUnsupported,
-    StoredVector,
+from hologram.memory.embed.registry import EmbedderRegistry, StoredVector
+from hologram.memory.facility import (
+    RELATED_DOCS_HEADER,
+    Memory,
+    MemoryLayer,
+    Recollection,
+    related_docs_section,
 )
-from hologram.memory.graph import CommitReport, GraphStore
-from hologram.memory.graph_blocks import BlockStore, media_block_id, text_block_id
-from hologram.memory.graph_edit import MergeReport
-from hologram.memory.graph_memory import GraphMemory, GraphModule
-from hologram.memory.graph_types import (
-    BlockInfo,
+from hologram.memory.graph.indexer import MEMORY_INDEX_HEADER, with_cjk_bigrams
+from hologram.memory.graph.store import GraphStore
+from hologram.memory.graph.types import (
     Entity,
     EntityHit,
     Fact,
     GraphError,
-    Recall,
     Triple,
-    UnknownBlock,
     UnknownEntity,
     normalise_name,
 )
-from hologram.memory.heartbeat import Heartbeat, SubmitConsolidation
-from hologram.memory.indexer import MEMORY_INDEX_HEADER, Indexer
+from hologram.memory.graphmemory import GraphMemory, GraphModule
+from hologram.memory.heartbeat.loops import SubmitConsolidation
 from hologram.memory.module import ColdContextModule, MemoryModule, TextMemoryModule
-from hologram.memory.recall import RELATED_DOCS_HEADER, Memory, MemoryLayer, related_docs_section
-from hologram.memory.social import Social
+from hologram.memory.recall.episodic import EpisodicIndex, EpisodicWeights
+from hologram.memory.recall.hybrid import RRF_K, Place
+from hologram.memory.text import Segmenter
 from hologram.memory.textlog import TextLog
-from hologram.memory.tools import coldcontext_tools, recall_into_context
+from hologram.memory.window.context import ContextWindow, Fate, PruneReport, Scored, keep_order
+from hologram.memory.window.event import (
+    AGENT_SOURCE,
+    COLD_STORAGE_SOURCE,
+    ContextEvent,
+    ToolOutput,
+)
 
 __all__ = [
     "AGENT_SOURCE",
     "BUILTIN_EMBEDDERS",
     "COLD_STORAGE_SOURCE",
-    "ENTRY_POINT_GROUP",
     "MEMORY_INDEX_HEADER",
-    "NEVER_ARCHIVED",
     "RELATED_DOCS_HEADER",
-    "BlockInfo",
-    "BlockStore",
-    "ColdArchive",
+    "RRF_K",
     "ColdContext",
     "ColdContextModule",
     "ColdDoc",
     "ColdHit",
-    "CommitReport",
     "ContextEvent",
     "ContextWindow",
-    "Embedder",
-    "EmbedderError",
-    "EmbedderNotFound",
     "EmbedderRegistry",
-    "EmbedderUnavailable",
     "Entity",
     "EntityHit",
+    "EpisodicIndex",
+    "EpisodicWeights",
     "Fact",
     "Fate",
     "GraphError",
@@ -114,20 +110,15 @@ __all__ = [
     "GraphModule",
     "GraphStore",
     "HashedNgramEmbedder",
-    "Heartbeat",
     "HttpEmbedder",
-    "Indexer",
     "Memory",
     "MemoryLayer",
     "MemoryModule",
-    "MergeReport",
-    "Modality",
-    "ModalityUnsupported",
+    "Place",
     "PruneReport",
-    "Recall",
+    "Recollection",
     "Scored",
     "Segmenter",
-    "Social",
     "StaticEmbedder",
     "StoredVector",
     "SubmitConsolidation",
@@ -136,15 +127,11 @@ __all__ = [
     "TfidfBigramEmbedder",
     "ToolOutput",
     "Triple",
-    "UnknownBlock",
     "UnknownEntity",
     "choose_embedder",
-    "clean_text",
     "coldcontext_tools",
-    "media_block_id",
+    "keep_order",
     "normalise_name",
-    "recall_into_context",
     "related_docs_section",
-    "text_block_id",
-    "text_for_vector",
+    "with_cjk_bigrams",
 ]

@@ -7,14 +7,15 @@ import logging
 from typing import Any
 
 from hologram.config import MemorySettings
-from hologram.memory._text import Segmenter
-from hologram.memory.coldcontext import ColdContext
-from hologram.memory.context import ContextWindow
-from hologram.memory.embedders import BUILTIN_EMBEDDERS, choose_embedder
-from hologram.memory.embedding import Embedder, EmbedderRegistry
-from hologram.memory.recall import Memory
+from hologram.memory.cold.store import ColdContext
+from hologram.memory.embed.builtin import BUILTIN_EMBEDDERS, choose_embedder
+from hologram.memory.embed.registry import EmbedderRegistry
+from hologram.memory.facility import Memory
+from hologram.memory.text import Segmenter
 from hologram.memory.textlog import TextLog
+from hologram.memory.window.context import ContextWindow
 from hologram.sdk import EventType, Facility
+from hologram.sdk.embedding import Embedder
 
 log = logging.getLogger(__name__)
 

@@ -27,8 +27,7 @@ import traitlets
 
 from hologram.kernel.tasks import KernelTasks, TaskScope
 from hologram.media import MediaError, MediaStore
-from hologram.memory import ContextEvent, ContextWindow, Fate, PruneReport, Scored
-from hologram.memory.context import keep_order
+from hologram.memory import ContextEvent, ContextWindow, Fate, PruneReport, Scored, keep_order
 from hologram.notebook.front import StaticFallback, bundle, style
 from hologram.sdk import EventType
 

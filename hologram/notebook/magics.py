@@ -23,7 +23,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from hologram.facade import Kernel, Phase
 from hologram.llm import usage_table
-from hologram.memory.recall import Recollection
+from hologram.memory import Recollection
 from hologram.notebook.cells import Printed, PrintedRows, ReplyCell, Shown, without_comment
 from hologram.notebook.changes_widget import ChangesWidget
 from hologram.notebook.context_widget import ContextWidget

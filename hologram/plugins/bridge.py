@@ -29,7 +29,7 @@ from hologram.plugins.rpc import (
     Peer,
     RpcError,
 )
-from hologram.plugins.surfaces import SocialAPI
+from hologram.plugins.surfaces import SocialSurface
 from hologram.sdk import (
     Capability,
     CapabilityError,
@@ -75,8 +75,8 @@ METHODS: dict[str, Capability | None] = {
     "sdk.knowledge.get": Capability.KNOWLEDGE,
     "sdk.knowledge.list": Capability.KNOWLEDGE,
     "sdk.knowledge.create": Capability.KNOWLEDGE,
-    **{f"sdk.social.{name}": Capability.SOCIAL for name in SocialAPI.READS},
-    **{f"sdk.social.{name}": Capability.SOCIAL for name in SocialAPI.WRITES},
+    **{f"sdk.social.{name}": Capability.SOCIAL for name in SocialSurface.READS},
+    **{f"sdk.social.{name}": Capability.SOCIAL for name in SocialSurface.WRITES},
     "sdk.llm.list_sources": Capability.LLM,
     "sdk.llm.current_source": Capability.LLM,
     "sdk.llm.set_source": Capability.LLM,
@@ -124,7 +124,7 @@ class Bridge:
         if capability is not None:
             try:
                 check(self.name, self.granted, capability)
-                if method.removeprefix("sdk.social.") in SocialAPI.WRITES:
+                if method.removeprefix("sdk.social.") in SocialSurface.WRITES:
                     check_write(self.name, capability, method)
             except CapabilityError as exc:
                 log.warning("plugin %s: %s refused: %s", self.name, method, exc)

@@ -28,7 +28,7 @@ from hologram.media import MediaStore
 from hologram.media.intake import MediaItem, store_media
 from hologram.memory import ColdContext, GraphMemory
 from hologram.plugins.llm_surface import LLMAPI
-from hologram.plugins.surfaces import KnowledgeAPI, MemoryAPI, SocialAPI
+from hologram.plugins.surfaces import KnowledgeSurface, MemorySurface, SocialSurface
 from hologram.plugins.tool_api import ToolAPI
 from hologram.sdk import (
     Clock,
@@ -170,21 +170,21 @@ class KernelSDK:
         return self._settings
 
     @property
-    def memory(self) -> MemoryAPI:
-        return MemoryAPI(self._parts.coldcontext, self._parts.graph, self._name)
+    def memory(self) -> MemorySurface:
+        return MemorySurface(self._parts.coldcontext, self._parts.graph, self._name)
 
     @property
     def llm(self) -> LLMAPI:
         return LLMAPI(self._parts.llm)
 
     @property
-    def knowledge(self) -> KnowledgeAPI:
-        return KnowledgeAPI(self._parts.knowledge)
+    def knowledge(self) -> KnowledgeSurface:
+        return KnowledgeSurface(self._parts.knowledge)
 
     @property
-    def social(self) -> SocialAPI:
+    def social(self) -> SocialSurface:
         """Read and write; the bridges of external plugins expose the reading half."""
-        return SocialAPI(self._parts.graph)
+        return SocialSurface(self._parts.graph)
 
     @property
     def tools(self) -> ToolAPI:

@@ -45,7 +45,7 @@ from hologram.plugins.bridge import (
 from hologram.plugins.kernel_sdk import KernelSDK
 from hologram.plugins.manifest import Manifest
 from hologram.plugins.narrow import check, check_write
-from hologram.plugins.surfaces import SocialAPI
+from hologram.plugins.surfaces import SocialSurface
 from hologram.sdk import (
     Capability,
     HandlerScope,
@@ -60,7 +60,7 @@ _HOST_CAPABILITIES: dict[str, Capability] = {
     "memory.recall": Capability.MEMORY,
     "memory.commit": Capability.MEMORY,
     **{f"knowledge.{n}": Capability.KNOWLEDGE for n in ("search", "get", "list", "create")},
-    **{f"social.{n}": Capability.SOCIAL for n in (*SocialAPI.READS, *SocialAPI.WRITES)},
+    **{f"social.{n}": Capability.SOCIAL for n in (*SocialSurface.READS, *SocialSurface.WRITES)},
     "inject_input": Capability.INJECT,
     "inject_interrupt": Capability.INJECT,
     "inject_input_sync": Capability.INJECT,
@@ -199,7 +199,7 @@ class LuaPlugin:
         method = name.removeprefix("sdk.")
         capability = _HOST_CAPABILITIES[method]
         self._check(capability)
-        if method.removeprefix("social.") in SocialAPI.WRITES:
+        if method.removeprefix("social.") in SocialSurface.WRITES:
             check_write(self.name, capability, name)
         sdk = self._sdk
         if sdk is None:

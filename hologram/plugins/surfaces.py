@@ -1,8 +1,6 @@
-"""The memory, knowledge and social surfaces of the plugin SDK (spec 000: PluginSDK,
-`sdk.Memory().Recall/Commit`, `sdk.Knowledge().Search/Create`, the SocialAPI).
+"""The kernel's memory, knowledge and social surfaces of the plugin SDK: the protocols
+`hologram.sdk.MemoryAPI`, `KnowledgeAPI` and `SocialAPI` over the stores.
 
-Answers are plain data (dicts, lists, strings), so the same surface serves a built-in
-plugin directly, a subprocess plugin over JSON-RPC and a Lua plugin through its sandbox.
 A refusal of the store underneath (an unknown person, a bad knowledge name) is a
 `ValueError` with the store's own message, which the RPC boundary passes on as invalid
 parameters; a kernel without the store raises `LookupError` naming the facility.
@@ -19,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from hologram.knowledge import KnowledgeError
 from hologram.memory import GraphError
+from hologram.sdk import KnowledgeEntry, KnowledgeHit, Person, Recalled
 
 if TYPE_CHECKING:
     from hologram.knowledge import KnowledgeBase
@@ -44,20 +43,20 @@ def _missing(facility: str, what: str) -> LookupError:
 
 
 @dataclass(slots=True)
-class MemoryAPI:
+class MemorySurface:
     """What the agent remembers: the cold context's documents and the graph's facts."""
 
     cold: ColdContext | None
     graph: GraphMemory | None
     plugin: str
 
-    async def recall(self, query: str, top: int = 5) -> list[dict[str, Any]]:
+    async def recall(self, query: str, top: int = 5) -> list[Recalled]:
         """Up to `top` cold documents and up to `top` graph facts related to `query`,
         each `{"text", "source", "score"}`, best first within each source."""
         query, top = _text(query, "a recall query"), _top(top)
         if self.cold is None and self.graph is None:
             raise _missing("memory", "memory to recall from")
-        items: list[dict[str, Any]] = []
+        items: list[Recalled] = []
         if self.cold is not None:
             for hit in await self.cold.query(query, top):
                 doc = hit.doc
@@ -79,7 +78,7 @@ class MemoryAPI:
 
 
 @dataclass(slots=True)
-class KnowledgeAPI:
+class KnowledgeSurface:
     """The knowledge base: reference material, searched and added to."""
 
     base: KnowledgeBase | None
@@ -89,7 +88,7 @@ class KnowledgeAPI:
             raise _missing("knowledge", "knowledge base")
         return self.base
 
-    async def search(self, query: str, top: int = 5, category: str = "") -> list[dict[str, Any]]:
+    async def search(self, query: str, top: int = 5, category: str = "") -> list[KnowledgeHit]:
         query, top = _text(query, "a knowledge query"), _top(top)
         try:
             hits = await self._base().search(query, top, category)
@@ -97,7 +96,7 @@ class KnowledgeAPI:
             raise ValueError(str(exc)) from None
         return [{"name": h.name, "score": h.score, "snippet": h.snippet} for h in hits]
 
-    async def get(self, name: str) -> dict[str, Any]:
+    async def get(self, name: str) -> KnowledgeEntry:
         try:
             entry = await self._base().get(name)
         except KnowledgeError as exc:
@@ -122,7 +121,7 @@ class KnowledgeAPI:
 
 
 @dataclass(slots=True)
-class SocialAPI:
+class SocialSurface:
     """Social memory: people, their traits, who relates to whom. External plugins get the
     reading half only (spec 000: the restricted external plugin API)."""
 
@@ -136,7 +135,7 @@ class SocialAPI:
             raise _missing("graph", "social memory")
         return self.graph
 
-    async def person(self, name: str) -> dict[str, Any]:
+    async def person(self, name: str) -> Person:
         """Traits, aliases and current relationships of `name`."""
         try:
             return await self._graph().social.person(_text(name, "a person's name"))

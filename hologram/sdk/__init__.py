@@ -5,9 +5,29 @@ Pure types. This package imports nothing else of hologram, so a plugin can depen
 
 from hologram.sdk.capabilities import OutputCap
 from hologram.sdk.clock import Clock
+from hologram.sdk.embedding import (
+    ENTRY_POINT_GROUP,
+    Embedder,
+    EmbedderError,
+    EmbedderFactory,
+    EmbedderNotFound,
+    EmbedderUnavailable,
+    Modality,
+    ModalityUnsupported,
+    Vectors,
+)
 from hologram.sdk.events import Event, EventType
 from hologram.sdk.facilities import Facility, parse_facility
 from hologram.sdk.media import MediaData, MediaRef
+from hologram.sdk.memory import (
+    KnowledgeAPI,
+    KnowledgeEntry,
+    KnowledgeHit,
+    MemoryAPI,
+    Person,
+    Recalled,
+    SocialAPI,
+)
 from hologram.sdk.outcomes import (
     CONSOLIDATION_CHANNEL,
     EndedBy,
@@ -44,12 +64,18 @@ from hologram.sdk.tools import (
 
 __all__ = [
     "CONSOLIDATION_CHANNEL",
+    "ENTRY_POINT_GROUP",
     "NOT_BLANK",
     "STAGE_WRITABLE",
     "WITHHELD",
     "Capability",
     "CapabilityError",
     "Clock",
+    "Embedder",
+    "EmbedderError",
+    "EmbedderFactory",
+    "EmbedderNotFound",
+    "EmbedderUnavailable",
     "EndedBy",
     "Event",
     "EventHandler",
@@ -57,20 +83,29 @@ __all__ = [
     "Facility",
     "FindingKind",
     "HandlerScope",
+    "KnowledgeAPI",
+    "KnowledgeEntry",
+    "KnowledgeHit",
     "MediaData",
     "MediaRef",
     "MemItem",
+    "MemoryAPI",
+    "Modality",
+    "ModalityUnsupported",
     "OutputCap",
     "OutputHandler",
     "Param",
+    "Person",
     "Plugin",
     "PluginOrigin",
     "PluginSDK",
     "Priority",
     "PromptSection",
+    "Recalled",
     "ReviewRule",
     "SchemaError",
     "Settings",
+    "SocialAPI",
     "Stage",
     "StageContext",
     "StageHandler",
@@ -81,6 +116,7 @@ __all__ = [
     "ToolOutput",
     "ToolResult",
     "TraceKind",
+    "Vectors",
     "WakeHandler",
     "ended_by_wire",
     "parse_facility",

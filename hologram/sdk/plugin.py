@@ -10,6 +10,7 @@ from typing import Any, Protocol
 from hologram.sdk.capabilities import OutputCap
 from hologram.sdk.events import Event
 from hologram.sdk.media import MediaData, MediaRef
+from hologram.sdk.memory import KnowledgeAPI, MemoryAPI, SocialAPI
 from hologram.sdk.priority import Priority
 from hologram.sdk.settings import Settings
 from hologram.sdk.stages import HandlerScope, Stage, StageContext
@@ -185,6 +186,21 @@ class PluginSDK(Protocol):
 
     def wake_after(self, seconds: float, key: str, handler: WakeHandler) -> None:
         """Call `handler(key)` once `seconds` have passed on the kernel's clock."""
+        ...
+
+    @property
+    def memory(self) -> MemoryAPI:
+        """Capability `memory`."""
+        ...
+
+    @property
+    def knowledge(self) -> KnowledgeAPI:
+        """Capability `knowledge`."""
+        ...
+
+    @property
+    def social(self) -> SocialAPI:
+        """Capability `social`; external plugins read only."""
         ...
 
 

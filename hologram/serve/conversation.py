@@ -11,8 +11,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from hologram.agent.journal import RecordRow
-from hologram.memory import ContextEvent
-from hologram.memory.context_event import AGENT_SOURCE
+from hologram.memory import AGENT_SOURCE, ContextEvent
 from hologram.sdk import CONSOLIDATION_CHANNEL
 from hologram.sdk.schema import Param
 from hologram.serve.context import context

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from hologram.agent.journal import MIGRATIONS as JOURNAL_STEPS
 from hologram.config.registry import MIGRATIONS as CONFIG_STEPS
-from hologram.memory.graph_schema import MIGRATIONS as GRAPH_STEPS
+from hologram.memory.graph.schema import MIGRATIONS as GRAPH_STEPS
 from hologram.tracker.log import MIGRATIONS as TRACKER_STEPS
 from hologram.tracker.log import TABLES as TRACKER_TABLES
 

@@ -10,9 +10,10 @@ import pytest
 
 from hologram.events import EventBus
 from hologram.kernel import ManualClock
-from hologram.memory import GraphStore, Modality
-from hologram.memory.embedding import Vectors, normalise
-from hologram.sdk import Event
+from hologram.memory import GraphStore
+from hologram.memory.embed.registry import normalise
+from hologram.sdk import Event, Modality
+from hologram.sdk.embedding import Vectors
 from tests.memory.helpers import AxisEmbedder
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from hologram.kernel import ManualClock
 from hologram.memory import GraphStore, Triple
-from hologram.memory.graph import GraphStore as _Store
+from hologram.memory.graph.store import GraphStore as _Store
 from tests.memory.helpers import AxisEmbedder
 
 BATCH = 20

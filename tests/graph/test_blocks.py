@@ -10,7 +10,12 @@ import pytest
 
 from hologram.events import EventBus
 from hologram.kernel import ManualClock
-from hologram.memory import GraphStore, Triple, UnknownBlock, media_block_id
+from hologram.memory import (
+    GraphStore,
+    Triple,
+)
+from hologram.memory.graph.blocks import media_block_id
+from hologram.memory.graph.types import UnknownBlock
 from hologram.sdk import Event, EventType
 from tests.graph.conftest import ImageAxisEmbedder
 from tests.memory.helpers import AxisEmbedder

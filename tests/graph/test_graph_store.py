@@ -9,8 +9,8 @@ import pytest
 
 from hologram.kernel import ManualClock
 from hologram.memory import GraphError, GraphStore, Triple, UnknownEntity
-from hologram.memory.graph_base import CorruptGraph
-from hologram.memory.graph_schema import SCHEMA_VERSION, SchemaTooNew
+from hologram.memory.graph.base import CorruptGraph
+from hologram.memory.graph.schema import SCHEMA_VERSION, SchemaTooNew
 from tests.memory.helpers import AxisEmbedder
 
 

@@ -18,13 +18,12 @@ from hologram.memory import (
     ColdContext,
     ContextWindow,
     GraphStore,
-    Heartbeat,
     Segmenter,
     Triple,
 )
-from hologram.memory.consolidation import merge_candidates
-from hologram.memory.distill import DistillPipeline
-from hologram.memory.heartbeat import HeartbeatSettings
+from hologram.memory.heartbeat.consolidation import merge_candidates
+from hologram.memory.heartbeat.distill import DistillPipeline
+from hologram.memory.heartbeat.loops import Heartbeat, HeartbeatSettings
 from hologram.sdk import CONSOLIDATION_CHANNEL, Event, EventType
 from tests.memory.helpers import AxisEmbedder
 

@@ -8,9 +8,15 @@ from pathlib import Path
 import pytest
 
 from hologram.kernel import ManualClock
-from hologram.memory import MEMORY_INDEX_HEADER, GraphStore, Indexer, Segmenter, Social, Triple
-from hologram.memory.graph_tools import graph_tools
-from hologram.memory.social import social_tools
+from hologram.memory import (
+    MEMORY_INDEX_HEADER,
+    GraphStore,
+    Segmenter,
+    Triple,
+)
+from hologram.memory.graph.indexer import Indexer
+from hologram.memory.graph.social import Social, social_tools
+from hologram.memory.graph.tools import graph_tools
 from hologram.sdk import ToolDef, ToolError
 from tests.calling import call_tool
 from tests.memory.helpers import AxisEmbedder

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hologram import Kernel
 from hologram.llm.offline_model import NO_LLM_HINT, OfflineResponder, recalled_lines
-from hologram.memory._hybrid import Place
+from hologram.memory.recall.hybrid import Place
 from hologram.sdk import PromptSection
 
 

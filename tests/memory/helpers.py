@@ -10,8 +10,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hologram.memory import Modality, ModalityUnsupported
-from hologram.memory.embedding import Vectors, normalise
+from hologram.memory.embed.registry import normalise
+from hologram.sdk import (
+    Modality,
+    ModalityUnsupported,
+)
+from hologram.sdk.embedding import Vectors
 
 TOPICS = ("coffee", "tea", "cat", "dog", "rain", "sun", "piano", "guitar")
 

@@ -17,9 +17,9 @@ from hologram.memory import (
     HashedNgramEmbedder,
     Segmenter,
     coldcontext_tools,
-    recall_into_context,
     related_docs_section,
 )
+from hologram.memory.cold.tools import recall_into_context
 from hologram.sdk import Event, EventType, ToolError
 from tests.calling import call_tool
 from tests.memory.helpers import AxisEmbedder

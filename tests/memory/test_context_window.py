@@ -10,12 +10,11 @@ from hologram.events import EventBus
 from hologram.kernel import ManualClock
 from hologram.memory import (
     ContextWindow,
-    EmbedderUnavailable,
     Fate,
     ToolOutput,
-    text_for_vector,
 )
-from hologram.sdk import Event, EventType, ToolDef
+from hologram.memory.window.event import text_for_vector
+from hologram.sdk import EmbedderUnavailable, Event, EventType, ToolDef
 from tests.memory.helpers import AxisEmbedder
 
 

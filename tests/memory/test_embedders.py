@@ -20,18 +20,20 @@ from hologram.events import EventBus
 from hologram.llm import ScriptedModelServer
 from hologram.memory import (
     BUILTIN_EMBEDDERS,
-    EmbedderError,
-    EmbedderNotFound,
     EmbedderRegistry,
-    EmbedderUnavailable,
     HashedNgramEmbedder,
     HttpEmbedder,
-    ModalityUnsupported,
     StaticEmbedder,
     TfidfBigramEmbedder,
     choose_embedder,
 )
-from hologram.sdk import EventType
+from hologram.sdk import (
+    EmbedderError,
+    EmbedderNotFound,
+    EmbedderUnavailable,
+    EventType,
+    ModalityUnsupported,
+)
 
 TEXTS = ["我喜欢在北京喝咖啡", "I like drinking coffee in Beijing", "北京的咖啡很好喝", "雨天"]
 

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from hologram.memory import Segmenter
-from hologram.memory.episodic import EpisodicIndex, EpisodicWeights, stem
+from hologram.memory.recall.episodic import EpisodicIndex, EpisodicWeights, stem
 
 HOUR = 3600.0
 

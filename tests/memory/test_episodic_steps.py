@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from hologram.memory import Segmenter
-from hologram.memory.episodic import EpisodicIndex, EpisodicWeights
+from hologram.memory.recall.episodic import EpisodicIndex, EpisodicWeights
 
 OFF = EpisodicWeights(dates=0.0, when=0.0, expansion=0.0)
 SEGMENTER = Segmenter()

@@ -20,8 +20,8 @@ from hologram.memory import (
     Memory,
     Segmenter,
 )
-from hologram.memory._hybrid import HybridIndex, Place
-from hologram.memory.episodic import stems
+from hologram.memory.recall.episodic import stems
+from hologram.memory.recall.hybrid import HybridIndex, Place
 from tests.memory.helpers import AxisEmbedder
 
 HOUR = 3600.0

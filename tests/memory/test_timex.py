@@ -8,8 +8,8 @@ from datetime import date
 import pytest
 
 from hologram.memory import Segmenter
-from hologram.memory.episodic import stems
-from hologram.memory.timex import Period, asks_when, period_bounds, period_terms, periods
+from hologram.memory.recall.episodic import stems
+from hologram.memory.recall.timex import Period, asks_when, period_bounds, period_terms, periods
 
 TUESDAY = date(2023, 5, 9)  # a Tuesday
 

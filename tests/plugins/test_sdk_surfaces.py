@@ -4,7 +4,10 @@ plugin directly; each within the capabilities its manifest declares."""
 
 from __future__ import annotations
 
+import inspect
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,7 +17,19 @@ import pytest
 from hologram import Kernel
 from hologram.llm import ScriptedModelServer
 from hologram.plugins import KernelSDK, PluginRegistry
-from hologram.sdk import ToolCall, ToolDef
+from hologram.plugins.bridge import METHODS
+from hologram.plugins.surfaces import KnowledgeSurface, MemorySurface, SocialSurface
+from hologram.sdk import (
+    KnowledgeAPI,
+    KnowledgeEntry,
+    KnowledgeHit,
+    MemoryAPI,
+    Person,
+    Recalled,
+    SocialAPI,
+    ToolCall,
+    ToolDef,
+)
 
 # One tool that runs whatever SDK call the test names, so each test shows the call it makes
 # and the answer the plugin got back (or the error it was refused with). NAME becomes the
@@ -229,6 +244,58 @@ async def test_a_built_in_plugin_writes_social_memory(
 
     assert await sdk.social.trait("Dora", "likes") == "tea"
     assert any("neighbour_of" in r for r in await sdk.social.relations("Dora"))
+
+
+# ---- the SDK's protocols ------------------------------------------------------------------------
+
+PROTOCOLS = {
+    "memory": (MemoryAPI, MemorySurface),
+    "knowledge": (KnowledgeAPI, KnowledgeSurface),
+    "social": (SocialAPI, SocialSurface),
+}
+
+
+def _shape(function: Callable[..., Any]) -> list[tuple[str, Any, Any]]:
+    """Parameter names, kinds and defaults: what a caller relies on (annotations aside)."""
+    return [(p.name, p.kind, p.default) for p in inspect.signature(function).parameters.values()]
+
+
+def test_the_kernels_surfaces_answer_every_call_of_the_sdks_protocols() -> None:
+    for surface_name, (protocol, surface) in PROTOCOLS.items():
+        calls = [n for n, v in vars(protocol).items() if inspect.iscoroutinefunction(v)]
+        assert calls, protocol
+        for call in calls:
+            implemented = getattr(surface, call, None)
+            assert implemented is not None, f"{surface.__name__} lacks {call}"
+            assert _shape(implemented) == _shape(getattr(protocol, call)), (surface, call)
+            assert f"sdk.{surface_name}.{call}" in METHODS, f"no RPC for {surface_name}.{call}"
+
+
+async def test_the_surfaces_answer_with_the_sdks_plain_data(
+    kernel: Kernel, registry: PluginRegistry
+) -> None:
+    sdk = KernelSDK("builtin_probe", registry.parts)
+    await sdk.memory.commit("the boiler was serviced on Tuesday")
+    await sdk.social.relate("Dora", "neighbour_of", "Alice")
+    await sdk.knowledge.create("cooking/sourdough", "Feed the starter twice a day.")
+
+    recalled = await sdk.memory.recall("boiler Dora", top=5)
+    hits = await sdk.knowledge.search("sourdough starter")
+    entry = await sdk.knowledge.get("cooking/sourdough")
+    person = await sdk.social.person("Dora")
+
+    assert {r["source"] for r in recalled} == {"coldcontext", "graph"}
+    assert all(set(r) == set(Recalled.__annotations__) for r in recalled)
+    assert hits and all(set(h) == set(KnowledgeHit.__annotations__) for h in hits)
+    assert set(entry) == set(KnowledgeEntry.__annotations__)
+    assert set(person) == set(Person.__annotations__)
+
+
+def test_importing_the_sdk_loads_no_numpy() -> None:
+    """A plugin process imports the SDK; the embedder protocol's arrays are annotations only."""
+    probe = "import sys, hologram.sdk, hologram.sdk.embedding; print('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 # ---- inject_input_sync ------------------------------------------------------------------------

@@ -10,9 +10,16 @@ from typing import Annotated, Any, TypedDict, cast
 from starlette.requests import Request
 from starlette.responses import Response
 
-from hologram.memory import Entity, EntityHit, Fact, GraphError, GraphMemory, UnknownEntity
-from hologram.memory.graph_types import normalise_name
-from hologram.memory.indexer import with_cjk_bigrams
+from hologram.memory import (
+    Entity,
+    EntityHit,
+    Fact,
+    GraphError,
+    GraphMemory,
+    UnknownEntity,
+    normalise_name,
+    with_cjk_bigrams,
+)
 from hologram.sdk.schema import Param
 from hologram.serve.bodies import ApiError
 from hologram.serve.context import context

@@ -18,8 +18,11 @@ from typing import Any
 
 from hologram.kernel.tasks import KernelTasks, TaskScope
 from hologram.media import MediaError, MediaStore
-from hologram.memory.coldcontext import ColdContext, ColdDoc
-from hologram.memory.consolidation import (
+from hologram.memory.cold.store import ColdContext, ColdDoc
+from hologram.memory.graph.indexer import Estimate, rough_tokens
+from hologram.memory.graph.store import GraphStore
+from hologram.memory.graph.types import GraphError
+from hologram.memory.heartbeat.consolidation import (
     asked_keys,
     merge_candidates,
     merge_task,
@@ -27,11 +30,8 @@ from hologram.memory.consolidation import (
     review_task,
     supported,
 )
-from hologram.memory.context import ContextWindow
-from hologram.memory.distill import DistillPipeline, extract
-from hologram.memory.graph import GraphStore
-from hologram.memory.graph_types import GraphError
-from hologram.memory.indexer import Estimate, rough_tokens
+from hologram.memory.heartbeat.distill import DistillPipeline, extract
+from hologram.memory.window.context import ContextWindow
 from hologram.sdk import CONSOLIDATION_CHANNEL, Clock, EventType
 from hologram.sdk.events import discard
 

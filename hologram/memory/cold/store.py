@@ -1,6 +1,6 @@
 """The cold-context store (spec: DocStore): one JSON file per document, indexes rebuilt at
 start, dual recall fused by reciprocal rank: vectors, and episodic BM25 over the stemmed
-jieba words each document keeps (`hologram.memory._hybrid`), so reopening a store re-reads
+jieba words each document keeps (`hologram.memory.recall.hybrid`), so reopening a store re-reads
 its words and never segments text again.
 
 Documents arrive from context pruning (with their original timestamps), from the model's
@@ -22,12 +22,16 @@ from pathlib import Path
 from typing import Any
 
 from hologram.kernel.tasks import Once, TaskScope
-from hologram.memory._hybrid import RRF_K, HybridIndex, Place
-from hologram.memory._journal import _fsync_dir, write_atomic
-from hologram.memory.context_event import ContextEvent
-from hologram.memory.embedding import Embedder, Modality, StoredVector
-from hologram.memory.episodic import stems
+from hologram.memory.embed.registry import StoredVector
+from hologram.memory.journal import _fsync_dir, write_atomic
+from hologram.memory.recall.episodic import stems
+from hologram.memory.recall.hybrid import RRF_K, HybridIndex, Place
+from hologram.memory.window.event import ContextEvent
 from hologram.sdk import Clock, EventType, MediaRef
+from hologram.sdk.embedding import (
+    Embedder,
+    Modality,
+)
 from hologram.sdk.events import discard
 
 log = logging.getLogger(__name__)

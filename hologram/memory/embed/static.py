@@ -18,14 +18,16 @@ from typing import Any
 import numpy as np
 
 from hologram.config import EmbedderSettings, key_of
-from hologram.memory._text import STOPWORDS, Segmenter
-from hologram.memory.embedding import (
+from hologram.memory.embed.registry import (
+    fingerprint_of,
+    normalise,
+)
+from hologram.memory.text import STOPWORDS, Segmenter
+from hologram.sdk.embedding import (
     EmbedderUnavailable,
     Modality,
     ModalityUnsupported,
     Vectors,
-    fingerprint_of,
-    normalise,
 )
 
 PATH_KEY = key_of(EmbedderSettings, "static_path")

@@ -13,9 +13,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from hologram.memory.graph import GraphStore
-from hologram.memory.graph_types import GraphError, Triple
-from hologram.memory.indexer import Indexer, with_cjk_bigrams
+from hologram.memory.graph.indexer import Indexer, with_cjk_bigrams
+from hologram.memory.graph.store import GraphStore
+from hologram.memory.graph.types import GraphError, Triple
 from hologram.sdk import NOT_BLANK, EventType, Param, ToolDef, ToolError
 from hologram.sdk.events import discard
 

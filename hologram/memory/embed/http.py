@@ -10,14 +10,16 @@ import httpx
 import numpy as np
 
 from hologram.config import EmbedderSettings, key_of
-from hologram.memory.embedding import (
+from hologram.memory.embed.registry import (
+    fingerprint_of,
+    normalise,
+)
+from hologram.sdk.embedding import (
     EmbedderError,
     EmbedderUnavailable,
     Modality,
     ModalityUnsupported,
     Vectors,
-    fingerprint_of,
-    normalise,
 )
 
 

@@ -1,4 +1,7 @@
-"""The embedding SPI: what an embedder is, and how one is chosen by name.
+"""The embedder registry: how an embedder is chosen by name, and how vectors are stored.
+
+What an embedder is (the `Embedder` protocol, `Modality`, the errors) is part of the SDK,
+`hologram.sdk.embedding`, so a package that provides one depends on the SDK alone.
 
 The kernel hardcodes no model. Built-in embedders and those that packages register under the
 entry-point group ``hologram.embedders`` are looked up by the name in ``core.memory.embedder``;
@@ -9,64 +12,22 @@ back to another embedder happens only when configured, and is announced.
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from importlib.metadata import entry_points
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-ENTRY_POINT_GROUP = "hologram.embedders"
-
-Vectors = npt.NDArray[np.float32]
-
-
-class Modality(StrEnum):
-    TEXT = "text"
-    IMAGE = "image"
-
-
-class EmbedderError(Exception):
-    """An embedder that cannot be built or cannot embed right now."""
-
-
-class EmbedderNotFound(EmbedderError):
-    """`core.memory.embedder` names an embedder nobody registered."""
-
-
-class EmbedderUnavailable(EmbedderError):
-    """The embedder exists but its model cannot be loaded or reached."""
-
-
-class ModalityUnsupported(EmbedderError):
-    """Asked to embed a modality outside the embedder's space. Never answered with another
-    model's vector: mixing coordinate systems yields directions that mean nothing."""
-
-
-@runtime_checkable
-class Embedder(Protocol):
-    """Maps texts (and maybe images) into one vector space.
-
-    `fingerprint` names the space (model, dimension, version): vectors of two fingerprints
-    are never compared, and a stored vector whose fingerprint differs from the current one
-    is recomputed. `embed_texts` is batched, returns one L2-normalised float32 row per text,
-    and may block (call it off the event loop)."""
-
-    name: str
-    fingerprint: str
-    dim: int
-    modalities: frozenset[Modality]
-
-    def embed_texts(self, texts: Sequence[str]) -> Vectors: ...
-
-    def embed_images(self, images: Sequence[bytes]) -> Vectors: ...
-
-
-EmbedderFactory = Callable[[Mapping[str, Any]], Embedder]
-"""Builds an embedder from its options (the config keys under
-``core.memory.embedders.<name>.``, prefix removed). Raises `EmbedderUnavailable`."""
+from hologram.sdk.embedding import (
+    ENTRY_POINT_GROUP,
+    Embedder,
+    EmbedderFactory,
+    EmbedderNotFound,
+    EmbedderUnavailable,
+    Vectors,
+)
 
 
 def normalise(matrix: npt.NDArray[Any]) -> Vectors:

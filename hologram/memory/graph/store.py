@@ -17,13 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from hologram.kernel.tasks import TaskScope
-from hologram.memory._hybrid import HybridIndex
-from hologram.memory.embedding import Embedder
-from hologram.memory.graph_base import Emit, GraphBase, fetch_in, vector_blob
-from hologram.memory.graph_blocks import BlockStore
-from hologram.memory.graph_edit import GraphEditing
-from hologram.memory.graph_recall import FACT_COLUMNS, FACT_JOINS, GraphRecall
-from hologram.memory.graph_types import (
+from hologram.memory.graph.base import Emit, GraphBase, fetch_in, vector_blob
+from hologram.memory.graph.blocks import BlockStore
+from hologram.memory.graph.edit import GraphEditing
+from hologram.memory.graph.recall import FACT_COLUMNS, FACT_JOINS, GraphRecall
+from hologram.memory.graph.types import (
     Entity,
     Fact,
     GraphError,
@@ -31,7 +29,9 @@ from hologram.memory.graph_types import (
     normalise_name,
     normalise_relation,
 )
+from hologram.memory.recall.hybrid import HybridIndex
 from hologram.sdk import Clock, EventType
+from hologram.sdk.embedding import Embedder
 
 SINGLE_VALUED = frozenset(
     {"name", "is_named", "lives_in", "age", "job", "works_as", "birthday", "spouse", "located_in"}

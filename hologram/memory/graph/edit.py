@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from hologram.memory.graph_base import GraphBase
-from hologram.memory.graph_types import GraphError, normalise_name, normalise_relation
+from hologram.memory.graph.base import GraphBase
+from hologram.memory.graph.types import GraphError, normalise_name, normalise_relation
 from hologram.sdk import EventType
 
 

@@ -15,19 +15,23 @@ from typing import Any, Protocol
 import numpy as np
 
 from hologram.kernel.tasks import Once, TaskScope
-from hologram.memory._hybrid import HybridIndex, Place
-from hologram.memory._index import VectorIndex
-from hologram.memory._journal import Journal
-from hologram.memory.context_event import (
+from hologram.memory.embed.registry import StoredVector
+from hologram.memory.journal import Journal
+from hologram.memory.recall.episodic import stems
+from hologram.memory.recall.hybrid import HybridIndex, Place
+from hologram.memory.recall.index import VectorIndex
+from hologram.memory.window.event import (
     NEVER_ARCHIVED,
     ContextEvent,
     ToolLookup,
     ToolOutput,
     text_for_vector,
 )
-from hologram.memory.embedding import Embedder, EmbedderError, StoredVector
-from hologram.memory.episodic import stems
 from hologram.sdk import Clock, EventType, MediaRef
+from hologram.sdk.embedding import (
+    Embedder,
+    EmbedderError,
+)
 from hologram.sdk.events import discard
 
 log = logging.getLogger(__name__)

@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from hologram.config import GraphSettings
-from hologram.memory._hybrid import HybridHit, Place
-from hologram.memory._text import Segmenter
-from hologram.memory.distill import DistillPipeline
-from hologram.memory.graph import GraphStore
-from hologram.memory.graph_tools import graph_tools
-from hologram.memory.heartbeat import Heartbeat, HeartbeatSettings, SubmitConsolidation
-from hologram.memory.indexer import Estimate, Indexer, rough_tokens
-from hologram.memory.recall import Recollection
-from hologram.memory.social import Social, social_tools
+from hologram.memory.facility import Recollection
+from hologram.memory.graph.indexer import Estimate, Indexer, rough_tokens
+from hologram.memory.graph.social import Social, social_tools
+from hologram.memory.graph.store import GraphStore
+from hologram.memory.graph.tools import graph_tools
+from hologram.memory.heartbeat.distill import DistillPipeline
+from hologram.memory.heartbeat.loops import Heartbeat, HeartbeatSettings, SubmitConsolidation
+from hologram.memory.recall.hybrid import HybridHit, Place
+from hologram.memory.text import Segmenter
 from hologram.sdk import CONSOLIDATION_CHANNEL, EventType, Facility, MemItem, ToolDef
 
 log = logging.getLogger(__name__)

@@ -8,21 +8,21 @@ from types import MappingProxyType
 from typing import Any
 
 from hologram.config import EmbedderSettings
-from hologram.memory._hashed import (
+from hologram.memory.embed.hashed import (
     HashedNgramEmbedder,
     TfidfBigramEmbedder,
     default_factory,
     tfidf_factory,
 )
-from hologram.memory._http import HttpEmbedder, http_factory
-from hologram.memory._static import StaticEmbedder, static_factory
-from hologram.memory.embedding import (
+from hologram.memory.embed.http import HttpEmbedder, http_factory
+from hologram.memory.embed.registry import EmbedderRegistry
+from hologram.memory.embed.static import StaticEmbedder, static_factory
+from hologram.sdk import EventType
+from hologram.sdk.embedding import (
     Embedder,
     EmbedderFactory,
-    EmbedderRegistry,
     EmbedderUnavailable,
 )
-from hologram.sdk import EventType
 from hologram.sdk.events import discard
 
 log = logging.getLogger(__name__)

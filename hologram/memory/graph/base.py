@@ -20,10 +20,10 @@ import aiosqlite
 import numpy as np
 
 from hologram.kernel.sqlite import connect as connect_sqlite
-from hologram.memory.embedding import Embedder
-from hologram.memory.graph_schema import migrate
-from hologram.memory.graph_types import GraphError, UnknownEntity, normalise_name
+from hologram.memory.graph.schema import migrate
+from hologram.memory.graph.types import GraphError, UnknownEntity, normalise_name
 from hologram.sdk import Clock
+from hologram.sdk.embedding import Embedder
 from hologram.sdk.events import discard
 
 log = logging.getLogger(__name__)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from hologram.memory.graph import GraphStore
-from hologram.memory.graph_types import GraphError, Triple
+from hologram.memory.graph.store import GraphStore
+from hologram.memory.graph.types import GraphError, Triple
 from hologram.sdk import NOT_BLANK, Param, ToolDef
+from hologram.sdk import Person as PersonInfo
 
 PERSON = "person"
 
@@ -17,7 +18,7 @@ class Social:
     def __init__(self, graph: GraphStore) -> None:
         self.graph = graph
 
-    async def person(self, name: str) -> dict[str, Any]:
+    async def person(self, name: str) -> PersonInfo:
         """A person's traits and current relationships; `UnknownEntity` if unknown."""
         entity = await self.graph.entity(name)
         facts = await self.graph.facts(entity=entity.name)

@@ -29,7 +29,7 @@ Three steps a word match lacks (issue 23; each a weight in `EpisodicWeights`, ea
 of the benchmark's ablation, weights chosen on conv-26 and conv-30 only):
 
 - dates: each turn's time expressions are resolved against the day it was said
-  (`hologram.memory.timex`: "yesterday", "last Saturday", "上周六", "去年") and a question
+  (`hologram.memory.recall.timex`: "yesterday", "last Saturday", "上周六", "去年") and a question
   naming a period ("in May 2023", "last week" against its own moment) lifts the turns
   stating it, and less the turns said in it. recall@10 tuned 77.4 → 79.5, held 76.6 → 79.3.
 - when: a question asking when lifts the turns that state a time (tuned 79.5 = 79.5, @5
@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from hologram.memory.timex import (
+from hologram.memory.recall.timex import (
     asks_when,
     day_of,
     period_bounds,
@@ -70,7 +70,7 @@ _SUFFIXES = (
 )  # fmt: skip
 
 K1, B = 1.2, 0.75
-"""Okapi BM25's usual constants, the same as `hologram.memory._index.Bm25Index`."""
+"""Okapi BM25's usual constants, the same as `hologram.memory.recall.index.Bm25Index`."""
 
 
 @functools.lru_cache(maxsize=65536)
@@ -111,7 +111,7 @@ class EpisodicWeights:
     """When the query names exactly one speaker, the others' turns' scores are multiplied
     by this (1: speakers do not matter)."""
     dates: float = 0.8
-    """Added to a turn whose resolved time expressions (`hologram.memory.timex`) name the
+    """Added to a turn whose resolved time expressions (`hologram.memory.recall.timex`) name the
     period the question names ("in May 2023", "last week" against the question's own
     moment); a turn merely said in that period gets `said_in` of it."""
     said_in: float = 0.5

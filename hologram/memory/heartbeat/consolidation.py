@@ -20,8 +20,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from hologram.memory.graph import GraphStore
-from hologram.memory.graph_types import Fact, normalise_name
+from hologram.memory.graph.store import GraphStore
+from hologram.memory.graph.types import Fact, normalise_name
 
 FIRST_PERSON_ORIGINS = frozenset({"distill", "archive"})
 """Facts distilled from "I …" sentences: their subject is the speaker, not named in them."""

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hologram.memory.graph import GraphStore
-from hologram.memory.graph_types import Triple
+from hologram.memory.graph.store import GraphStore
+from hologram.memory.graph.types import Triple
 from hologram.sdk import Clock
 
 log = logging.getLogger(__name__)

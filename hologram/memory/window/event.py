@@ -8,8 +8,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hologram.memory._text import clean_text
-from hologram.memory.embedding import StoredVector
+from hologram.memory.embed.registry import StoredVector
+from hologram.memory.text import clean_text
 from hologram.sdk import MediaRef, ToolDef
 
 log = logging.getLogger(__name__)

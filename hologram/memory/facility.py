@@ -10,15 +10,15 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from hologram.media import MediaStore
-from hologram.memory._hybrid import HybridHit, Place
-from hologram.memory.coldcontext import ColdContext, ColdHit
-from hologram.memory.context import ContextWindow, PruneReport
-from hologram.memory.context_event import AGENT_SOURCE, ContextEvent, ToolOutput, media_labels
-from hologram.memory.embedding import Embedder
-from hologram.memory.episodic import stems
+from hologram.memory.cold.store import ColdContext, ColdHit
+from hologram.memory.cold.tools import coldcontext_tools
+from hologram.memory.recall.episodic import stems
+from hologram.memory.recall.hybrid import HybridHit, Place
 from hologram.memory.textlog import TextLog
-from hologram.memory.tools import coldcontext_tools
+from hologram.memory.window.context import ContextWindow, PruneReport
+from hologram.memory.window.event import AGENT_SOURCE, ContextEvent, ToolOutput, media_labels
 from hologram.sdk import MediaRef, MemItem, StageContext, ToolDef, ToolResult
+from hologram.sdk.embedding import Embedder
 
 log = logging.getLogger(__name__)
 

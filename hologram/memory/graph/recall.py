@@ -12,8 +12,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from hologram.memory.graph_base import GraphBase, fetch_in, placeholders
-from hologram.memory.graph_types import EntityHit, Fact, Recall, normalise_name
+from hologram.memory.graph.base import GraphBase, fetch_in, placeholders
+from hologram.memory.graph.types import EntityHit, Fact, Recall, normalise_name
 
 FACT_COLUMNS = (
     "r.id, s.name, r.relation_type, t.name, r.confidence, r.sentence_text, r.created_at, "

@@ -6,7 +6,7 @@ data)[:12]>`, so storing the same image twice stores it once (`ON CONFLICT`). Ev
 carries its own vector and the fingerprint of the space it was computed in. Listing and
 search select every column but `data`; `data(id)` reads one block's bytes on demand.
 
-Search is hybrid (`hologram.memory._hybrid`): a text block's keywords are stored beside it,
+Search is hybrid (`hologram.memory.recall.hybrid`): a text block's keywords are stored beside it,
 and the words and vectors of every block are loaded into the recall index in the background
 at open. A block archived from the cold context keeps the time its turn was said, so it
 stays beside its session and neighbours in that index.
@@ -23,16 +23,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hologram.kernel.tasks import Once, TaskScope
-from hologram.memory._hybrid import HybridIndex, Place
-from hologram.memory._text import Segmenter
-from hologram.memory.embedding import ModalityUnsupported
-from hologram.memory.episodic import stems
-from hologram.memory.graph_base import blob_vector, fetch_in, vector_blob
-from hologram.memory.graph_types import BlockInfo, GraphError, UnknownBlock
+from hologram.memory.graph.base import blob_vector, fetch_in, vector_blob
+from hologram.memory.graph.types import BlockInfo, GraphError, UnknownBlock
+from hologram.memory.recall.episodic import stems
+from hologram.memory.recall.hybrid import HybridIndex, Place
+from hologram.memory.text import Segmenter
 from hologram.sdk import EventType
+from hologram.sdk.embedding import ModalityUnsupported
 
 if TYPE_CHECKING:
-    from hologram.memory.graph_base import GraphBase
+    from hologram.memory.graph.base import GraphBase
 
 log = logging.getLogger(__name__)
 

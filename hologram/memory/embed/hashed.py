@@ -13,13 +13,15 @@ from typing import Any
 
 import numpy as np
 
-from hologram.memory._text import STOPWORDS, Segmenter, clean_text
-from hologram.memory.embedding import (
+from hologram.memory.embed.registry import (
+    fingerprint_of,
+    normalise,
+)
+from hologram.memory.text import STOPWORDS, Segmenter, clean_text
+from hologram.sdk.embedding import (
     Modality,
     ModalityUnsupported,
     Vectors,
-    fingerprint_of,
-    normalise,
 )
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")

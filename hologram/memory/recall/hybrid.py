@@ -15,7 +15,7 @@ a full vote reorders good word hits: on LoCoMo (categories 1-4, recall@10, cold 
 and graph) weight 1 cost 10 to 18 points per conversation against weight 0. A small vote
 still helps, most on the project's paraphrased probes: recall@10 of the kernel's whole
 recall with weight 0 / 0.1 was 73.1 / 73.3 on LoCoMo (before speakers counted: see
-`hologram.memory.episodic`), 70.3 / 71.8 on companion_en and 69.9 / 70.3 on companion_zh.
+`hologram.memory.recall.episodic`), 70.3 / 71.8 on companion_en and 69.9 / 70.3 on companion_zh.
 Hence the default 0.1 (`core.memory.recall.vector_weight`); a semantic embedder (http,
 static) likely deserves more: measure it with the eval harness.
 
@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hologram.memory._index import VectorIndex
-from hologram.memory.episodic import EpisodicIndex, EpisodicWeights
+from hologram.memory.recall.episodic import EpisodicIndex, EpisodicWeights
+from hologram.memory.recall.index import VectorIndex
 
 RRF_K = 60
 """Reciprocal-rank-fusion constant (the usual one): the first rank is worth 1/60, the

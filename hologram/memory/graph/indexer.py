@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from hologram.memory._index import VectorIndex
-from hologram.memory.graph import GraphStore
-from hologram.memory.graph_base import blob_vector, placeholders
-from hologram.memory.graph_types import Recall
+from hologram.memory.graph.base import blob_vector, placeholders
+from hologram.memory.graph.store import GraphStore
+from hologram.memory.graph.types import Recall
+from hologram.memory.recall.index import VectorIndex
 from hologram.sdk import EventType, MemItem
 from hologram.sdk.events import discard
 

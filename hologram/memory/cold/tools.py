@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 from hologram.media import MediaStore
-from hologram.memory.coldcontext import ColdContext, ColdDoc
-from hologram.memory.context import ContextWindow
-from hologram.memory.context_event import COLD_STORAGE_SOURCE, ContextEvent
+from hologram.memory.cold.store import ColdContext, ColdDoc
+from hologram.memory.window.context import ContextWindow
+from hologram.memory.window.event import COLD_STORAGE_SOURCE, ContextEvent
 from hologram.sdk import NOT_BLANK, MediaRef, Param, ToolDef, ToolError
 
 MAX_TOP = 10
