@@ -131,7 +131,10 @@ async def test_a_server_killed_mid_call_gives_a_tool_error_is_announced_and_come
 
 
 async def test_a_server_that_never_answers_times_out_and_is_restarted(kernel: Kernel) -> None:
-    await start_mcp(kernel, {"lab": stdio(timeout_s=0.5)})
+    # The down time between the withdrawal and the restart is what the middle of the test
+    # looks at: it is made long enough that a loaded machine does not restart the server
+    # before the test has seen it withdrawn.
+    await start_mcp(kernel, {"lab": stdio(timeout_s=0.5)}, **{"plugin.mcp.restart_backoff_s": 3.0})
     result = await call(kernel, "mcp__lab__block")
     assert result.is_error and "did not answer tool block within 0.5 s" in result.content
     await wait_for(lambda: "mcp__lab__add" not in tools(kernel), "its tools are withdrawn")
