@@ -32,6 +32,10 @@ KEPT_TOOL_SETS = 4
 """Tool sets kept per adapter: the turn's, and a few others (a child agent's, an internal
 turn's) that alternate with it."""
 
+KEEP_FROM_BYTES = 2048
+"""Tool sets smaller than this are converted each time: for a tool or two, the copying and
+checking cost more than the conversion they save."""
+
 _STAND_IN = re.compile('"hologram-json-([0-9a-f]{16})-([0-9]+)"')
 
 
@@ -59,11 +63,13 @@ class ToolTables:
 
     def request(self, request: dict[str, Any]) -> ToolRequest | None:
         """What one request needs to use its kept tool set; None for a request without
-        tools (nothing to gain), or when none are kept."""
+        tools or with few (nothing to gain), or when none are kept."""
         tools = request.get("tools")
         if not self._size or not isinstance(tools, list) or not tools:
             return None
         text = json.dumps(tools, ensure_ascii=False)
+        if len(text) < KEEP_FROM_BYTES:
+            return None
         return ToolRequest(self._sandbox, self._set(text), request, text)
 
     def _set(self, text: str) -> _ToolSet:

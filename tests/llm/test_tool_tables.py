@@ -18,9 +18,10 @@ from .goldens import CHART, _image
 
 LIBRARY = AdapterLibrary()
 
+# Long enough for the set to be kept (tool_tables.KEEP_FROM_BYTES), as a kernel's are.
 WEATHER = ToolDef(
     "get_weather",
-    "Current weather for a city; 天气 in Chinese",
+    "Current weather for a city; 天气 in Chinese. " + "Say which city, and for how long. " * 60,
     {
         "type": "object",
         "properties": {
@@ -64,6 +65,14 @@ def request(tools: list[ToolDef], question: str = "And tomorrow?") -> dict[str, 
         temperature=0.3,
         model="m",
     ).to_unified("m", stream=True)
+
+
+async def test_a_small_tool_set_is_converted_each_time() -> None:
+    adapter = LIBRARY.load("openai")
+    for question in ("a", "b"):
+        body = json.loads(await adapter.transform_request(request([NOTHING], question)))
+        assert body["tools"][0]["function"]["name"] == "ping"
+    assert adapter.tool_sets_converted == 0
 
 
 @pytest.mark.parametrize("name", LIBRARY.names())
