@@ -12,6 +12,8 @@
    the body's text: to_unified + transform_request), in a user message and in a tool result,
    against the same request without it, median µs. `image_serialization` is the function
    benchmarks/media.py reuses for the request end of its inject-to-request figure.
+5. transform_request of a request with a kernel turn's 43 tools, the tool set kept converted
+   from one request to the next (hologram/llm/tool_tables.py) against converted anew.
 3. Time to first token through a whole kernel (an input injected, to the first
    agent_output_delta event), against the time to the first byte of a raw httpx stream of
    the same request body to the same server, interleaved, median of the runs. Target ≤ 1.2×.
@@ -197,6 +199,51 @@ async def images(rounds: int) -> None:
         print(f"  {name:<16} {row['plain']:>12.1f} {row['user']:>14.1f} {row['tool']:>14.1f}")
 
 
+def many_tools(count: int = 43) -> CompletionRequest:
+    """The turn with as many tools as a kernel's turn offers (43 schemas, ~20 KB)."""
+    base = turn()
+    tools = [
+        ToolDef(
+            f"tool_{i}",
+            f"Tool number {i}: does one thing well, with a description of a sentence or two.",
+            {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "what to look for"},
+                    "top": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5},
+                    "mode": {"type": "string", "enum": ["fast", "thorough"]},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["query"],
+                "additionalProperties": False,
+            },
+        )
+        for i in range(count)
+    ]
+    return CompletionRequest(base.messages, tools, base.model, base.temperature)
+
+
+async def tool_sets(rounds: int) -> None:
+    """transform_request of a request with a kernel turn's tool set, the set kept converted
+    from the request before (as turn after turn sends it), against converted anew."""
+    library = AdapterLibrary()
+    unified = many_tools().to_unified("bench-model", stream=True)
+    size = len(json.dumps(unified))
+    print(f"\ntransform_request with 43 tools ({size} bytes), median of {rounds} calls")
+    print(f"  {'adapter':<16} {'kept µs':>9} {'anew µs':>9}")
+    for name in ("openai", "anthropic", "gemini"):
+        kept, anew = library.load(name), library.load(name, keep_tool_sets=0)
+        samples: dict[str, list[float]] = {"kept": [], "anew": []}
+        for i in range(rounds + 20):
+            for kind, adapter in (("kept", kept), ("anew", anew)):
+                started = time.perf_counter()
+                await adapter.transform_request(unified)
+                if i >= 20:  # warm up
+                    samples[kind].append(time.perf_counter() - started)
+        k, a = median_us(samples["kept"]), median_us(samples["anew"])
+        print(f"  {name:<16} {k:>9.1f} {a:>9.1f}")
+
+
 async def round_trip(rounds: int) -> None:
     request = turn()
     async with ScriptedModelServer() as server:
@@ -324,6 +371,7 @@ async def main() -> None:
     args = parser.parse_args()
     await transforms(args.rounds)
     await images(args.image_rounds)
+    await tool_sets(max(args.rounds // 10, 50))
     await round_trip(max(args.rounds // 4, 100))
     await first_token(args.ttft_runs)
 

@@ -9,6 +9,7 @@ once: the cancellation lands in the await on the next chunk, which closes the HT
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -45,11 +46,20 @@ class ReplyStream:
                 # The model is asked again: what was shown of this answer is void.
                 self.pieces.clear()
                 self._delta(text="", restart=True)
+            shown = False
             if chunk.reasoning_content:
                 self._delta(text=chunk.reasoning_content, reasoning=True)
+                shown = True
             if chunk.content:
                 self.pieces.append(chunk.content)
                 self._delta(text=chunk.content)
+                shown = True
+            if shown and not self._quiet:
+                # The rest of the stream is often in the socket's buffer already, and reading
+                # it never suspends: without a pass of the loop, whoever waits on the delta
+                # (an SSE client's queue, the notebook's cell) would see it only after the
+                # whole reply, and the turn's end, had been processed.
+                await asyncio.sleep(0)
             if chunk.done:
                 response = chunk.response
         if response is None:

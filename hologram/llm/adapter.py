@@ -30,20 +30,23 @@ import json
 import logging
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import lupa.lua54 as lupa
 
 from hologram.llm.errors import AdapterError, AdapterOutputError
 from hologram.llm.lua_sandbox import HttpHandler, LuaSandbox, LuaSandboxError
+from hologram.llm.tool_tables import KEPT_TOOL_SETS, ToolTables
 
 log = logging.getLogger(__name__)
 
 ADAPTER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 STREAM_FORMATS = ("sse", "ndjson")
+_T = TypeVar("_T")
 
 
 def shipped_adapters_dir() -> Path:
@@ -79,8 +82,10 @@ class AdapterLibrary:
             name, f"no such adapter; available: {', '.join(self.names()) or 'none'} (in {where})"
         )
 
-    def load(self, name: str, **sandbox_options: Any) -> LuaAdapter:
-        return LuaAdapter.load(self.find(name), **sandbox_options)
+    def load(
+        self, name: str, *, keep_tool_sets: int = KEPT_TOOL_SETS, **sandbox_options: Any
+    ) -> LuaAdapter:
+        return LuaAdapter.load(self.find(name), keep_tool_sets=keep_tool_sets, **sandbox_options)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +196,16 @@ def _check_contract(table: Any, sandbox: LuaSandbox, origin: str) -> _Contract:
 class LuaAdapter:
     """One loaded adapter in its own sandbox."""
 
-    def __init__(self, sandbox: LuaSandbox, table: Any, contract: _Contract, path: Path) -> None:
+    def __init__(
+        self,
+        sandbox: LuaSandbox,
+        table: Any,
+        contract: _Contract,
+        path: Path,
+        keep_tool_sets: int = KEPT_TOOL_SETS,
+    ) -> None:
+        """`keep_tool_sets`: how many tool sets `transform_request` keeps converted (0:
+        none, each request's tools are converted anew; see tool_tables.py)."""
         self.sandbox = sandbox
         self.path = path
         self._table = table
@@ -210,9 +224,12 @@ class LuaAdapter:
         self.auth_prefix = contract.auth_prefix
         #: Whether the model behind this format reads images (the adapter's declaration).
         self.accepts_images = contract.accepts_images
+        self._tool_tables = ToolTables(sandbox, keep_tool_sets)
 
     @classmethod
-    def load(cls, path: Path, **sandbox_options: Any) -> LuaAdapter:
+    def load(
+        cls, path: Path, *, keep_tool_sets: int = KEPT_TOOL_SETS, **sandbox_options: Any
+    ) -> LuaAdapter:
         try:
             source = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -227,17 +244,26 @@ class LuaAdapter:
             log.warning(
                 "adapter file %s declares name %r; it is used as %r", path, contract.name, path.stem
             )
-        return cls(sandbox, table, contract, path)
+        return cls(sandbox, table, contract, path, keep_tool_sets)
 
     @classmethod
-    def from_source(cls, source: str, filename: str = "inline.lua") -> LuaAdapter:
+    def from_source(
+        cls, source: str, filename: str = "inline.lua", *, keep_tool_sets: int = KEPT_TOOL_SETS
+    ) -> LuaAdapter:
         """Load an adapter from text (tests, notebooks)."""
         sandbox = LuaSandbox(Path(filename).stem)
         try:
             table = sandbox.load(source, filename)
         except LuaSandboxError as exc:
             raise AdapterError(Path(filename).stem, str(exc)) from exc
-        return cls(sandbox, table, _check_contract(table, sandbox, filename), Path(filename))
+        contract = _check_contract(table, sandbox, filename)
+        return cls(sandbox, table, contract, Path(filename), keep_tool_sets)
+
+    @property
+    def tool_sets_converted(self) -> int:
+        """How many distinct tool sets `transform_request` has converted into Lua (a set
+        kept from an earlier request is not converted again)."""
+        return self._tool_tables.converted
 
     @property
     def streams(self) -> bool:
@@ -253,17 +279,34 @@ class LuaAdapter:
         self, unified: dict[str, Any], http: HttpHandler | None = None
     ) -> str:
         stand_ins = ImageStandIns()
-        raw = json.dumps(stand_ins.take(unified), ensure_ascii=False)
-        result = await self._call(self._request_fn, "transform_request", raw, http)
+        taken = stand_ins.take(unified)
+        tools = self._tool_tables.request(taken)
+        if tools is None:
+            raw = json.dumps(taken, ensure_ascii=False)
+            result = await self._call(self._request_fn, "transform_request", raw, http)
+        else:
+            with self.sandbox.decoding(tools.raw, self._lua_step(tools.decoded)):
+                result = await self._call(self._request_fn, "transform_request", tools.raw, http)
         if isinstance(result, str):
             return stand_ins.restore(result)
         try:
-            body = json.dumps(self.sandbox.to_python(result), ensure_ascii=False)
+            if tools is None:
+                body = json.dumps(self.sandbox.to_python(result), ensure_ascii=False)
+            else:
+                body = self._lua_step(lambda: tools.encode(result))
         except ValueError as exc:
             raise AdapterOutputError(
                 self.name, "transform_request", "(result)", "a JSON-encodable table", str(exc)
             ) from None
         return stand_ins.restore(body)
+
+    def _lua_step(self, step: Callable[[], _T]) -> _T:
+        """A step of the host's own in the sandbox; reaching the memory cap fails the
+        transform as it would have failed the script."""
+        try:
+            return step()
+        except lupa.LuaError as exc:
+            raise AdapterError(self.name, f"transform_request failed: {exc}") from exc
 
     async def transform_response(
         self, body: str, http: HttpHandler | None = None, meta: dict[str, Any] | None = None

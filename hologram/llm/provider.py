@@ -138,6 +138,24 @@ def retry_after_of(headers: Mapping[str, str], now: float | None = None) -> floa
     return max(when.timestamp() - (time.time() if now is None else now), 0.0)
 
 
+STREAM_END_WAIT_S = 0.25
+"""How long the rest of a stream (usually only the end of its chunked body) is waited for
+after the chunk that ends the answer."""
+
+
+async def _drain(payloads: AsyncIterator[str]) -> None:
+    """Read a stream to its end after the answer's last chunk, so its connection goes back
+    to the pool: a response closed early closes the connection, and the next turn would pay
+    a new one (the connect is a millisecond or more of its time to first token). A server
+    that keeps the stream open past the end is cut, as before, after a short wait."""
+    try:
+        async with asyncio.timeout(STREAM_END_WAIT_S):
+            async for _ in payloads:
+                pass
+    except (TimeoutError, httpx.HTTPError) as exc:
+        log.debug("the stream went on after its last chunk (%r); its connection is closed", exc)
+
+
 def _raise(source: str, error: ChunkError, status: int | None = None) -> None:
     kind = ContextTooLong if error.kind is FailureKind.CONTEXT_LENGTH else ProviderError
     raise kind(source, error.kind, error.message, status, error.retry_after)
@@ -322,6 +340,7 @@ class LuaAdaptedProvider:
                         _raise(self.name, chunk.error)
                     assembler.feed(chunk)
                     if chunk.done:
+                        await _drain(payloads)
                         break
                     if not chunk.empty:
                         yield chunk
