@@ -17,6 +17,9 @@ def load_ipython_extension(ipython: Any) -> None:
 
 
 def unload_ipython_extension(ipython: Any) -> None:
+    magics = ipython.magics_manager.registry.get(HologramMagics.__name__)
+    if isinstance(magics, HologramMagics):
+        magics.between_cells.close()
     if keep_question_marks in ipython.input_transformers_cleanup:
         ipython.input_transformers_cleanup.remove(keep_question_marks)
 

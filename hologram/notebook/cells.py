@@ -94,11 +94,49 @@ class PrintedRows(list[dict[str, Any]]):
         printer.text(repr(self))
 
 
+class BetweenCells:
+    """What background tasks display while no cell runs, sent again as the next cell starts.
+
+    ipykernel addresses output made between cells to the request that ran last, whose
+    outputs a client reading one request at a time (nbclient, so nbconvert, papermill and
+    nbmake) has already closed: a reply landing in that gap would never reach the saved
+    notebook. Sent again under the next request, the update still names its own display
+    id, so the client applies it to the cell that asked. A frontend that saw the first
+    update redraws the same output once more, which changes nothing."""
+
+    def __init__(self, events: Any) -> None:
+        self.events = events
+        # The extension is loaded by `%load_ext` in a running cell.
+        self.cell_running = True
+        self.held: dict[str, Callable[[], None]] = {}
+        events.register("pre_run_cell", self._cell_starts)
+        events.register("post_run_cell", self._cell_ended)
+
+    def close(self) -> None:
+        self.events.unregister("pre_run_cell", self._cell_starts)
+        self.events.unregister("post_run_cell", self._cell_ended)
+
+    def send(self, display_id: str, update: Callable[[], None]) -> None:
+        update()
+        if not self.cell_running:
+            self.held[display_id] = update  # only the latest update of each display matters
+
+    def _cell_starts(self, info: Any) -> None:
+        self.cell_running = True
+        held, self.held = self.held, {}
+        for update in held.values():
+            update()
+
+    def _cell_ended(self, result: Any) -> None:
+        self.cell_running = False
+
+
 class ReplyCell:
     """The place in the running cell where an answer made later will show: a display id,
     made now, that the answer updates when it comes."""
 
-    def __init__(self, waiting: str) -> None:
+    def __init__(self, waiting: str, between_cells: BetweenCells) -> None:
+        self.between_cells = between_cells
         self.handle: DisplayHandle | None = display(
             {"text/plain": waiting}, raw=True, display_id=True
         )
@@ -112,12 +150,15 @@ class ReplyCell:
 
     def show(self, value: Any) -> None:
         """A rich value (a DataFrame): its own representations."""
-        if self.handle is not None:
-            _outside_any_cell(self.handle.update, value)
+        self._send(lambda handle: _outside_any_cell(handle.update, value))
 
     def _update(self, bundle: dict[str, str]) -> None:
-        if self.handle is not None:
-            _outside_any_cell(self.handle.update, bundle, raw=True)
+        self._send(lambda handle: _outside_any_cell(handle.update, bundle, raw=True))
+
+    def _send(self, update: Callable[[DisplayHandle], None]) -> None:
+        handle = self.handle
+        if handle is not None:
+            self.between_cells.send(handle.display_id, lambda: update(handle))
 
 
 def _outside_any_cell(update: Callable[..., None], *args: Any, **kwargs: Any) -> None:

@@ -24,7 +24,14 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from hologram.facade import Kernel, Phase
 from hologram.llm import usage_table
 from hologram.memory import Recollection
-from hologram.notebook.cells import Printed, PrintedRows, ReplyCell, Shown, without_comment
+from hologram.notebook.cells import (
+    BetweenCells,
+    Printed,
+    PrintedRows,
+    ReplyCell,
+    Shown,
+    without_comment,
+)
 from hologram.notebook.changes_widget import ChangesWidget
 from hologram.notebook.context_widget import ContextWidget
 from hologram.notebook.graph_widget import GraphWidget
@@ -72,6 +79,7 @@ class HologramMagics(Magics):
     def __init__(self, shell: Any) -> None:
         super().__init__(shell)
         self.kernel: Kernel | None = None
+        self.between_cells = BetweenCells(shell.events)
         self.commands: dict[str, Callable[[Any], Any]] = {
             "start": self._start,
             "status": self._status,
@@ -171,7 +179,7 @@ class HologramMagics(Magics):
             raise UsageError("nothing to say: `%hologram say TEXT`, or text in a %%hologram cell")
         paths = image_paths(kernel, images)
 
-        cell = ReplyCell(f"(waiting for the reply on {channel})")
+        cell = ReplyCell(f"(waiting for the reply on {channel})", self.between_cells)
 
         async def say() -> str:
             ticket = await kernel.inject(text, channel, level=level, media=paths)
@@ -282,7 +290,7 @@ class HologramMagics(Magics):
             raise UsageError("the kernel has no memory yet: await the `%hologram start` handle")
         if not query.strip():
             raise UsageError("what to look for: `%hologram memory QUERY`")
-        cell = ReplyCell(f"(searching memory for {query!r})")
+        cell = ReplyCell(f"(searching memory for {query!r})", self.between_cells)
 
         async def search() -> pd.DataFrame:
             found = await memory.search(query, MEMORY_TOP)
