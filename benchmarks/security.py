@@ -17,8 +17,9 @@ A real kernel (the full module set) with four secrets configured runs, in one pr
 Then content review alone (rules and the shipped learned score), outside the kernel: its
 cost on every corpus text and on a long web page, and its recall and false-positive rate on
 tests/security/corpus, on the tuning split (where its rules and weights were chosen), the
-held-out split and both, by language, by batch (the first texts, and those added later in
-added.jsonl) and by kind; the rules alone beside it. `--ablation` also prints, for each
+held-out split and both, by language, by batch (the first texts; those added later in
+added.jsonl; and the third batch, third_*.jsonl, written by another author who never saw
+the rules) and by kind; the rules alone beside it. `--ablation` also prints, for each
 feature (and for hidden markup and the learned score), what taking it away changes on each
 split: a feature that gains on tuning and loses on held-out does not belong.
 
@@ -62,6 +63,7 @@ TARGET_US = 100.0
 RECALL_TARGET = 95.0
 FALSE_POSITIVE_TARGET = 2.0
 ADDED = ("inj2.", "near2.")
+THIRD = ("inj3.", "near3.")
 PARAMETERS = {
     "type": "object",
     "properties": {"path": {"type": "string"}, "token": {"type": "string"}},
@@ -240,12 +242,13 @@ def corpus_table(texts: list[CorpusText], flags: dict[str, bool]) -> list[str]:
         f"{FALSE_POSITIVE_TARGET:.0f} % ({verdict})",
     ]
     lines += [row(lang, [t for t in texts if t.lang == lang]) for lang in LANGS]
-    # The first batch and the texts added later (added.jsonl, split by hash): the rules met
-    # the first batch's tuning half first, so the later texts show how they carry over.
-    later = [t for t in texts if t.id.startswith(ADDED)]
+    # The rules met the first batch's tuning half first and the added texts' after; the
+    # third batch (another author, written after the rules) shows how they carry over.
+    first = [t for t in texts if not t.id.startswith(ADDED + THIRD)]
     lines += [
-        row("first batch", [t for t in texts if not t.id.startswith(ADDED)]),
-        row("added later", later),
+        row("first batch", first),
+        row("added later", [t for t in texts if t.id.startswith(ADDED)]),
+        row("third batch", [t for t in texts if t.id.startswith(THIRD)]),
     ]
     lines += [row(kind, [t for t in texts if t.kind == kind]) for kind in KINDS]
     return lines

@@ -4,8 +4,12 @@ threshold, and the fallback to the rules alone when its weight file is damaged."
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,8 +19,19 @@ from hologram import Kernel
 from hologram.sdk import Event, EventType, FindingKind
 from hologram.security.firewall import Firewall
 from hologram.security.injection import train
-from hologram.security.injection.classifier import LEARNED_THRESHOLD, THRESHOLD
-from hologram.security.injection.learned import WEIGHTS, LearnedScorer, WeightsDamaged
+from hologram.security.injection.classifier import (
+    LEARNED_THRESHOLD,
+    THRESHOLD,
+    InjectionClassifier,
+)
+from hologram.security.injection.learned import (
+    NO_CONTEXT,
+    WEIGHTS,
+    Context,
+    LearnedScorer,
+    WeightsDamaged,
+    Window,
+)
 from hologram.security.review import ContentReview, fold
 from tests.security.corpus import load
 
@@ -48,9 +63,11 @@ def test_training_reads_the_tuning_split_only() -> None:
 
 
 def test_the_score_reads_the_tuning_split_it_was_trained_on(scorer: LearnedScorer) -> None:
+    classifier = InjectionClassifier()
     tuning = [t for t in load() if t.split == "tuning"]
-    injections = [scorer.best(fold(t.text).text).probability for t in tuning if t.injection]
-    benign = [scorer.best(fold(t.text).text).probability for t in tuning if not t.injection]
+    scored = [(t, scorer.best(*train.learning_input(classifier, t.text))) for t in tuning]
+    injections = [window.probability for t, window in scored if t.injection]
+    benign = [window.probability for t, window in scored if not t.injection]
     assert sum(p >= 0.5 for p in injections) >= 0.95 * len(injections)
     assert sum(p < 0.5 for p in benign) >= 0.95 * len(benign)
 
@@ -158,3 +175,61 @@ async def test_a_damaged_weight_file_is_announced_and_review_falls_back_to_the_r
     assert [e.payload["part"] for e in seen if e.payload.get("file") == str(damaged)] == [
         "learned_injection_score"
     ]
+
+
+class _Recording(LearnedScorer):
+    """The shipped scorer, noting what each second look asks it."""
+
+    def __init__(self, shipped: LearnedScorer) -> None:
+        super().__init__(shipped.weights.astype(np.float32), shipped.bias, shipped.digest)
+        self.asked: list[tuple[str, Context]] = []
+
+    def best(self, folded: str, context: Context = NO_CONTEXT) -> Window:
+        self.asked.append((folded, context))
+        return super().best(folded, context)
+
+
+def test_the_second_look_reads_what_training_reads(scorer: LearnedScorer) -> None:
+    """Training learns from each text what a second look at its strongest run is given:
+    the run's sentences, the names of its signals and its rule score."""
+    recording = _Recording(scorer)
+    classifier = InjectionClassifier(learned=recording)
+    page = PARAGRAPH * 3 + UNDER
+    folded = fold(page)
+    classifier.passages(folded.text, folded.invisible)
+    [(text, context)] = recording.asked
+    assert (text, context) == train.learning_input(InjectionClassifier(), page)
+    assert text.strip() == fold(UNDER).text
+    assert context.signals and 0 < context.score < THRESHOLD
+    # What the rules found counts: the same words told of no signals score otherwise.
+    assert scorer.best(text, context).probability != scorer.best(text).probability
+
+
+SEEDED = """
+import json, sys
+from hologram.security.injection import train
+from hologram.security.injection.classifier import InjectionClassifier
+classifier = InjectionClassifier()
+found = {}
+for example in train.tuning_examples():
+    text, context = train.learning_input(classifier, example.text)
+    found[example.id] = [text, sorted(context.signals), context.score]
+json.dump(found, sys.stdout)
+"""
+
+
+def test_what_training_reads_does_not_depend_on_the_hash_seed() -> None:
+    """Signals at one place come out of the scanner in set order; the classifier orders
+    them itself, or a run's signal names (and the shipped weights) changed with the seed."""
+    outputs = []
+    for seed in ("1", "3"):
+        done = subprocess.run(
+            [sys.executable, "-c", SEEDED],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            cwd=Path(__file__).resolve().parents[2],
+        )
+        outputs.append(json.loads(done.stdout))
+    assert outputs[0] == outputs[1]

@@ -13,11 +13,12 @@ carries a named signal, so each instruction is reported where it stands, under t
 the first named signal in it.
 
 With a `LearnedScorer` (see `learned`), a run that falls short of `THRESHOLD` but reaches
-`SECOND_CHANCE` gets a second look: the learned probability of the text around it, and at
-`LEARNED_THRESHOLD` or over, it is a finding too (its `learned` field says so). Both
-constants were chosen on the tuning split (benchmarks/security.py prints both splits):
-recall as high as it goes there while the false positives stay where the rules alone put
-them. The learned score runs only for such runs, which few texts have.
+`SECOND_CHANCE` gets a second look: the learned probability of its sentences, given the
+names of the signals found there and the run's score, and at `LEARNED_THRESHOLD` or over, it
+is a finding too (its `learned` field says so). Both constants were chosen by
+cross-validation on the tuning split (`python -m hologram.security.injection.train
+--folds`; benchmarks/security.py prints both splits). The learned score runs only for such
+runs, which few texts have.
 """
 
 from __future__ import annotations
@@ -31,13 +32,13 @@ from hologram.sdk import ReviewRule
 from hologram.security.injection.catalog import FEATURES
 from hologram.security.injection.feature import Feature
 from hologram.security.injection.learned import WINDOW as LEARNED_WINDOW
-from hologram.security.injection.learned import LearnedScorer
+from hologram.security.injection.learned import Context, LearnedScorer
 from hologram.security.injection.markup import HIDDEN_WEIGHT, hidden_regions, might_hide
 from hologram.security.injection.scan import Scanner, Signal
 
 THRESHOLD = 1.0
-SECOND_CHANCE = 0.9
-LEARNED_THRESHOLD = 0.95  # a log-odds of 3
+SECOND_CHANCE = 0.5
+LEARNED_THRESHOLD = 0.8
 PASSAGE_GAP = 160
 WINDOW = 320
 INVISIBLE = "invisible_text"
@@ -54,6 +55,9 @@ class Passage:
     score: float
     #: The learned probability, for a passage under `THRESHOLD` that it confirmed.
     learned: float | None = None
+    #: For a run under `THRESHOLD`: the names of its signals and of its group's negative
+    #: ones, what the learned score is told about it.
+    signals: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,13 +84,18 @@ class InjectionClassifier:
         *,
         markup: bool = True,
         learned: LearnedScorer | None = None,
+        second_chance: float = SECOND_CHANCE,
+        learned_threshold: float = LEARNED_THRESHOLD,
     ) -> None:
         """`features` and `markup` (whether hidden markup and invisible text count) are for
         measuring what each part contributes; review uses all of them. `learned` gives runs
-        just short of the threshold their second look."""
+        just short of the threshold their second look; the two numbers after it are for
+        choosing its constants."""
         self._scanner = Scanner(FEATURES if features is None else features)
         self._markup = markup
         self.learned = learned
+        self._second_chance = second_chance
+        self._learned_threshold = learned_threshold
 
     def signals(self, folded: str, *, gated: bool = True) -> list[Signal]:
         return self._scanner.signals(folded, gated=gated)
@@ -95,43 +104,77 @@ class InjectionClassifier:
         self, folded: str, invisible: Sequence[Invisible] = (), *, gated: bool = True
     ) -> list[Passage]:
         """The passages that reach `THRESHOLD`, each with its score."""
+        passages: list[Passage] = []
+        near: list[Passage] = []
+        floor = THRESHOLD if self.learned is None else self._second_chance
+        ends = self._groups(folded, invisible, gated, floor, passages, near)
+        if near and self.learned is not None:
+            passages += self._second_look(folded, near, ends)
+        return passages
+
+    def strongest(self, folded: str, invisible: Sequence[Invisible] = ()) -> Passage | None:
+        """The text's strongest run, over the threshold or not, with its signals' names as a
+        second look would see them (None: no signal at all): what training learns from."""
+        found: list[Passage] = []
+        near: list[Passage] = []
+        self._groups(folded, invisible, True, float("-inf"), found, near, every_run=True)
+        return max(near, key=lambda p: p.score, default=None)
+
+    def _groups(
+        self,
+        folded: str,
+        invisible: Sequence[Invisible],
+        gated: bool,
+        floor: float,
+        found: list[Passage],
+        near: list[Passage],
+        every_run: bool = False,
+    ) -> list[int]:
+        """Scores every group of signals into `found` and `near`; the sentence ends."""
         signals = self.signals(folded, gated=gated)
         if self._markup:
             signals += [Signal(_INVISIBLE_FEATURES[i.weight], i.start, i.end) for i in invisible]
         if not signals:
             return []
-        signals.sort(key=lambda s: s.start)
+        # By name too: the scanner's order of signals at one place follows set iteration,
+        # which changes with the process's hash seed, and overlap resolution keeps the first.
+        signals.sort(key=lambda s: (s.start, s.end, s.feature.name))
         hidden = hidden_regions(folded) if self._markup and might_hide(folded) else []
-        ends = [m.end() for m in _SENTENCE_END.finditer(folded)]
-        passages: list[Passage] = []
-        near: list[Passage] = []
-        floor = THRESHOLD if self.learned is None else SECOND_CHANCE
+        ends = sentence_ends(folded)
         for group in _by_proximity(signals):
-            passages += _score(group, hidden, ends, floor, near)
-        if near and self.learned is not None:
-            passages += self._second_look(folded, near, ends)
-        return passages
+            found += _score(group, hidden, ends, floor, near, every_run)
+        return ends
 
     def _second_look(self, folded: str, near: list[Passage], ends: list[int]) -> list[Passage]:
         assert self.learned is not None
         confirmed = []
         for passage in near:
-            # The learned score of the run's own sentences, as training saw whole short
-            # texts: the rest of a long page would dilute it.
-            before = bisect.bisect_right(ends, passage.start) - 1
-            start = ends[before] if before >= 0 else 0
-            after = bisect.bisect_left(ends, passage.end)
-            end = ends[after] if after < len(ends) else len(folded)
-            if end - start > LEARNED_WINDOW:
-                middle = (passage.start + passage.end) // 2
-                start = max(start, middle - LEARNED_WINDOW // 2)
-                end = start + LEARNED_WINDOW
-            probability = self.learned.best(folded[start:end]).probability
-            if probability >= LEARNED_THRESHOLD:
+            start, end = sentences_around(folded, passage, ends)
+            context = Context(passage.signals, passage.score)
+            probability = self.learned.best(folded[start:end], context).probability
+            if probability >= self._learned_threshold:
                 confirmed.append(
                     Passage(passage.rule, passage.start, passage.end, passage.score, probability)
                 )
         return confirmed
+
+
+def sentence_ends(folded: str) -> list[int]:
+    return [m.end() for m in _SENTENCE_END.finditer(folded)]
+
+
+def sentences_around(folded: str, passage: Passage, ends: list[int]) -> tuple[int, int]:
+    """The sentences a passage lies in, at most `LEARNED_WINDOW` characters of them: what
+    the learned score reads, since the rest of a long page would dilute it."""
+    before = bisect.bisect_right(ends, passage.start) - 1
+    start = ends[before] if before >= 0 else 0
+    after = bisect.bisect_left(ends, passage.end)
+    end = ends[after] if after < len(ends) else len(folded)
+    if end - start > LEARNED_WINDOW:
+        middle = (passage.start + passage.end) // 2
+        start = max(start, middle - LEARNED_WINDOW // 2)
+        end = start + LEARNED_WINDOW
+    return start, end
 
 
 def _by_proximity(signals: list[Signal]) -> Iterable[list[Signal]]:
@@ -162,10 +205,11 @@ def _score(
     ends: list[int],
     floor: float = THRESHOLD,
     near: list[Passage] | None = None,
+    every_run: bool = False,
 ) -> list[Passage]:
     """The passages of one group: each run of signals within `WINDOW` characters that reaches
     the threshold, left to right; the group's best run under it but at `floor` or over goes
-    to `near`."""
+    to `near` (with `every_run`, its best run whatever its score, for training)."""
     positive = [s for s in group if s.feature.weight > 0]
     # The group's best possible score: every name at its strongest, no penalty. Most groups
     # (a "send", a "the user") stop here.
@@ -184,21 +228,24 @@ def _score(
         _evidence([s for s in positive if s.feature.name != INVISIBLE]) + invisible,
         key=lambda s: s.start,
     )
+    negative = frozenset(s.feature.name for s in group if s.feature.weight < 0)
     found: list[Passage] = []
     short: Passage | None = None
     first = 0
     while first < len(positive):
         score, last = _best_window(positive, first, penalties, hidden)
+        run = positive[first : last + 1]
+        eligible = every_run or floor <= score < THRESHOLD
+        if eligible and (short is None or score > short.score):
+            rule = _sentences(run, score, hidden, ends)[0].rule
+            names = frozenset(s.feature.name for s in run) | negative
+            short = Passage(rule, run[0].start, max(s.end for s in run), score, signals=names)
         if score >= THRESHOLD:
-            found += _sentences(positive[first : last + 1], score, hidden, ends)
+            found += _sentences(run, score, hidden, ends)
             first = last + 1
             continue
-        if score >= floor and (short is None or score > short.score):
-            run = positive[first : last + 1]
-            rule = _sentences(run, score, hidden, ends)[0].rule
-            short = Passage(rule, run[0].start, max(s.end for s in run), score)
         first += 1
-    if short is not None and near is not None and not found:
+    if short is not None and near is not None and (every_run or not found):
         near.append(short)
     return found
 

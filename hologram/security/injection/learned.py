@@ -1,14 +1,21 @@
-"""A learned score beside the rules: hashed character n-grams and logistic regression.
+"""A learned score beside the rules: hashed character n-grams, the rules' own signals, and
+logistic regression.
 
 The rules (the other modules of this package) name phrases and structures of each kind; a
 sentence that says the same thing in other words slips between them. The learned score
-looks at the letters instead: every character n-gram of the folded text (`NGRAMS` long; a
+looks at the letters as well: every character n-gram of the folded text (`NGRAMS` long; a
 Chinese character or bigram is a word or part of one, an English trigram a piece of a stem
 or of a word joint, so no word segmenter is needed in either language) is hashed into one
 of `DIMENSIONS` weights, and a window's score is the bias plus the sum of its n-grams'
 weights over the square root of their count. A text longer than `WINDOW` characters is
 scored window by window (half a window apart) and its best window counts, so one
 instruction in a long page is not diluted by the page.
+
+It also sees what the rules saw (`Context`): the name of every feature that matched near
+the passage and the band (`SCORE_BANDS`) its rule score falls in, each hashed into the same
+weights and counted whole. The rules' weights were set by hand; here an addressee, an order
+and a secret found together can weigh what the training texts say they weigh, and a
+passage's wording can tip a run the rules left just short.
 
 The weights are trained by `hologram.security.injection.train` on the tuning half of the
 project's corpus only (tests/security/corpus) and shipped beside this module in
@@ -19,6 +26,7 @@ passes over its code points, not a Python loop over its n-grams.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import logging
 import math
@@ -34,7 +42,11 @@ DIMENSIONS = 1 << 16
 NGRAMS = (1, 2, 3)
 WINDOW = 240
 WEIGHTS = Path(__file__).with_name("learned.npz")
-FORMAT = 1
+FORMAT = 2
+#: The bands of a passage's rule score; a passage is in the last band it reaches. Bands, not
+#: a ramp: a score over the threshold is already a finding, so what training learns from it
+#: must not spill into the band just under it, the only one a second look meets.
+SCORE_BANDS = (0.0, 0.3, 0.5, 0.7, 0.9, 1.0)
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.uint64(0xBF58476D1CE4E5B9)
 _SHIFT = np.uint64(31)
@@ -42,6 +54,28 @@ _MASK = np.uint64(DIMENSIONS - 1)
 _SALT = {n: np.uint64(n * 0x632BE59BD9B4E019 & 0xFFFFFFFFFFFFFFFF) for n in NGRAMS}
 
 Indices = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What the rules found about a passage: its features' names and its rule score."""
+
+    signals: frozenset[str] = frozenset()
+    score: float = 0.0
+
+    def indices(self) -> Indices:
+        """The weight index of each signal name and of the score's band."""
+        band = bisect.bisect_right(SCORE_BANDS, self.score) - 1  # -1: penalties outweigh
+        keys = [f"signal:{name}" for name in sorted(self.signals)] + [f"band:{band}"]
+        return np.array([_key_index(k) for k in keys], dtype=np.int64)
+
+
+NO_CONTEXT = Context()
+
+
+def _key_index(key: str) -> int:
+    digest = hashlib.blake2b(key.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & (DIMENSIONS - 1)
 
 
 class WeightsDamaged(ValueError):
@@ -124,22 +158,25 @@ class LearnedScorer:
             raise WeightsDamaged(f"{type(error).__name__}: {error}") from None
         return cls(weights, bias, digest)
 
-    def logit(self, folded: str) -> float:
+    def logit(self, folded: str, context: Context = NO_CONTEXT) -> float:
         """The whole text's score (log-odds), as training sees it."""
         indices = text_indices(folded)
+        base = self.bias + float(self.weights[context.indices()].sum())
         if len(indices) == 0:
-            return self.bias
-        return self.bias + float(self.weights[indices].sum()) / math.sqrt(len(indices))
+            return base
+        return base + float(self.weights[indices].sum()) / math.sqrt(len(indices))
 
-    def best(self, folded: str) -> Window:
-        """The best window of the text (the whole text when it is short)."""
+    def best(self, folded: str, context: Context = NO_CONTEXT) -> Window:
+        """The best window of the text (the whole text when it is short); `context` is what
+        the rules found about it."""
         points = codepoints(folded)
         length = len(points)
         parts = ngram_indices(points)
+        base = self.bias + float(self.weights[context.indices()].sum())
         if length <= WINDOW:
             count = sum(len(p) for p in parts)
             total = sum(float(self.weights[p].sum()) for p in parts)
-            logit = self.bias + (total / math.sqrt(count) if count else 0.0)
+            logit = base + (total / math.sqrt(count) if count else 0.0)
             return Window(0, length, _sigmoid(logit))
         # Per start position, the weight of every n-gram starting there; a window's sum is a
         # difference of prefix sums, so every window costs the same whatever its place.
@@ -156,7 +193,7 @@ class LearnedScorer:
         last = np.maximum(ends - min(NGRAMS) + 1, starts)
         window_sums = sums[last] - sums[starts]
         window_counts = np.maximum(numbers[last] - numbers[starts], 1.0)
-        logits = self.bias + window_sums / np.sqrt(window_counts)
+        logits = base + window_sums / np.sqrt(window_counts)
         top = int(np.argmax(logits))
         return Window(int(starts[top]), int(ends[top]), _sigmoid(float(logits[top])))
 

@@ -89,7 +89,11 @@ class Scanner:
         anchors: defaultdict[int, list[int]] = defaultdict(list)
         # English glued to Chinese ("令牌token") is a word of its own too.
         spaced = folded if folded.isascii() else _NOT_ASCII.sub(" ", folded)
-        for word in self._words.intersection(spaced.translate(_SPACES).split()):
+        words = set(spaced.translate(_SPACES).split())
+        # A feature may match the start of a snake_case name ("password" in "password_hash",
+        # what its pattern allows): its pieces are anchors too.
+        words.update([piece for word in words if "_" in word for piece in word.split("_")])
+        for word in self._words.intersection(words):
             positions = _occurrences(folded, word)
             for number in self._by_word[word]:
                 anchors[number] += positions

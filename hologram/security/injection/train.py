@@ -3,13 +3,17 @@
     python -m hologram.security.injection.train [--corpus tests/security/corpus] [--check]
 
 Reads every `*.jsonl` of the corpus directory, keeps the texts whose `split` is `tuning`,
-folds them as review does, and fits logistic regression (mean log-loss plus an L2 penalty)
+folds them as review does, and reads each as a second look would: the sentences of its
+strongest run of rule signals, with that run's signal names and score (`learning_input`;
+a text without signals, whole). Fits logistic regression (mean log-loss plus an L2 penalty)
 by full-batch Adam over a fixed number of steps from zero weights: no randomness, so the
 same input gives the same weights. Writes `learned.npz` beside `learned.py` with the weights
 (float32), the bias, the SHA-256 of the training input (every tuning text's id, label and
-text, and the settings) and of the weights. `--check` retrains and says whether the shipped
-file matches, without writing. `--folds K` prints K-fold cross-validated figures on the
-tuning split for choosing the settings (the held-out half is not read).
+text, and the settings) and of the weights. The rules shape the input, so a change to them
+asks for retraining: `--check` retrains and says whether the shipped file matches, without
+writing. `--folds K` prints K-fold cross-validated figures of the whole review (rules and
+second look) on the tuning split over a grid of the classifier's two second-look constants,
+for choosing them (the held-out half is not read).
 """
 
 from __future__ import annotations
@@ -25,6 +29,11 @@ import numpy as np
 import numpy.typing as npt
 
 from hologram.security.injection import learned
+from hologram.security.injection.classifier import (
+    InjectionClassifier,
+    sentence_ends,
+    sentences_around,
+)
 from hologram.security.review import fold
 
 CORPUS = Path(__file__).resolve().parents[3] / "tests" / "security" / "corpus"
@@ -80,11 +89,17 @@ def fit(
     rows: list[npt.NDArray[np.int64]] = []
     columns: list[npt.NDArray[np.int64]] = []
     values: list[npt.NDArray[np.float64]] = []
+    classifier = InjectionClassifier()
     for row, example in enumerate(examples):
-        indices = learned.text_indices(fold(example.text).text)
-        rows.append(np.full(len(indices), row, dtype=np.int64))
-        columns.append(indices)
-        values.append(np.full(len(indices), 1.0 / np.sqrt(max(1, len(indices)))))
+        text, context = learning_input(classifier, example.text)
+        indices = learned.text_indices(text)
+        signals = context.indices()
+        rows.append(np.full(len(indices) + len(signals), row, dtype=np.int64))
+        columns += [indices, signals]
+        values += [
+            np.full(len(indices), 1.0 / np.sqrt(max(1, len(indices)))),
+            np.ones(len(signals)),
+        ]
     row_of = np.concatenate(rows)
     column = np.concatenate(columns)
     value = np.concatenate(values)
@@ -111,6 +126,17 @@ def fit(
     return weights[:-1], float(weights[-1])
 
 
+def learning_input(classifier: InjectionClassifier, text: str) -> tuple[str, learned.Context]:
+    """What the learned score reads of a text: what a second look at its strongest run
+    would read."""
+    folded = fold(text)
+    strongest = classifier.strongest(folded.text, folded.invisible)
+    if strongest is None:
+        return folded.text, learned.NO_CONTEXT
+    start, end = sentences_around(folded.text, strongest, sentence_ends(folded.text))
+    return folded.text[start:end], learned.Context(strongest.signals, strongest.score)
+
+
 def train(corpus: Path = CORPUS) -> Trained:
     examples = tuning_examples(corpus)
     weights, bias = fit(examples)
@@ -131,21 +157,51 @@ def write(trained: Trained, path: Path = learned.WEIGHTS) -> None:
         )
 
 
-def folds(examples: list[Example], k: int) -> list[tuple[Example, float]]:
-    """Each tuning text with the probability a model trained without its fold gives it;
+FLOORS = (0.5, 0.6, 0.7, 0.8, 0.9)
+THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
+
+
+def folds(examples: list[Example], k: int) -> dict[tuple[float, float], list[tuple[Example, bool]]]:
+    """For each (second-chance floor, learned threshold) of the grid, each tuning text with
+    whether the whole review flags it when the learned score was trained without its fold;
     folds by a hash of the id, so they are the same every run."""
     fold_of = [hashlib.sha256(e.id.encode()).digest()[1] % k for e in examples]
-    scored: list[tuple[Example, float]] = []
+    flagged: dict[tuple[float, float], list[tuple[Example, bool]]] = {}
     for held in range(k):
         inside = [e for e, f in zip(examples, fold_of, strict=True) if f != held]
         weights, bias = fit(inside)
         scorer = learned.LearnedScorer(weights.astype(np.float32), bias, "")
-        scored += [
-            (e, scorer.best(fold(e.text).text).probability)
-            for e, f in zip(examples, fold_of, strict=True)
-            if f == held
-        ]
-    return scored
+        outside = [e for e, f in zip(examples, fold_of, strict=True) if f == held]
+        for floor in FLOORS:
+            for threshold in THRESHOLDS:
+                classifier = InjectionClassifier(
+                    learned=scorer, second_chance=floor, learned_threshold=threshold
+                )
+                flagged.setdefault((floor, threshold), []).extend(
+                    (e, _flags(classifier, e.text)) for e in outside
+                )
+    return flagged
+
+
+#: How many points of recall one point of false positives costs when the constants are
+#: chosen: a false alarm on a benign page blocks a tool result the user asked for.
+FALSE_POSITIVE_COST = 3.0
+
+
+def rates(results: list[tuple[Example, bool]]) -> tuple[float, float]:
+    """Recall and false positives, in percent."""
+    injections = [hit for e, hit in results if e.injection]
+    benign = [hit for e, hit in results if not e.injection]
+    return 100 * sum(injections) / len(injections), 100 * sum(benign) / len(benign)
+
+
+def merit(recall: float, false_positives: float) -> float:
+    return recall - FALSE_POSITIVE_COST * false_positives
+
+
+def _flags(classifier: InjectionClassifier, text: str) -> bool:
+    folded = fold(text)
+    return bool(classifier.passages(folded.text, folded.invisible))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,15 +211,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=0, help="print K-fold figures on tuning")
     options = parser.parse_args(argv)
     if options.folds:
-        scored = folds(tuning_examples(options.corpus), options.folds)
-        for threshold in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
-            hits = sum(p >= threshold for e, p in scored if e.injection)
-            false = sum(p >= threshold for e, p in scored if not e.injection)
-            injections = sum(e.injection for e, _ in scored)
+        grid = folds(tuning_examples(options.corpus), options.folds)
+        rated = {point: rates(results) for point, results in grid.items()}
+        for (floor, threshold), (recall, false_positives) in rated.items():
             print(
-                f"threshold {threshold:.1f}: recall {100 * hits / injections:5.1f} %, "
-                f"false positives {100 * false / (len(scored) - injections):5.1f} %"
+                f"second chance {floor:.1f}, learned threshold {threshold:.2f}: "
+                f"recall {recall:5.1f} %, false positives {false_positives:5.1f} %"
             )
+        floor, threshold = max(rated, key=lambda point: merit(*rated[point]))
+        print(f"best by recall - {FALSE_POSITIVE_COST:g} x false positives: {floor}, {threshold}")
         return 0
     trained = train(options.corpus)
     if options.check:

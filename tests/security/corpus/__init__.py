@@ -18,6 +18,12 @@ another writer.
 weak (authority, secret exfiltration, hidden markup, policy rewrites, in both languages), in
 the same forms. Its split is fixed by `split_of` (the first byte of the text's SHA-256), so
 no text was placed in either half by hand; tests/security/test_injection_corpus.py checks it.
+
+`third_en.jsonl` and `third_zh.jsonl` (ids `inj3.`, `near3.`) were written by another author,
+who read only tuning texts for the format and never saw the rules or their figures, in many
+more document forms; split by `split_of` too. On them the rules first scored as they had on
+the issue's outside set, which is what they are for: the learned score trains on their
+tuning half, and their held-out half is the fairest figure the corpus gives.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ KINDS = (
 )
 LANGS = ("en", "zh")
 SPLITS = ("tuning", "heldout")
-FILES = ("injections.jsonl", "near_misses.jsonl", "added.jsonl")
+FILES = ("injections.jsonl", "near_misses.jsonl", "added.jsonl", "third_en.jsonl", "third_zh.jsonl")
 
 
 @dataclass(frozen=True, slots=True)
