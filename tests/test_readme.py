@@ -41,3 +41,19 @@ def test_the_readme_says_what_ci_adds_and_what_skips_without_it() -> None:
         "tests/eval/test_harness.py",
     ):
         assert skipping in README and list(ROOT.glob(skipping.rstrip("/")))
+
+
+def test_every_test_file_that_can_skip_is_named_in_the_readmes_table() -> None:
+    table = README[README.index("| without | skipped | where |") :].split("\n\n", 1)[0]
+    named = re.findall(r"`(tests/[\w/.]*)`", table)
+    skipping = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if path.name in ("chromium.py", "test_readme.py") or not re.search(
+            r"pytest\.skip\(|importorskip\(|skipif\(|needs_chromium|from tests\.chromium", text
+        ):
+            continue
+        skipping.append(path.relative_to(ROOT).as_posix())
+    assert len(skipping) >= 8
+    unnamed = [p for p in skipping if not any(p == n or p.startswith(n) for n in named if n)]
+    assert unnamed == []
