@@ -47,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
         _add_tools,
         _add_doctor,
         add_eval_parser,
+        _add_transfer,
     ):
         add(commands)
     add_data_parser(commands, data_option)
@@ -212,6 +213,27 @@ def _add_tools(commands: Any) -> None:
         )
 
 
+def _add_transfer(commands: Any) -> None:
+    export = commands.add_parser(
+        "export",
+        help="write the companion's conversations and memory as JSONL",
+        description="Boot the kernel on the data dir and write its input journal, context "
+        "window, cold context, graph memory (text blocks, entities, facts with their times) "
+        "and the media they show, one JSON record a line (see hologram/transfer.py).",
+    )
+    export.add_argument("--out", metavar="FILE", help="the file to write (default: stdout)")
+    data_option(export)
+    import_ = commands.add_parser(
+        "import",
+        help="read an export into an empty data dir",
+        description="Check a file written by `export` whole (a bad line is named and nothing "
+        "is stored), then write it into the data dir, which must hold no conversations or "
+        "memory yet. Exits 2 when it refuses.",
+    )
+    import_.add_argument("file", metavar="FILE", help="the JSONL file ('-' for stdin)")
+    data_option(import_)
+
+
 def _depgraph_path(explicit: Path | None) -> Path:
     from hologram.facade import shipped_depgraph
 
@@ -346,6 +368,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from hologram.tools_cli import run_tools
 
             return asyncio.run(run_tools(args))
+        if args.command in ("export", "import"):
+            from hologram.transfer import run_export, run_import
+
+            return run_export(args) if args.command == "export" else run_import(args)
         if args.command == "scripted-model":
             from hologram.llm.scripted_server import run_scripted_model
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
 
 from hologram._group0 import group0
 from hologram.kernel import plan
@@ -149,4 +151,69 @@ async def test_memory_finds_what_was_just_said_in_every_tier(
     assert (table.iloc[0]["tier"], table.iloc[0]["text"]) == ("context", "I love climbing")
     with pytest.raises(UsageError, match="memory QUERY"):
         shell.run_line_magic("hologram", "memory")
+    await shell.run_line_magic("hologram", "shutdown")
+
+
+DISPLAYS = ["layers", "context", "graph", "scheduler", "terminals", "changes", "upload"]
+
+
+async def test_every_display_command_shows_its_widget_where_it_stands_with_a_static_picture(
+    shell: InteractiveShell, data_dir: Path
+) -> None:
+    await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    for command in DISPLAYS:
+        with capture_output() as captured:
+            outcome = shell.run_cell(f"shown = %hologram {command}\nafter = 1\nshown")
+            shown = shell.user_ns["shown"]
+            if command == "graph":
+                await shown.loading
+                await asyncio.sleep(0)
+                shell.run_cell("pass")  # an update made between cells is sent again here
+        assert outcome.success, (command, outcome.error_in_exec)
+        # Displayed once, mid-cell: the cell's last value, the handle, is one line of text.
+        view, *updates = captured.outputs
+        assert "application/vnd.jupyter.widget-view+json" in view.data, command
+        # A viewer without widget support shows the static picture instead.
+        assert view.data.get("text/html", "").strip().startswith("<"), command
+        assert "shown above" in captured.stdout, command
+        if command == "graph":
+            # Displayed before it has loaded, it is sent again once it has: the picture a
+            # saved notebook keeps is the drawn graph.
+            assert 'class="hologram-graph"' in updates[-1].data["text/html"]
+        else:
+            assert updates == [], command
+        shown.widget.close()
+    await shell.run_line_magic("hologram", "shutdown")
+
+
+@pytest.mark.parametrize("command", ["plugins", "llm"])
+async def test_a_table_is_printed_once_and_its_rows_return_quietly(
+    shell: InteractiveShell, data_dir: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    capsys.readouterr()
+    outcome = shell.run_cell(f"%hologram {command}")
+    out = capsys.readouterr().out
+    assert outcome.success and len(outcome.result) >= 1
+    first = outcome.result[0]["name" if command == "plugins" else "source"]
+    assert out.count(f"\n{first} ") + out.startswith(f"{first} ") == 1, out
+    assert "printed above" in out and "{'" not in out  # no second copy as a list of dicts
+    await shell.run_line_magic("hologram", "shutdown")
+
+
+async def test_the_memory_table_holds_the_cold_context_beside_the_window(
+    shell: InteractiveShell, data_dir: Path
+) -> None:
+    from hologram.memory import ContextEvent
+
+    kernel = await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    await kernel.say("I love climbing")
+    assert kernel.state.coldcontext is not None
+    old = ContextEvent(timestamp=1_700_000_000.0, source="qq", input="Anna climbs on Sundays")
+    await kernel.state.coldcontext.archive([old])
+    table = await shell.run_line_magic("hologram", "memory climbing")
+    tiers = dict(zip(table["text"], table["tier"], strict=True))
+    assert tiers["I love climbing"] == "context"
+    assert tiers["Anna climbs on Sundays"] == "cold context"
+    assert str(table.loc[table["tier"] == "cold context", "when"].iloc[0]).startswith("2023-11-14")
     await shell.run_line_magic("hologram", "shutdown")

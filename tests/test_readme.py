@@ -41,3 +41,37 @@ def test_the_readme_says_what_ci_adds_and_what_skips_without_it() -> None:
         "tests/eval/test_harness.py",
     ):
         assert skipping in README and list(ROOT.glob(skipping.rstrip("/")))
+
+
+def test_every_test_file_that_can_skip_is_named_in_the_readmes_table() -> None:
+    table = README[README.index("| without | skipped | where |") :].split("\n\n", 1)[0]
+    named = re.findall(r"`(tests/[\w/.]*)`", table)
+    skipping = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if path.name in ("chromium.py", "test_readme.py") or not re.search(
+            r"pytest\.skip\(|importorskip\(|skipif\(|needs_chromium|from tests\.chromium", text
+        ):
+            continue
+        skipping.append(path.relative_to(ROOT).as_posix())
+    assert len(skipping) >= 8
+    unnamed = [p for p in skipping if not any(p == n or p.startswith(n) for n in named if n)]
+    assert unnamed == []
+
+
+def test_use_a_real_model_gives_the_five_formats_in_the_settings_the_offline_model_names() -> None:
+    from hologram.config import ENV_OVERRIDES
+    from hologram.llm.offline_model import NO_LLM_HINT
+
+    section = README[README.index("### Use a real model") :].split("\n### ", 1)[0]
+    rows = [a for a in re.findall(r"^\| [^|]+ \| `(\w+)`", section, re.M) if a != "adapter"]
+    assert {"openai", "deepseek", "anthropic", "gemini", "ollama"} <= set(rows)
+    assert all((ROOT / "adapters" / f"{adapter}.lua").is_file() for adapter in rows), rows
+    # The hint the offline model, the start line and /status give points here, spelled alike.
+    assert "“Use a real model”" in NO_LLM_HINT["en"]
+    for word in re.findall(
+        r"(?:core\.llm\.sources\.default\.\w+|HOLOGRAM_LLM_\w+)", NO_LLM_HINT["en"]
+    ):
+        assert word.rsplit(".", 1)[-1] in section or word in section, word
+    named = set(re.findall(r"HOLOGRAM_LLM_\w+", section))
+    assert named and named <= set(ENV_OVERRIDES), named - set(ENV_OVERRIDES)

@@ -258,6 +258,36 @@ class InputJournal:
         assert input_id is not None
         return InputRecord(input_id, text, channel, int(level), source, user_id, extra, media=media)
 
+    async def restore(self, row: RecordRow) -> int:
+        """Write an input as another journal had it (`python -m hologram import`): its id,
+        state, reply and times kept, so what names it there (a chat completion's id, the
+        context window's `input-N`) names it here. One left unfinished runs at the next
+        start, as it would have on its own data dir."""
+        input_id = await self._write(
+            "INSERT INTO inputs(id, text, channel, level, source, user_id, extra, state, reply, "
+            "created_at, finished_at) VALUES (?, ?, ?, ?, ?, '', '{}', ?, ?, ?, ?)",
+            (
+                int(row["id"]),
+                row["text"],
+                row["channel"],
+                int(row["level"]),
+                row["source"],
+                InputState(row["state"]).value,
+                row["reply"],
+                float(row["created"]),
+                None if row["finished"] is None else float(row["finished"]),
+            ),
+        )
+        assert input_id is not None
+        return input_id
+
+    async def all(self) -> list[RecordRow]:
+        """Every input, oldest first."""
+        rows = await self._read(
+            lambda db: db.execute(f"SELECT {_ROW_COLUMNS} FROM inputs ORDER BY id").fetchall()
+        )
+        return [_record_row(row) for row in rows]
+
     async def mark(self, input_id: int, state: InputState, reply: str | None = None) -> None:
         """Record a change of state; RUNNING counts one more attempt."""
         finished = None if state in UNFINISHED else time.time()

@@ -10,6 +10,7 @@ stays in that cell: a frontend redraws it, and nbconvert saves it there.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import re
 from collections.abc import Callable
@@ -53,10 +54,23 @@ class Shown(Generic[W]):
     widget's (`layers.svg`, `await graph.loading`); as a cell's last value it shows one
     line, not a second copy of the widget."""
 
-    def __init__(self, what: str, widget: W) -> None:
+    def __init__(self, what: str, widget: W, between_cells: BetweenCells | None = None) -> None:
         self.what = what
         self.widget = widget
         self.display: DisplayHandle | None = display(widget, display_id=True)
+        loading = getattr(widget, "loading", None)
+        if between_cells is not None and isinstance(loading, asyncio.Future):
+            # A widget that fills in the background is displayed before it has anything to
+            # draw: once it has, its display is sent again, so the static picture a saved
+            # notebook keeps beside the widget view is the filled one.
+            loading.add_done_callback(lambda _: self._redraw(between_cells))
+
+    def _redraw(self, between_cells: BetweenCells) -> None:
+        handle = self.display
+        if handle is not None:
+            between_cells.send(
+                handle.display_id, lambda: _outside_any_cell(handle.update, self.widget)
+            )
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):

@@ -9,6 +9,7 @@ from typing import Any
 
 import ipywidgets
 
+from hologram.notebook.front import StaticFallback
 from hologram.tracker import Call, Tracker, UndoError
 
 
@@ -29,7 +30,7 @@ def call_html(call: Call) -> str:
     )
 
 
-class ChangesWidget(ipywidgets.VBox):
+class ChangesWidget(StaticFallback, ipywidgets.VBox):
     """One row per call, newest first; `undo(call_id)` is what the button does (a task in
     the kernel's task group; `await widget.pending` waits for it)."""
 
@@ -58,6 +59,12 @@ class ChangesWidget(ipywidgets.VBox):
         if len(children) == 1:
             self.status.value = "no tool call has changed files yet"
         self.children = tuple(children)
+
+    def fallback_html(self) -> str:
+        """The status and each call's changes, without the undo buttons (a static page
+        cannot undo)."""
+        rows = "".join(row.value for row in self.rows.values())
+        return f"<div class='hologram-changes'>{self.status.value}{rows}</div>"
 
     def undo(self, call_id: str) -> asyncio.Task[None]:
         self.pending = self._tasks.spawn(self._undo(call_id), name="changes-widget-undo")

@@ -203,7 +203,7 @@ class GraphWidget(StaticFallback, widgets.VBox):
         return self._svg
 
     def fallback_html(self) -> str:
-        return self._caption.value + self._svg
+        return (self._caption.value + self._svg) or "<em>the graph is loading</em>"
 
     @property
     def highlighted(self) -> set[str]:

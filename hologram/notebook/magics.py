@@ -399,7 +399,9 @@ class HologramMagics(Magics):
             )
         entity = " ".join(args.args)
         return Shown(
-            "graph widget", GraphWidget.for_kernel(kernel, entity, args.depth, args.history)
+            "graph widget",
+            GraphWidget.for_kernel(kernel, entity, args.depth, args.history),
+            self.between_cells,
         )
 
     def _shutdown(self, args: Any) -> Pending[list[str]]:

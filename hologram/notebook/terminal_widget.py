@@ -16,6 +16,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from hologram.notebook.front import StaticFallback
 from hologram.sdk import Event, EventType
 
 KEPT = 8000
@@ -85,7 +86,7 @@ def render_html(model: TerminalsModel) -> str:
     return "".join(parts)
 
 
-class TerminalWidget(widgets.VBox):
+class TerminalWidget(StaticFallback, widgets.VBox):
     """Follows `terminal_output` events on a bus and redraws with each one."""
 
     def __init__(self, subscribe: Callable[..., Callable[[], None]] | None = None) -> None:
@@ -99,6 +100,9 @@ class TerminalWidget(widgets.VBox):
     @property
     def html(self) -> str:
         return self._html.value
+
+    def fallback_html(self) -> str:
+        return self.html
 
     def on_event(self, event: Event) -> None:
         self.model.apply(event.payload)

@@ -9,18 +9,20 @@ as it does for every other door. A refusal (a damaged or lying image, over the
 from __future__ import annotations
 
 import asyncio
+from html import escape
 from typing import Any
 
 import ipywidgets as widgets
 
 from hologram.facade import Kernel
 from hologram.media import MediaError, Upload
+from hologram.notebook.front import StaticFallback
 from hologram.sdk import Priority
 
 THUMB_PX = 64
 
 
-class UploadWidget(widgets.VBox):
+class UploadWidget(StaticFallback, widgets.VBox):
     """The picker, the text, the send button, thumbnails of what is picked and a status
     line. `sending` is the task of the last send (a test or a cell may await it)."""
 
@@ -38,6 +40,14 @@ class UploadWidget(widgets.VBox):
         )
         self.picker.observe(self._picked, names="value")
         self.button.on_click(self._send)
+
+    def fallback_html(self) -> str:
+        # A form needs a live front end; a saved page says what it was and how else to send.
+        status = f" {escape(self.status.value)}" if self.status.value else ""
+        return (
+            "<div class='hologram-upload'>An image upload form (it needs a running Jupyter "
+            f"front end; `%hologram say --image PATH TEXT` sends images too).{status}</div>"
+        )
 
     def uploads(self) -> list[Upload]:
         return [

@@ -45,6 +45,13 @@ async def remember_and_recall(client: Client) -> None:
     assert "hello from another agent" in text_of(reply)
     refused = await client.call_tool("memory_recall", {"query": 7})
     assert refused.is_error and "invalid arguments for memory_recall" in text_of(refused)
+    created = await client.call_tool(
+        "knowledge_create",
+        {"name": "climbing/crags", "content": "Fontainebleau has sandstone boulders."},
+    )
+    assert not created.is_error and "climbing/crags" in text_of(created), text_of(created)
+    found = await client.call_tool("knowledge_search", {"query": "sandstone boulders"})
+    assert not found.is_error and "climbing/crags" in text_of(found), text_of(found)
 
 
 async def test_over_stdio_the_mcp_client_lists_commits_recalls_and_talks(data_dir: Path) -> None:
@@ -54,6 +61,10 @@ async def test_over_stdio_the_mcp_client_lists_commits_recalls_and_talks(data_di
     )
     async with Client(server, read_timeout_seconds=60) as client:
         await remember_and_recall(client)
+    # A later session, a new server process: what the first one committed is recalled.
+    async with Client(server, read_timeout_seconds=60) as client:
+        recalled = await client.call_tool("memory_recall", {"query": "Where does Anna climb?"})
+        assert not recalled.is_error and "Fontainebleau" in text_of(recalled)
     # The server's kernel has shut down with the session: the input is in its journal.
     async with Kernel(data_dir, environ={}) as kernel:
         record = await kernel.inputs.journal.get(1)
