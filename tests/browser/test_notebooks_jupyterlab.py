@@ -83,7 +83,13 @@ def test_a_notebook_runs_in_jupyterlab_and_its_widgets_render(
     page.wait_for_function(every_prompt_numbered, arg=cells, timeout=RUN_DEADLINE_MS)
     prompts = page.locator(".jp-Notebook .jp-CodeCell .jp-InputPrompt").all_text_contents()
     unrun = [i for i, p in enumerate(prompts) if "[*]" in p or "[ ]" in p]
-    assert unrun == [], f"cells {unrun} of {name} never ran: an earlier cell failed"
+    # A traceback renders as stderr output: say what failed, for a failure seen only in CI.
+    errors = page.locator(
+        ".jp-OutputArea-output[data-mime-type*='stderr'], "
+        ".jp-OutputArea-output[data-mime-type*='error']"
+    )
+    shown = [text[-800:] for text in errors.all_text_contents()]
+    assert unrun == [], f"cells {unrun} of {name} never ran; an earlier cell failed: {shown}"
     for selector, expected in EXPECTED[name]:
         found = page.locator(selector).count()
         if expected < 0:
