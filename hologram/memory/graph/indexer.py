@@ -127,7 +127,7 @@ class Indexer:
         if not candidates:
             return {}
         # The index may hold entities merged or purged since it was loaded.
-        live = await self.graph.fetchall(
+        live = await self.graph.read_now(
             f"SELECT id FROM entities WHERE id IN ({placeholders(candidates)}) "
             "AND purged_at IS NULL",
             list(candidates),
