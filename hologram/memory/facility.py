@@ -12,8 +12,8 @@ from typing import Protocol
 from hologram.media import MediaStore
 from hologram.memory.cold.store import ColdContext, ColdHit
 from hologram.memory.cold.tools import coldcontext_tools
-from hologram.memory.recall.episodic import stems
 from hologram.memory.recall.hybrid import HybridHit, Place
+from hologram.memory.recall.query import Asked
 from hologram.memory.textlog import TextLog
 from hologram.memory.window.context import ContextWindow, PruneReport
 from hologram.memory.window.event import AGENT_SOURCE, ContextEvent, ToolOutput, media_labels
@@ -106,9 +106,16 @@ class MemoryLayer(Protocol):
 
     place: Place | None
 
-    async def recall(self, query: str, budget_tokens: int | None = None) -> list[MemItem]: ...
+    async def recall(
+        self, query: str, budget_tokens: int | None = None, *, asked: Asked | None = None
+    ) -> list[MemItem]:
+        """`asked`, when given, is `query` already segmented and embedded (by the search
+        before it): read it instead of analysing the query again."""
+        ...
 
-    async def section(self, query: str, budget_tokens: int, estimate: Estimate) -> str: ...
+    async def section(
+        self, query: str, budget_tokens: int, estimate: Estimate, *, asked: Asked | None = None
+    ) -> str: ...
 
     def tools(self) -> list[ToolDef]: ...
 
@@ -185,8 +192,16 @@ class Memory:
         What was just said is in the window, so a search finds it. The turn's own recall
         passes `with_window=False`: its prompt carries the window whole, as the timeline.
         A cold document found counts as read, as the spec's auto-inject query counts it."""
+        _asked, found = await self._search(query, top, with_window=with_window)
+        return found
+
+    async def _search(
+        self, query: str, top: int, *, with_window: bool
+    ) -> tuple[Asked | None, list[Recollection]]:
+        """`search`, with the query as analysed (None when blank or nothing is asked for),
+        for the layers to read it again."""
         if top <= 0 or not query.strip():
-            return []
+            return None, []
         await self.cold.wait_ready()
         keeping = {layer.place: layer for layer in self._layers if layer.place is not None}
         for layer in keeping.values():
@@ -196,17 +211,16 @@ class Memory:
             places.add(Place.CONTEXT)
         index = self.cold.recall_index
 
-        def find() -> list[HybridHit]:
-            terms = stems(self.cold.keywords(query))
-            vector = self.embedder.embed_texts([query])[0]
-            return index.search(terms, vector, top, places, text=query)
+        def find() -> tuple[Asked, list[HybridHit]]:
+            asked = Asked.of(query, self.cold.keywords, self.embedder)
+            return asked, index.search(asked.terms, asked.vector, top, places, text=query)
 
         if self._segmented and len(index) < INLINE_SEARCH_DOCS:
-            hits = find()
+            asked, hits = find()
         else:
             # The first search may wait for jieba's first load; a large index costs
             # milliseconds: both go to a worker thread.
-            hits = await asyncio.to_thread(find)
+            asked, hits = await asyncio.to_thread(find)
             self._segmented = True
         found: dict[str, Recollection] = {}
         window = {e.id: e for e in self.context.events} if with_window else {}
@@ -226,13 +240,14 @@ class Memory:
         cold = [h.id for h in hits if h.place is Place.COLD_CONTEXT]
         if cold:
             await self.cold.touch(cold)
-        return [found[h.id] for h in hits if h.id in found]
+        return asked, [found[h.id] for h in hits if h.id in found]
 
     async def recall(self, query: str, budget_tokens: int | None = None) -> list[MemItem]:
         """Stored documents related to `query` (`search`), best first, as `MemItem`s, then
         each layer's own items (the graph's facts); none when nothing is related. Within
-        `budget_tokens` when an estimator is set."""
-        found = await self.search(query, self.query_top(), with_window=False)
+        `budget_tokens` when an estimator is set. The query is segmented and embedded once,
+        for the shared index and every layer alike."""
+        asked, found = await self._search(query, self.query_top(), with_window=False)
         items, used = [], 0
         for item in found:
             text = doc_line(item)[2:]
@@ -243,19 +258,19 @@ class Memory:
             items.append(MemItem(text, _SOURCE_OF[item.place], item.score, item.media))
         for layer in self._layers:
             left = None if budget_tokens is None else max(budget_tokens - used, 0)
-            items += await layer.recall(query, left)
+            items += await layer.recall(query, left, asked=asked)
         return items
 
     async def recall_sections(
         self, query: str, budget_tokens: int, estimate: Estimate
     ) -> list[str]:
         """The spec's "[Related Memory Docs]" section for `query`, within `budget_tokens`."""
-        found = await self.search(query, self.query_top(), with_window=False)
+        asked, found = await self._search(query, self.query_top(), with_window=False)
         section = related_docs_section(found, budget_tokens, estimate)
         sections = [section] if section else []
         left = budget_tokens - (estimate(section) if section else 0)
         for layer in self._layers:
-            extra = await layer.section(query, left, estimate)
+            extra = await layer.section(query, left, estimate, asked=asked)
             if extra:
                 sections.append(extra)
                 left -= estimate(extra)

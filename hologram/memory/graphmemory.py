@@ -21,7 +21,7 @@ from hologram.memory.graph.tools import graph_tools
 from hologram.memory.heartbeat.distill import DistillPipeline
 from hologram.memory.heartbeat.loops import Heartbeat, HeartbeatSettings, SubmitConsolidation
 from hologram.memory.recall.hybrid import HybridHit, Place
-from hologram.memory.text import Segmenter
+from hologram.memory.recall.query import Asked
 from hologram.sdk import CONSOLIDATION_CHANNEL, EventType, Facility, MemItem, ToolDef
 
 log = logging.getLogger(__name__)
@@ -61,14 +61,18 @@ class GraphMemory:
             ]
         return list(self._tools)
 
-    async def recall(self, query: str, budget_tokens: int | None = None) -> list[MemItem]:
+    async def recall(
+        self, query: str, budget_tokens: int | None = None, *, asked: Asked | None = None
+    ) -> list[MemItem]:
         """Facts for the turn's input (the spec's "[Memory Index]"), within budget."""
         self.indexer.begin_turn()
         budget = 10_000 if budget_tokens is None else budget_tokens
-        return await self.indexer.items(query, budget, self.estimate)
+        return await self.indexer.items(query, budget, self.estimate, asked=asked)
 
-    async def section(self, query: str, budget_tokens: int, estimate: Estimate) -> str:
-        return await self.indexer.build_context(query, budget_tokens, estimate)
+    async def section(
+        self, query: str, budget_tokens: int, estimate: Estimate, *, asked: Asked | None = None
+    ) -> str:
+        return await self.indexer.build_context(query, budget_tokens, estimate, asked=asked)
 
     # ---- what memory_introspect and %hologram status show --------------------------------
 
@@ -146,7 +150,9 @@ class GraphModule:
             return (memory.estimate or rough_tokens)(text)
 
         single = [r for r in settings.single_valued.split(",") if r]
-        segmenter = Segmenter()
+        # The cold context's segmenter (shared with the embedder): a query and an archived
+        # turn are cut once for every index.
+        keywords = state.coldcontext.keywords
         store = GraphStore(
             state.data_dir / "graph.db",
             memory.embedder,
@@ -156,13 +162,13 @@ class GraphModule:
             # One index over the cold context and the text blocks: a turn keeps its session
             # and neighbours when archival moves it from one to the other.
             recall_index=state.coldcontext.recall_index,
-            keywords=segmenter.keywords,
+            keywords=keywords,
             tasks=state.tasks.scope(self.name),
         )
         await store.open()
         indexer = Indexer(
             store,
-            segmenter.keywords,
+            keywords,
             depth=settings.indexer_depth,
             min_similarity=settings.indexer_min_similarity,
             emit=emit,

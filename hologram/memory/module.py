@@ -37,7 +37,10 @@ class ColdContextModule:
         config = state.config
         settings = config.read(MemorySettings)
         embedder = choose_embedder(config, EmbedderRegistry(BUILTIN_EMBEDDERS), state.events.emit)
-        segmenter = Segmenter()
+        # The embedder's own segmenter when it has one: a text is then cut once for its
+        # vector and its words, and a query once for every index (`hologram.memory.text`).
+        own = getattr(embedder, "segmenter", None)
+        segmenter = own if isinstance(own, Segmenter) else Segmenter()
         # jieba's half-second load starts once the kernel is ready, off the event loop.
         self._unsubscribe = state.events.subscribe(
             EventType.KERNEL_READY, lambda _event: segmenter.warm_up()

@@ -2,10 +2,17 @@
 
 jieba's dictionary takes about half a second to load, so it is loaded on first use or by
 `Segmenter.warm_up` in a background thread, never on the boot path or on the event loop.
+
+A text is segmented once: the kernel shares one `Segmenter` between the embedder and every
+index that keeps words (the window, the cold context, the graph's blocks and its indexer),
+and the segmenter remembers the words of the texts it cut last. A recall's query, cut for
+its keywords and for its vector, and a turn, cut when it enters the window and again when
+it is archived, each cost one jieba call per distinct string.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -42,10 +49,18 @@ class Segmenter:
     jieba keeps its dictionary in its own module; this object only decides when that load
     happens. Every method may block on the first load: call them off the event loop."""
 
-    def __init__(self) -> None:
+    CACHE_TEXTS = 2048
+    """Texts whose words are remembered: well beyond what one turn cuts (its input, the
+    reply, the window's pruned events, the query) at a few hundred kilobytes."""
+
+    def __init__(self, cache_texts: int = CACHE_TEXTS) -> None:
         self._lock = threading.Lock()
         self._cut: object | None = None
         self.load_seconds: float | None = None
+        self.cuts = 0
+        """jieba calls made (texts not found among those remembered)."""
+        # Per instance (no process-wide state); lru_cache is safe to call from threads.
+        self._words_of = functools.lru_cache(maxsize=cache_texts)(self._segment)
 
     @property
     def loaded(self) -> bool:
@@ -74,11 +89,15 @@ class Segmenter:
 
     def words(self, text: str) -> list[str]:
         """Lower-cased words, punctuation and spaces dropped."""
+        return list(self._words_of(text))
+
+    def _segment(self, text: str) -> tuple[str, ...]:
         if self._cut is None:
             self._load()
         cut = self._cut
         assert callable(cut)
-        return [token.lower() for token in cut(text) if is_word(token)]
+        self.cuts += 1
+        return tuple(token.lower() for token in cut(text) if is_word(token))
 
     def keywords(self, text: str) -> list[str]:
         """Words that say what a text is about: `words` without stopwords."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hologram.kernel.tasks import Once, TaskScope
+from hologram.kernel.tasks import KernelTasks, Once, TaskScope
 from hologram.memory.embed.registry import StoredVector
 from hologram.memory.journal import _fsync_dir, write_atomic
 from hologram.memory.recall.episodic import stems
@@ -144,7 +144,12 @@ class ColdContext:
         self.recall_index = recall_index
         """Shared with the graph's text blocks when the kernel assembles memory."""
         self._lock = asyncio.Lock()
-        self._loading = Once(tasks, self._load, "coldcontext-load")
+        self._tasks = tasks or KernelTasks().scope("coldcontext")
+        self._loading = Once(self._tasks, self._load, "coldcontext-load")
+        self._untold: set[str] = set()
+        """Documents read through the shared index whose new access counts are not on disk
+        yet (`touch`): written by `_flusher`, off the reader's path."""
+        self._flusher: asyncio.Task[None] | None = None
 
     # ---- life cycle -------------------------------------------------------------------------
 
@@ -224,6 +229,7 @@ class ColdContext:
         return len(stale)
 
     async def close(self) -> None:
+        await self.flush()
         await self._loading.cancel()
 
     # ---- storage ----------------------------------------------------------------------------
@@ -384,10 +390,36 @@ class ColdContext:
         return hits
 
     async def touch(self, ids: Sequence[str]) -> None:
-        """Count a read of each document (one recalled through the shared index)."""
+        """Count a read of each document (one recalled through the shared index). The count
+        changes now; its file is rewritten in the background (`flush`), so a recall neither
+        waits for the store's lock, which an archive holds while it embeds and fsyncs, nor
+        for the write itself."""
         await self.wait_ready()
-        async with self._lock:
-            await self._touch_locked([d for d in map(self._docs.get, ids) if d is not None])
+        now = self.clock.now()
+        for doc in map(self._docs.get, ids):
+            if doc is not None:
+                doc.access_count += 1
+                doc.last_access = now
+                self._untold.add(doc.id)
+        if self._untold and (self._flusher is None or self._flusher.done()):
+            self._flusher = self._tasks.spawn(self._flush_untold(), name="coldcontext-touch")
+
+    async def flush(self) -> None:
+        """Write every access count `touch` changed (close calls it)."""
+        while self._flusher is not None and not self._flusher.done():
+            await asyncio.shield(self._flusher)
+        if self._untold:
+            await self._flush_untold()
+
+    async def _flush_untold(self) -> None:
+        # Counts touched while a write runs are written by the next round.
+        while self._untold:
+            async with self._lock:
+                ids, self._untold = self._untold, set()
+                # Under the lock: a document consumed meanwhile is not written back.
+                docs = [d for d in map(self._docs.get, ids) if d is not None]
+                if docs:
+                    await asyncio.to_thread(self._write, docs, False)
 
     async def _touch_locked(self, docs: Sequence[ColdDoc]) -> None:
         now = self.clock.now()

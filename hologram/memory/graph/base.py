@@ -4,12 +4,21 @@ Writes go through `transaction()`, one `BEGIN IMMEDIATE … COMMIT` under an asy
 commit is all or nothing even when the process is killed half-way (WAL replays only whole
 transactions). Reads use their own connection: WAL lets them run while a write is open,
 and they never see a transaction that has not committed.
+
+A third connection, plain sqlite3, answers `read_now`: the small reads of a recall (names
+through an index, a frontier's edges under a LIMIT, rows by id), tens of microseconds each,
+run on the caller's thread. Through aiosqlite each such read is a hop to its thread and
+back, about 0.08 ms when the machine is idle but 1.5 ms at p95 when it is busy
+(benchmarks/memory_scale.py, issue 22), and a recall makes eight of them. Scans and
+anything unbounded stay on the aiosqlite reader.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from collections.abc import Collection as Sized
 from contextlib import asynccontextmanager
@@ -79,6 +88,8 @@ class GraphBase:
         self._emit = emit or discard
         self._wdb: aiosqlite.Connection | None = None
         self._rdb: aiosqlite.Connection | None = None
+        self._now: sqlite3.Connection | None = None
+        self._now_lock = threading.Lock()
         self._lock_obj = asyncio.Lock()
 
     async def open(self) -> list[int]:
@@ -103,6 +114,11 @@ class GraphBase:
         self._rdb = await connect_sqlite(self.path, isolation_level=None)
         await self._rdb.execute("PRAGMA foreign_keys=ON")
         await self._rdb.execute("PRAGMA query_only=ON")
+        # Checked by the lock below, not by thread: a tool may read from a worker thread.
+        self._now = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._now.execute("PRAGMA query_only=ON")
+        # A WAL reader waits only while the writer resets the log: briefly, never a commit.
+        self._now.execute("PRAGMA busy_timeout=1000")
         if applied:
             log.info("graph %s migrated to schema %s", self.path, applied[-1])
         return applied
@@ -112,6 +128,10 @@ class GraphBase:
         await self.wdb.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     async def close(self) -> None:
+        if self._now is not None:
+            with self._now_lock:
+                self._now.close()
+            self._now = None
         for db in (self._rdb, self._wdb):
             if db is not None:
                 await db.close()
@@ -149,6 +169,15 @@ class GraphBase:
 
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
         return list(await self.rdb.execute_fetchall(sql, tuple(params)))
+
+    async def read_now(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
+        """The rows of a small read (an index lookup, a LIMIT), run where it is called:
+        no thread hop. Awaitable like `fetchall`, so the two trade places freely; give it
+        nothing that scans a table."""
+        if self._now is None:
+            raise GraphError("the graph is not open; await open() first")
+        with self._now_lock:
+            return self._now.execute(sql, tuple(params)).fetchall()
 
     async def fetchone(self, sql: str, params: Iterable[Any] = ()) -> Any:
         rows = await self.fetchall(sql, params)

@@ -310,7 +310,8 @@ class BlockStore:
         """The blocks of `ids` that exist, by id (bytes unread)."""
         found: dict[str, BlockInfo] = {}
         for row in await fetch_in(
-            self.graph.fetchall,
+            # By primary key: a small read, answered without a thread hop.
+            self.graph.read_now,
             f"SELECT {INFO_COLUMNS} FROM memory_blocks WHERE id IN ({{marks}})",
             ids,
         ):

@@ -16,11 +16,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from hologram.memory.graph.base import blob_vector, placeholders
 from hologram.memory.graph.store import GraphStore
 from hologram.memory.graph.types import Recall
 from hologram.memory.recall.index import VectorIndex
+from hologram.memory.recall.query import Asked
 from hologram.sdk import EventType, MemItem
 from hologram.sdk.events import discard
 
@@ -110,17 +112,22 @@ class Indexer:
             for entity_id, vector in zip(ids, vectors, strict=True):
                 self._vectors.set(entity_id, np.asarray(vector, dtype=np.float32))
 
-    async def vector_seeds(self, text: str) -> dict[int, tuple[float, str]]:
+    async def vector_seeds(
+        self, text: str, vector: npt.NDArray[np.float32] | None = None
+    ) -> dict[int, tuple[float, str]]:
+        """Entities whose vectors are near `text`'s (`vector`, when the caller has it)."""
         index = await self._index()
         if index.size == 0:
             return {}
-        query = (await asyncio.to_thread(self.graph.embedder.embed_texts, [text]))[0]
+        query = vector
+        if query is None:
+            query = (await asyncio.to_thread(self.graph.embedder.embed_texts, [text]))[0]
         rows, scores = index.search(query, self.vector_top, self.min_similarity)
         candidates = {int(r): float(s) for r, s in zip(rows, scores, strict=True)}
         if not candidates:
             return {}
         # The index may hold entities merged or purged since it was loaded.
-        live = await self.graph.fetchall(
+        live = await self.graph.read_now(
             f"SELECT id FROM entities WHERE id IN ({placeholders(candidates)}) "
             "AND purged_at IS NULL",
             list(candidates),
@@ -129,11 +136,17 @@ class Indexer:
 
     # ---- building the section --------------------------------------------------------------
 
-    async def recall(self, text: str) -> Recall:
+    async def recall(self, text: str, *, asked: Asked | None = None) -> Recall:
+        """`asked`: `text` already segmented and embedded (by memory's search), read
+        instead of cutting and embedding it again."""
         if not text.strip():
             return Recall()
-        words = with_cjk_bigrams(await asyncio.to_thread(self.keywords, text))
-        seeds = await self.vector_seeds(text)
+        if asked is not None and asked.text == text:
+            words = with_cjk_bigrams(list(asked.keywords))
+            seeds = await self.vector_seeds(text, asked.vector)
+        else:
+            words = with_cjk_bigrams(await asyncio.to_thread(self.keywords, text))
+            seeds = await self.vector_seeds(text)
         result = await self.graph.recall(words, self.depth, seeds=seeds, exclude=self.recalled)
         self.last_recall = result
         self._emit(
@@ -147,10 +160,15 @@ class Indexer:
         return result
 
     async def items(
-        self, text: str, budget_tokens: int, estimate: Estimate = rough_tokens
+        self,
+        text: str,
+        budget_tokens: int,
+        estimate: Estimate = rough_tokens,
+        *,
+        asked: Asked | None = None,
     ) -> list[MemItem]:
         """The facts for `text`, best first, within `budget_tokens`."""
-        result = await self.recall(text)
+        result = await self.recall(text, asked=asked)
         items, used = [], estimate(MEMORY_INDEX_HEADER)
         for fact in result.facts:
             line = fact.line()
@@ -162,11 +180,16 @@ class Indexer:
         return items
 
     async def build_context(
-        self, text: str, budget_tokens: int, estimate: Estimate = rough_tokens
+        self,
+        text: str,
+        budget_tokens: int,
+        estimate: Estimate = rough_tokens,
+        *,
+        asked: Asked | None = None,
     ) -> str:
         """The "[Memory Index]" section for `text`; "" when the graph knows nothing of it
         or nothing fits."""
-        items = await self.items(text, budget_tokens, estimate)
+        items = await self.items(text, budget_tokens, estimate, asked=asked)
         if not items:
             return ""
         return "\n".join([MEMORY_INDEX_HEADER, *(f"- {item.text}" for item in items)])

@@ -3,7 +3,8 @@ collects the facts around them, and both come back ranked.
 
 Seeds come from the `norm` index (exact names, aliases, prefixes) and from a trigram index
 for substrings of three characters or more, never from a scan of the whole table, so
-recall costs the same at 100k entities as at 1k.
+recall costs the same at 100k entities as at 1k. Every read here is such a bounded one and
+goes through `read_now`, without a thread hop.
 """
 
 from __future__ import annotations
@@ -48,18 +49,18 @@ class GraphRecall(GraphBase):
         if not norms:
             return seeds
         marks = placeholders(norms)
-        for (entity_id,) in await self.fetchall(
+        for (entity_id,) in await self.read_now(
             f"SELECT id FROM entities WHERE norm IN ({marks}) AND purged_at IS NULL", norms
         ):
             offer(entity_id, MATCH_SCORE["exact"], "exact")
-        for (entity_id,) in await self.fetchall(
+        for (entity_id,) in await self.read_now(
             "SELECT e.id FROM aliases a JOIN entities e ON e.id = a.entity_id "
             f"WHERE a.alias_norm IN ({marks}) AND e.purged_at IS NULL",
             norms,
         ):
             offer(entity_id, MATCH_SCORE["alias"], "alias")
         for norm in norms:
-            for entity_id, name in await self.fetchall(
+            for entity_id, name in await self.read_now(
                 "SELECT id, norm FROM entities WHERE norm > ? AND norm < ? AND purged_at IS NULL "
                 "ORDER BY mention_count DESC LIMIT ?",
                 (norm, norm + "\U0010ffff", per_keyword),
@@ -67,7 +68,7 @@ class GraphRecall(GraphBase):
                 offer(entity_id, MATCH_SCORE["prefix"] * len(norm) / len(name), "prefix")
             if len(norm) >= 3:
                 phrase = '"' + norm.replace('"', '""') + '"'
-                for entity_id, name in await self.fetchall(
+                for entity_id, name in await self.read_now(
                     "SELECT e.id, e.norm FROM entity_names JOIN entities e "
                     "ON e.id = entity_names.rowid WHERE entity_names MATCH ? "
                     "AND e.purged_at IS NULL LIMIT ?",
@@ -150,7 +151,7 @@ class GraphRecall(GraphBase):
     async def _edges(self, frontier: Sequence[int], history: bool) -> list[Any]:
         marks = placeholders(frontier)
         current = "" if history else "AND r.invalid_at IS NULL"
-        return await self.fetchall(
+        return await self.read_now(
             f"SELECT {FACT_COLUMNS} FROM {FACT_JOINS} WHERE (r.source_id IN ({marks}) "
             f"OR r.target_id IN ({marks})) {current} "
             "ORDER BY r.invalid_at IS NOT NULL, r.confidence DESC, r.valid_at DESC LIMIT ?",
@@ -160,7 +161,7 @@ class GraphRecall(GraphBase):
     async def _entity_rows(self, ids: Sequence[int]) -> dict[int, tuple[str, str, int]]:
         out: dict[int, tuple[str, str, int]] = {}
         for entity_id, name, kind, mentions in await fetch_in(
-            self.fetchall,
+            self.read_now,
             "SELECT id, name, type, mention_count FROM entities WHERE id IN ({marks})",
             ids,
         ):
@@ -186,7 +187,7 @@ class GraphRecall(GraphBase):
         ]
         by_id = {f.id: f for f in facts}
         for relation_id, block_id, mime in await fetch_in(
-            self.fetchall,
+            self.read_now,
             "SELECT rb.relation_id, rb.block_id, b.mime FROM relation_blocks rb "
             "JOIN memory_blocks b ON b.id = rb.block_id WHERE rb.relation_id IN ({marks})",
             list(by_id),
