@@ -43,6 +43,8 @@ class CredentialGate:
         self._alias_of_value: dict[str, str] = {}
         self._pattern: re.Pattern[str] | None = None
         self.longest = 0
+        self._prefixes: frozenset[str] = frozenset()
+        self._first_characters: frozenset[str] = frozenset()
 
     # ---- what is secret -----------------------------------------------------------------
 
@@ -77,6 +79,9 @@ class CredentialGate:
         # Longest first, so a secret that contains another is replaced whole.
         self._pattern = re.compile("|".join(map(re.escape, values))) if values else None
         self.longest = len(values[0]) if values else 0
+        # What a stream's end may be the start of: only such an end waits for the next piece.
+        self._prefixes = frozenset(v[:i] for v in values for i in range(1, len(v)))
+        self._first_characters = frozenset(v[0] for v in values)
 
     def aliases(self) -> list[str]:
         self.sync()
@@ -131,9 +136,10 @@ def _deep(value: Any, change: Callable[[str], str]) -> Any:
 class StreamScrubber:
     """Masks a stream of text pieces where a secret may be cut across two pieces.
 
-    It holds back the last `longest - 1` characters of what it has seen: a secret that
-    starts there may be completed by the next piece. `feed` returns what is safe to pass on,
-    `flush` the rest at the end of the stream.
+    It holds back only the end of what it has seen that is the start of some secret: the
+    next piece may complete it. Everything before that is masked and passed on at once, so
+    a reply's first words are not kept waiting for a secret's length of text. `feed`
+    returns what is safe to pass on, `flush` the rest at the end of the stream.
     """
 
     def __init__(self, gate: CredentialGate) -> None:
@@ -143,24 +149,30 @@ class StreamScrubber:
 
     def feed(self, piece: str) -> str:
         text = self._held + piece
-        keep = self._gate.longest - 1
         pattern = self._gate._pattern
         if pattern is None:
             self._held = ""
             return text
-        cut = len(text) - keep
-        last_end = 0
+        hold = self._hold_from(text, 0)
         for match in pattern.finditer(text):
-            if match.start() >= cut:
+            if match.start() >= hold:
                 # It may be a shorter secret that is the start of a longer one the next
                 # piece completes: not final yet.
                 break
-            last_end = match.end()
-        # Up to the end of the last final match everything is decided; after it, the last
-        # `keep` characters may be the start of a secret.
-        safe = max(last_end, cut, 0)
-        self._held = text[safe:]
-        return self._gate.mask(text[:safe])
+            if match.end() > hold:
+                # A whole secret reaches into the held end: it is final and goes out masked
+                # whole; what may start a secret lies after it, if anywhere.
+                hold = self._hold_from(text, match.end())
+        self._held = text[hold:]
+        return self._gate.mask(text[:hold])
+
+    def _hold_from(self, text: str, begin: int) -> int:
+        """The first place from `begin` whose rest of `text` is the start of a secret."""
+        gate = self._gate
+        for place in range(max(begin, len(text) - gate.longest + 1), len(text)):
+            if text[place] in gate._first_characters and text[place:] in gate._prefixes:
+                return place
+        return len(text)
 
     def flush(self) -> str:
         rest, self._held = self._held, ""

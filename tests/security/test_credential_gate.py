@@ -75,6 +75,20 @@ def test_a_secret_split_across_stream_chunks_is_still_masked(
         assert GITHUB not in out and OPENAI not in out
 
 
+def test_a_stream_holds_back_only_what_may_start_a_secret(gate: CredentialGate) -> None:
+    """A reply's first words go out at once: waiting for a secret's length of text (the
+    longest key here is 24 characters, a real one up to ~160) delayed the first token."""
+    scrubber = gate.scrubber()
+    assert scrubber.feed("It ") == "It "
+    assert scrubber.feed("will rain") == "will rain"
+    # An end that a secret starts with waits for the next piece, which decides it.
+    assert scrubber.feed(", key gh") == ", key "
+    assert scrubber.feed("p_R3") == ""
+    assert scrubber.feed("x and more") == "ghp_R3x and more"
+    assert scrubber.feed(" then sk-proj-abcd") == " then "
+    assert scrubber.flush() == "@{short}"
+
+
 def test_one_character_chunks(gate: CredentialGate) -> None:
     text = f"a {GITHUB} b {OPENAI} c"
     scrubber = gate.scrubber()
