@@ -55,8 +55,8 @@ class Passage:
     score: float
     #: The learned probability, for a passage under `THRESHOLD` that it confirmed.
     learned: float | None = None
-    #: For a run under `THRESHOLD`: the names of its signals and of its group's negative
-    #: ones, what the learned score is told about it.
+    #: For a run given a second look (and for `strongest`, whatever its score): the names of
+    #: its signals and of its group's negative ones, what the learned score is told.
     signals: frozenset[str] = frozenset()
 
 
