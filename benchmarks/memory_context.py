@@ -41,6 +41,7 @@ from hologram.memory import (  # noqa: E402
     TfidfBigramEmbedder,
 )
 from hologram.memory.recall.episodic import stems  # noqa: E402
+from hologram.memory.turns import TurnStore  # noqa: E402
 from hologram.sdk import Embedder  # noqa: E402
 
 PROBE = ROOT / "datasets" / "memory_probe"
@@ -92,9 +93,11 @@ async def bench_context(sizes: list[int], rounds: int) -> None:
     for size in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             clock = ManualClock()
-            cold = ColdContext(Path(tmp) / "cold", embedder, Segmenter().keywords, clock)
+            cold = ColdContext(
+                TurnStore(Path(tmp) / "turns.db"), embedder, Segmenter().keywords, clock
+            )
             window = ContextWindow(
-                Path(tmp) / "ctx", embedder, clock, top_k=size, protected_recent=10, cold=cold
+                cold.turns, embedder, clock, top_k=size, protected_recent=10, cold=cold
             )
             await window.open()
             vectors = random_unit(size, embedder.dim, rng)
@@ -123,7 +126,7 @@ async def build_cold(size: int, embedder: Embedder, words, weights, root: Path) 
     """A store of `size` synthetic documents indexed in memory (files are not written: the
     query path never reads them)."""
     segmenter = Segmenter()
-    store = ColdContext(root, embedder, segmenter.keywords, ManualClock())
+    store = ColdContext(TurnStore(root / "turns.db"), embedder, segmenter.keywords, ManualClock())
     await store.wait_ready()
     rng = random.Random(size)
     texts = ["".join(rng.choices(words, weights, k=rng.randint(6, 20))) for _ in range(size)]
@@ -197,7 +200,9 @@ async def bench_recall(found: dict[str, Embedder]) -> None:
     print(f"{'embedder':>24} {'fused':>7} {'vector':>7} {'words':>7} {'zh':>7} {'en':>7}")
     for name, embedder in found.items():
         with tempfile.TemporaryDirectory() as tmp:
-            store = ColdContext(Path(tmp), embedder, Segmenter().keywords, ManualClock())
+            store = ColdContext(
+                TurnStore(Path(tmp) / "turns.db"), embedder, Segmenter().keywords, ManualClock()
+            )
             ids = {}
             for doc in docs:
                 ids[(await store.commit(doc["text"])).id] = doc["id"]

@@ -15,8 +15,7 @@ An import reads and checks the whole file before it writes anything: a bad line 
 (`line N: …`) and nothing is stored. It refuses a data dir that already holds conversations
 or memory, so a file imported twice is not doubled and nothing of the other is mixed in.
 Not carried: the knowledge base (plain files under `knowledge/`, copied as they are), the
-settings and their secrets (`config.db`), the graph's media blocks and entity aliases, and
-a cold document's id and read count (it is archived again, at the time it was stored).
+settings and their secrets (`config.db`), the graph's media blocks and entity aliases.
 """
 
 from __future__ import annotations
@@ -373,23 +372,9 @@ async def import_records(kernel: Kernel, clock: PinnedClock, parsed: Parsed) -> 
             event_id=event.id,
             media=event.media,
         )
-    for doc in parsed.cold:
-        # Archived again (a new id, read count zero), stored at the time it was stored there,
-        # so its ageing towards the graph goes on where it was.
-        with clock.at(doc.stored_at):
-            await state.coldcontext.archive(
-                [
-                    ContextEvent(
-                        timestamp=doc.created_at,
-                        source=doc.source,
-                        input=doc.input,
-                        response=doc.response,
-                        channel=doc.channel,
-                        vector_text=doc.text,
-                        media=doc.media,
-                    )
-                ]
-            )
+    # Each with its id, read count and the time it came into the cold context, so its ageing
+    # towards the graph goes on where it was.
+    await state.coldcontext.restore(parsed.cold)
     store = state.graph.store
     for text, source, when in parsed.blocks:
         await store.blocks.add_text(text, source=source, at=when)

@@ -138,7 +138,6 @@ async def test_list_and_delete(data_dir: Path) -> None:
     listed = registry.list("core.memory.context.")
     # Every core key is registered at boot now, the memory module's own among them.
     assert listed == {
-        "core.memory.context.compact_every": 500,
         "core.memory.context.protected_recent": 10,
         "core.memory.context.top_k": 12,
     }

@@ -254,9 +254,6 @@ class MemorySettings:
     protected_recent: int = setting(
         10, "newest events never pruned", key="context.protected_recent"
     )
-    compact_every: int = setting(
-        500, "log entries before a new snapshot", key="context.compact_every"
-    )
     query_top: int = setting(
         3, "cold-context documents put in the prompt", key="coldcontext.query_top"
     )

@@ -1,11 +1,13 @@
 """Memory: the context window, the cold context, the graph, the text log, and the recall over
 them. This module is memory's face: the names the other layers use. Inside, lowest first:
 
-    text, journal   words (jieba); snapshot + write-ahead log files (window, cold context)
+    text            words (jieba)
+    turns           the turn store: every turn once (SQLite), its place and its moves
+    legacy          the files the window and cold context were, moved into the turn store
     embed/          the embedder registry and the built-in embedders (the protocol: sdk)
     recall/         vector and BM25 indexes, episodic words, time expressions, hybrid index
-    window/         the context window and its turn records
-    cold/           the cold context and the model's tools over it
+    window/         the context window (the turns in place CONTEXT) and its events
+    cold/           the cold context (the turns in place COLD_CONTEXT), the model's tools
     graph/          the graph store (SQLite), its indexer, tools and social memory
     heartbeat/      the distill, archive, merge, review and rules loops
     textlog         the raw conversation, one file a day
@@ -74,9 +76,10 @@ from hologram.memory.graphmemory import GraphMemory, GraphModule
 from hologram.memory.heartbeat.loops import SubmitConsolidation
 from hologram.memory.module import ColdContextModule, MemoryModule, TextMemoryModule
 from hologram.memory.recall.episodic import EpisodicIndex, EpisodicWeights
-from hologram.memory.recall.hybrid import RRF_K, Place
+from hologram.memory.recall.hybrid import RRF_K
 from hologram.memory.text import Segmenter
 from hologram.memory.textlog import TextLog
+from hologram.memory.turns import Move, Place, Turn, TurnStore, TurnStoreError
 from hologram.memory.window.context import ContextWindow, Fate, PruneReport, Scored, keep_order
 from hologram.memory.window.event import (
     AGENT_SOURCE,
@@ -114,6 +117,7 @@ __all__ = [
     "Memory",
     "MemoryLayer",
     "MemoryModule",
+    "Move",
     "Place",
     "PruneReport",
     "Recollection",
@@ -127,6 +131,9 @@ __all__ = [
     "TfidfBigramEmbedder",
     "ToolOutput",
     "Triple",
+    "Turn",
+    "TurnStore",
+    "TurnStoreError",
     "UnknownEntity",
     "choose_embedder",
     "coldcontext_tools",

@@ -1,8 +1,9 @@
-"""The kernel modules of memory: `coldcontext` (with the embedder it shares), `memory`
-(the context window) and `text-memory` (the text log)."""
+"""The kernel modules of memory: `coldcontext` (the turn store, with the embedder it
+shares), `memory` (the context window) and `text-memory` (the text log)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -13,6 +14,7 @@ from hologram.memory.embed.registry import EmbedderRegistry
 from hologram.memory.facility import Memory
 from hologram.memory.text import Segmenter
 from hologram.memory.textlog import TextLog
+from hologram.memory.turns import TurnStore
 from hologram.memory.window.context import ContextWindow
 from hologram.sdk import EventType, Facility
 from hologram.sdk.embedding import Embedder
@@ -21,9 +23,10 @@ log = logging.getLogger(__name__)
 
 
 class ColdContextModule:
-    """Chooses the embedder (the cold context and the context window share its space, as
-    the spec injects one StaticEmbedder into both) and opens the document store. Loading
-    the documents and jieba both happen in the background: neither is on the boot path."""
+    """Opens the turn store (the cold context's and the context window's rows), chooses the
+    embedder (both share its space, as the spec injects one StaticEmbedder into both) and
+    opens the cold context. Loading the documents and jieba both happen in the background:
+    neither is on the boot path."""
 
     name = "coldcontext"
     requires = (Facility.CONFIG, Facility.EVENTS)
@@ -31,10 +34,12 @@ class ColdContextModule:
 
     def __init__(self) -> None:
         self.store: ColdContext | None = None
+        self.turns: TurnStore | None = None
         self._unsubscribe: Any = None
 
     async def init(self, state: Any) -> None:
         config = state.config
+        self.turns = await asyncio.to_thread(TurnStore, state.data_dir / "memory" / "turns.db")
         settings = config.read(MemorySettings)
         embedder = choose_embedder(config, EmbedderRegistry(BUILTIN_EMBEDDERS), state.events.emit)
         # The embedder's own segmenter when it has one: a text is then cut once for its
@@ -46,7 +51,7 @@ class ColdContextModule:
             EventType.KERNEL_READY, lambda _event: segmenter.warm_up()
         )
         self.store = ColdContext(
-            state.data_dir / "memory" / "coldcontext",
+            self.turns,
             embedder,
             segmenter.keywords,
             state.clock,
@@ -67,6 +72,8 @@ class ColdContextModule:
             closer = getattr(self.store.embedder, "close", None)
             if callable(closer):
                 closer()
+        if self.turns is not None:
+            await asyncio.to_thread(self.turns.close)
 
 
 class MemoryModule:
@@ -90,14 +97,13 @@ class MemoryModule:
         cold: ColdContext = state.coldcontext
         embedder: Embedder = cold.embedder
         self.window = ContextWindow(
-            state.data_dir / "memory" / "context",
+            cold.turns,
             embedder,
             state.clock,
             top_k=settings.top_k,
             protected_recent=settings.protected_recent,
             cold=cold,
             emit=state.events.emit,
-            compact_every=settings.compact_every,
             recall_index=cold.recall_index,
             keywords=cold.keywords,
             tasks=state.tasks.scope(self.name),

@@ -189,12 +189,13 @@ def migrate_store(data_dir: Path, item: Found) -> None:
     store, start = item.store, item.version or 0
     path = data_dir / store.path
     if store.kind is Kind.FILES:
+        moved = 0
         for step in store.steps[start:]:
             step_function: FileStep = step  # type: ignore[assignment]
-            step_function(path)
+            moved += step_function(path)
         after = sum(1 for p in path.rglob("*") if p.is_file())
-        if after != item.files:
-            raise UpdateError(f"{item.files} files before, {after} after")
+        if after + moved != item.files:
+            raise UpdateError(f"{item.files} files before, {after} after and {moved} moved")
         return
     db = sqlite3.connect(path, isolation_level=None)
     try:

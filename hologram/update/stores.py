@@ -17,12 +17,17 @@ from pathlib import Path
 from hologram.agent.journal import MIGRATIONS as JOURNAL_STEPS
 from hologram.config.registry import MIGRATIONS as CONFIG_STEPS
 from hologram.memory.graph.schema import MIGRATIONS as GRAPH_STEPS
+from hologram.memory.legacy import cold_into_turns, window_into_turns
+from hologram.memory.turns import MIGRATIONS as TURN_STEPS
+from hologram.memory.turns import TABLES as TURN_TABLES
 from hologram.tracker.log import MIGRATIONS as TRACKER_STEPS
 from hologram.tracker.log import TABLES as TRACKER_TABLES
 
-FileStep = Callable[[Path], None]
-"""A step of a store made of files: given the store's directory, rewrites what it must.
-It may run twice (a crash before its version was recorded), so it must be idempotent."""
+FileStep = Callable[[Path], int]
+"""A step of a store made of files: given the store's directory, rewrites what it must and
+returns how many files it took out of it into another store (the update checks that every
+other file is still there). It may run twice (a crash before its version was recorded), so
+it must be idempotent."""
 
 
 class Kind(StrEnum):
@@ -50,9 +55,10 @@ class Store:
         return len(self.steps)
 
 
-def record_versions(directory: Path) -> None:
+def record_versions(directory: Path) -> int:
     """Step 1 of a store made of files: its files stay as they are; from now on the
     manifest records the store's version."""
+    return 0
 
 
 STORES: tuple[Store, ...] = (
@@ -72,14 +78,18 @@ STORES: tuple[Store, ...] = (
         tables=("inputs",),
         growing=("inputs",),
     ),
+    # The window and the cold context were files until their turns moved into the turn store
+    # (step 2 of each); the entries stay so that a data dir of that layout is moved.
+    Store("context-window", "memory/context", Kind.FILES, (record_versions, window_into_turns)),
+    Store("cold-context", "memory/coldcontext", Kind.FILES, (record_versions, cold_into_turns)),
     Store(
-        "context-window",
-        "memory/context",
-        Kind.FILES,
-        (record_versions,),
-        vital=("memory/context/context.snapshot.jsonl",),  # rewritten whole, never emptied
+        "turns",
+        "memory/turns.db",
+        Kind.SQLITE,
+        TURN_STEPS,
+        tables=TURN_TABLES,
+        growing=("moves",),  # a turn's history is never rewritten: fewer moves is loss
     ),
-    Store("cold-context", "memory/coldcontext", Kind.FILES, (record_versions,)),
     Store("text-log", "memory/text", Kind.FILES, (record_versions,)),
     Store(
         "graph",

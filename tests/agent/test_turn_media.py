@@ -110,8 +110,11 @@ async def test_an_earlier_image_comes_back_from_the_store_while_in_the_window(
     stored = [e.to_json() for e in memory.context.events if e.media]
     assert stored and stored[0]["media"] == [ref.to_dict()]
     assert base64.b64encode(photo).decode() not in json.dumps(stored)
-    journal = b"".join(p.read_bytes() for p in kernel.data_dir.rglob("context*") if p.is_file())
-    assert ref.digest.encode() in journal and base64.b64encode(photo) not in journal
+    row = memory.context.turns.get(memory.context.events[0].id)
+    assert row is not None and row.media == [ref]
+    disk = b"".join(p.read_bytes() for p in (kernel.data_dir / "memory").glob("turns.db*"))
+    assert ref.digest.encode() in disk
+    assert base64.b64encode(photo) not in disk and photo not in disk
 
 
 async def test_a_tool_returning_an_image_shows_it_in_the_next_round(

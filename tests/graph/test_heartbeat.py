@@ -24,6 +24,7 @@ from hologram.memory import (
 from hologram.memory.heartbeat.consolidation import merge_candidates
 from hologram.memory.heartbeat.distill import DistillPipeline
 from hologram.memory.heartbeat.loops import Heartbeat, HeartbeatSettings
+from hologram.memory.turns import Place, TurnStore
 from hologram.sdk import CONSOLIDATION_CHANNEL, Event, EventType
 from tests.memory.helpers import AxisEmbedder
 
@@ -48,10 +49,16 @@ async def parts(tmp_path: Path) -> AsyncIterator[dict]:
     clock = ManualClock(start=1_700_000_000.0)
     bus = EventBus()
     embedder = AxisEmbedder()
-    cold = ColdContext(tmp_path / "cold", embedder, Segmenter().keywords, clock, emit=bus.emit)
+    cold = ColdContext(
+        TurnStore(tmp_path / "cold" / "turns.db"),
+        embedder,
+        Segmenter().keywords,
+        clock,
+        emit=bus.emit,
+    )
     await cold.wait_ready()
     window = ContextWindow(
-        tmp_path / "ctx", embedder, clock, top_k=4, protected_recent=2, cold=cold, emit=bus.emit
+        cold.turns, embedder, clock, top_k=4, protected_recent=2, cold=cold, emit=bus.emit
     )
     await window.open()
     graph = await GraphStore.open_at(tmp_path / "graph.db", embedder, clock, emit=bus.emit)
@@ -133,6 +140,26 @@ async def test_the_archive_loop_moves_cold_documents_into_the_graph(parts) -> No
     assert facts == {("lives_in", "杭州"), ("likes", "龙井茶")}
     (block,) = await graph.blocks.list("text")
     assert block.text == "我住在杭州，我喜欢龙井茶", "the document itself is kept as a text block"
+
+
+async def test_a_turn_is_one_row_from_the_window_to_the_graph(parts) -> None:
+    window, cold, graph, clock = parts["window"], parts["cold"], parts["graph"], parts["clock"]
+    said = await window.append("qq", input="我住在杭州，我喜欢龙井茶")
+    for n in range(4):
+        await window.append("qq", input=f"天气 {n}")
+    await window.prune("天气")
+    assert cold.get(said.id) is not None, "pruned into the cold context under its own id"
+    await advance(clock, 73 * 60)
+    turn = window.turns.get(said.id)
+    assert turn is not None and turn.place is Place.GRAPH
+    assert (turn.at, turn.speaker, turn.input) == (said.timestamp, "qq", said.input)
+    (block,) = [b for b in await graph.blocks.list("text") if b.text == said.input]
+    assert turn.block == block.id
+    assert [(m.from_place, m.to_place) for m in window.turns.history(said.id)] == [
+        (None, Place.CONTEXT),
+        (Place.CONTEXT, Place.COLD_CONTEXT),
+        (Place.COLD_CONTEXT, Place.GRAPH),
+    ]
 
 
 async def test_the_rules_loop_distils_recorded_input_and_an_update_closes_the_old_fact(

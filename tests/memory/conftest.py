@@ -7,6 +7,7 @@ import pytest
 from hologram.events import EventBus
 from hologram.kernel import ManualClock
 from hologram.memory import ColdContext, ContextWindow, Segmenter
+from hologram.memory.turns import TurnStore
 from hologram.sdk import Event
 from tests.memory.helpers import AxisEmbedder
 
@@ -35,7 +36,13 @@ def published(bus: EventBus) -> list[Event]:
 
 @pytest.fixture
 async def cold(tmp_path: Path, embedder: AxisEmbedder, clock: ManualClock, bus: EventBus):
-    store = ColdContext(tmp_path / "cold", embedder, Segmenter().keywords, clock, emit=bus.emit)
+    store = ColdContext(
+        TurnStore(tmp_path / "cold" / "turns.db"),
+        embedder,
+        Segmenter().keywords,
+        clock,
+        emit=bus.emit,
+    )
     await store.wait_ready()
     yield store
     await store.close()
@@ -46,7 +53,7 @@ async def window(
     tmp_path: Path, embedder: AxisEmbedder, clock: ManualClock, cold: ColdContext, bus: EventBus
 ):
     ctx = ContextWindow(
-        tmp_path / "ctx", embedder, clock, top_k=14, protected_recent=10, cold=cold, emit=bus.emit
+        cold.turns, embedder, clock, top_k=14, protected_recent=10, cold=cold, emit=bus.emit
     )
     await ctx.open()
     yield ctx

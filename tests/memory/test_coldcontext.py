@@ -3,7 +3,7 @@ time, access counts and ageing, rebuilding from files, fingerprints."""
 
 from __future__ import annotations
 
-import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -20,6 +20,7 @@ from hologram.memory import (
     related_docs_section,
 )
 from hologram.memory.cold.tools import recall_into_context
+from hologram.memory.turns import Place, TurnStore
 from hologram.sdk import Event, EventType, ToolError
 from tests.calling import call_tool
 from tests.memory.helpers import AxisEmbedder
@@ -28,7 +29,13 @@ HOUR = 3600.0
 
 
 def store(path: Path, embedder, clock, bus: EventBus | None = None) -> ColdContext:
-    return ColdContext(path, embedder, Segmenter().keywords, clock, emit=bus.emit if bus else None)
+    return ColdContext(
+        TurnStore(path / "turns.db"),
+        embedder,
+        Segmenter().keywords,
+        clock,
+        emit=bus.emit if bus else None,
+    )
 
 
 async def test_recall_finds_by_keywords_what_the_vectors_cannot_see(cold: ColdContext) -> None:
@@ -69,7 +76,15 @@ async def test_documents_recalled_with_coldcontext_query_reenter_at_their_origin
     assert event.source == COLD_STORAGE_SOURCE and event.timestamp == original.timestamp
     assert event.input == "my dog is called biscuit" and event.channel == "qq"
     assert window.events[0].id == event.id, "not re-inserted at its original place"
-    assert list((cold.docs_dir).glob("*.json")) == [], "consumed document still on disk"
+    # The same turn, moved back: one row, in the window now, with its speaker.
+    assert event.id == original.id and event.speaker == "qq"
+    stored = window.turns.get(event.id)
+    assert stored is not None and stored.place is Place.CONTEXT and stored.speaker == "qq"
+    assert [(m.from_place, m.to_place, m.why) for m in window.turns.history(event.id)] == [
+        (None, Place.CONTEXT, "said"),
+        (Place.CONTEXT, Place.COLD_CONTEXT, "pruned"),
+        (Place.COLD_CONTEXT, Place.CONTEXT, "recalled"),
+    ]
 
 
 async def test_the_query_tool_consumes_and_the_commit_tool_stores(
@@ -117,18 +132,23 @@ async def test_the_index_is_rebuilt_from_the_files_at_start(
     assert hits[0].doc.access_count == 2, "access count was not kept on disk"
 
 
-async def test_a_corrupt_document_file_is_reported_skipped_and_moved_aside(
+async def test_a_damaged_document_is_reported_skipped_and_kept_in_the_store(
     tmp_path: Path, embedder, clock, bus: EventBus, published: list[Event]
 ) -> None:
     first = store(tmp_path / "c", embedder, clock)
     good = await first.commit("coffee beans")
     bad = await first.commit("tea leaves")
-    (first.docs_dir / f"{bad.id}.json").write_text('{"id": "x", "created_at": ')
+    with sqlite3.connect(tmp_path / "c" / "turns.db") as db:
+        db.execute("UPDATE turns SET media = '[{\"digest\": ' WHERE id = ?", (bad.id,))
     second = store(tmp_path / "c", embedder, clock, bus)
     await second.wait_ready()
     assert [d.id for d in second.documents()] == [good.id]
     assert len(second.problems) == 1 and bad.id in second.problems[0]
-    assert (first.docs_dir / f"{bad.id}.json.corrupt").exists()
+    assert "field 'media'" in second.problems[0]
+    with sqlite3.connect(tmp_path / "c" / "turns.db") as db:
+        assert db.execute("SELECT text FROM turns WHERE id = ?", (bad.id,)).fetchone() == (
+            "tea leaves",
+        ), "the damaged row was not kept for a repair"
     assert any(
         e.type == EventType.MEMORY_DEGRADED and e.payload["layer"] == "coldcontext"
         for e in published
@@ -144,8 +164,9 @@ async def test_documents_of_another_fingerprint_are_recomputed_and_written_back(
     new = store(tmp_path / "c", new_embedder, clock, bus)
     await new.wait_ready()
     assert new_embedder.embedded == ["rain again"]
-    stored = json.loads((new.docs_dir / f"{doc.id}.json").read_text())
-    assert stored["fp"] == "axis/2/v2"
+    stored = new.turns.get(doc.id)
+    assert stored is not None and stored.vector is not None
+    assert stored.vector.fingerprint == "axis/2/v2"
     hits = await new.query("rain", top=1)
     assert hits[0].cosine == pytest.approx(1.0)
     progress = [e.payload for e in published if e.type == EventType.MEMORY_REEMBED]

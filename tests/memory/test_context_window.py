@@ -4,6 +4,7 @@ read off the texts: each topic word is one axis."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from hologram.events import EventBus
@@ -13,6 +14,7 @@ from hologram.memory import (
     Fate,
     ToolOutput,
 )
+from hologram.memory.turns import TurnStore
 from hologram.memory.window.event import text_for_vector
 from hologram.sdk import EmbedderUnavailable, Event, EventType, ToolDef
 from tests.memory.helpers import AxisEmbedder
@@ -61,7 +63,7 @@ async def test_the_most_similar_candidates_are_the_ones_kept(window, clock) -> N
 async def test_top_k_below_the_protected_count_keeps_only_the_protected(
     tmp_path: Path, embedder, clock, cold
 ) -> None:
-    window = ContextWindow(tmp_path / "w", embedder, clock, top_k=4, protected_recent=10, cold=cold)
+    window = ContextWindow(cold.turns, embedder, clock, top_k=4, protected_recent=10, cold=cold)
     await window.open()
     events = await fill(window, clock, ["coffee"] * 13)
     report = await window.prune("coffee")
@@ -162,14 +164,18 @@ async def test_vectors_of_another_fingerprint_are_never_compared_and_are_recompu
     tmp_path: Path, clock
 ) -> None:
     old = AxisEmbedder("v1", ["coffee", "rain"])
-    window = ContextWindow(tmp_path / "w", old, clock, top_k=1, protected_recent=1)
+    window = ContextWindow(
+        TurnStore(tmp_path / "w" / "turns.db"), old, clock, top_k=1, protected_recent=1
+    )
     await window.open()
     await fill(window, clock, ["coffee", "rain", "rain"])
     await window.close()
     # Same dimension, axes swapped: old vectors compared in the new space would say the
     # opposite of the truth, so the rain event would be kept for a coffee query.
     new = AxisEmbedder("v2", ["rain", "coffee"])
-    window = ContextWindow(tmp_path / "w", new, clock, top_k=2, protected_recent=1)
+    window = ContextWindow(
+        TurnStore(tmp_path / "w" / "turns.db"), new, clock, top_k=2, protected_recent=1
+    )
     await window.open()
     assert len(window.stale()) == 3
     report = await window.prune("coffee")
@@ -177,43 +183,36 @@ async def test_vectors_of_another_fingerprint_are_never_compared_and_are_recompu
     kept = [e.text for e in window.events if e.id in report.ids(Fate.KEPT)]
     assert kept == ["coffee"]
     await window.close()
-    window = ContextWindow(tmp_path / "w", new, clock, top_k=2, protected_recent=1)
+    window = ContextWindow(
+        TurnStore(tmp_path / "w" / "turns.db"), new, clock, top_k=2, protected_recent=1
+    )
     await window.open()
     assert window.stale() == [] and {e.vector.fingerprint for e in window.events} == {"axis/2/v2"}
 
 
-async def test_corrupt_snapshot_and_log_lines_are_reported_and_skipped(
+async def test_damaged_rows_are_reported_skipped_and_kept(
     tmp_path: Path, embedder, clock, bus: EventBus, published: list[Event]
 ) -> None:
-    window = ContextWindow(tmp_path / "w", embedder, clock)
+    window = ContextWindow(TurnStore(tmp_path / "w" / "turns.db"), embedder, clock)
     await window.open()
-    await fill(window, clock, ["coffee 1", "coffee 2", "coffee 3"])
-    await window.close()  # these three are now in the snapshot
-    window = ContextWindow(tmp_path / "w", embedder, clock)
-    await window.open()
-    await fill(window, clock, ["tea 4", "tea 5"])  # these two only in the log
-    window._journal.close()
-    snapshot = tmp_path / "w" / "context.snapshot.jsonl"
-    lines = snapshot.read_text().splitlines()
-    lines[2] = lines[2][:40]  # the second event, cut short
-    snapshot.write_text("\n".join(lines) + "\n")
-    wal = tmp_path / "w" / "context.wal.jsonl"
-    wal.write_text(wal.read_text().replace('"tea 4"', '"tea 4'))
-    with wal.open("a") as handle:
-        handle.write('{"op": "append", "event": {"id": 7}}\n')
+    events = await fill(window, clock, ["coffee 1", "coffee 2", "coffee 3", "tea 4"])
+    with sqlite3.connect(tmp_path / "w" / "turns.db") as db:
+        db.execute("UPDATE turns SET tools = '[[1' WHERE id = ?", (events[1].id,))
+        db.execute("UPDATE turns SET at = 'soon' WHERE id = ?", (events[3].id,))
 
-    window = ContextWindow(tmp_path / "w", embedder, clock, emit=bus.emit)
+    window = ContextWindow(TurnStore(tmp_path / "w" / "turns.db"), embedder, clock, emit=bus.emit)
     problems = await window.open()
-    assert [e.input for e in window.events] == ["coffee 1", "coffee 3", "tea 5"]
-    assert len(problems) == 5 and any("line 3" in p for p in problems)
-    assert any("field 'id'" in p for p in problems)
-    assert list((tmp_path / "w").glob("context.snapshot.jsonl.corrupt-*"))
+    assert [e.input for e in window.events] == ["coffee 1", "coffee 3"]
+    assert len(problems) == 2 and any("field 'tools'" in p for p in problems)
+    assert all(events[1].id in p or events[3].id in p for p in problems)
     assert [e.payload["layer"] for e in published if e.type == EventType.MEMORY_DEGRADED] == [
         "context"
     ]
-    await window.close()
-    again = ContextWindow(tmp_path / "w", embedder, clock)
-    assert await again.open() == [], "the bad lines were met again after being reported"
+    # Nothing is deleted: the rows wait for a repair, and say so again at the next start.
+    again = ContextWindow(TurnStore(tmp_path / "w" / "turns.db"), embedder, clock)
+    assert await again.open() == problems
+    with sqlite3.connect(tmp_path / "w" / "turns.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM turns").fetchone() == (4,)
 
 
 class _Down(AxisEmbedder):
@@ -224,13 +223,12 @@ class _Down(AxisEmbedder):
 async def test_an_input_is_kept_when_its_embedding_fails(
     tmp_path: Path, clock, published: list[Event], bus: EventBus
 ) -> None:
-    window = ContextWindow(tmp_path / "w", _Down(), clock, emit=bus.emit)
+    window = ContextWindow(TurnStore(tmp_path / "w" / "turns.db"), _Down(), clock, emit=bus.emit)
     await window.open()
     event = await window.append("qq", input="remember me")
     assert event.vector is None
     assert any(e.type == EventType.MEMORY_DEGRADED for e in published)
-    window._journal.close()  # no snapshot: the log alone must hold it
-    reopened = ContextWindow(tmp_path / "w", AxisEmbedder(), clock)
+    reopened = ContextWindow(TurnStore(tmp_path / "w" / "turns.db"), AxisEmbedder(), clock)
     await reopened.open()
     assert [e.input for e in reopened.events] == ["remember me"]
 

@@ -22,6 +22,7 @@ from hologram.memory import (
 )
 from hologram.memory.recall.episodic import stems
 from hologram.memory.recall.hybrid import HybridIndex, Place
+from hologram.memory.turns import TurnStore
 from tests.memory.helpers import AxisEmbedder
 
 HOUR = 3600.0
@@ -32,7 +33,7 @@ FILLER = [
 
 
 def cold_store(path: Path, embedder, clock: ManualClock) -> ColdContext:
-    return ColdContext(path, embedder, Segmenter().keywords, clock)
+    return ColdContext(TurnStore(path / "turns.db"), embedder, Segmenter().keywords, clock)
 
 
 async def test_a_rare_name_the_hashed_vectors_rank_low_is_found_by_its_words(
@@ -82,7 +83,7 @@ async def test_the_word_index_is_rebuilt_from_stored_words_at_reopen(
         calls.append(text)
         return segmenter.keywords(text)
 
-    again = ColdContext(tmp_path / "cold", AxisEmbedder(), keywords, clock)
+    again = ColdContext(TurnStore(tmp_path / "cold" / "turns.db"), AxisEmbedder(), keywords, clock)
     await again.wait_ready()
     assert calls == []  # the stored words were read, no text segmented again
     hits = await again.query("passport", top=1)
@@ -194,7 +195,7 @@ async def test_window_events_share_the_index_and_move_with_pruning(
     await cold.wait_ready()
     index = cold.recall_index
     window = ContextWindow(
-        tmp_path / "ctx", embedder, clock, top_k=2, protected_recent=1, cold=cold,
+        cold.turns, embedder, clock, top_k=2, protected_recent=1, cold=cold,
         recall_index=index, keywords=cold.keywords,
     )  # fmt: skip
     await window.open()
@@ -215,7 +216,7 @@ async def test_window_events_share_the_index_and_move_with_pruning(
     assert "restart the Xochitl plugin" not in {f.text for f in found}
     await window.close()
     again = ContextWindow(
-        tmp_path / "ctx", embedder, clock, top_k=2, protected_recent=1, cold=cold,
+        cold.turns, embedder, clock, top_k=2, protected_recent=1, cold=cold,
         recall_index=index, keywords=cold.keywords,
     )  # fmt: skip
     await again.open()

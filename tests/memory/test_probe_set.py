@@ -7,6 +7,7 @@ from pathlib import Path
 
 from hologram.kernel import ManualClock
 from hologram.memory import ColdContext, HashedNgramEmbedder, Segmenter
+from hologram.memory.turns import TurnStore
 
 PROBE = Path(__file__).resolve().parents[2] / "datasets" / "memory_probe"
 
@@ -29,7 +30,9 @@ async def test_default_embedder_recalls_at_least_nine_in_ten_questions_at_three(
     tmp_path: Path,
 ) -> None:
     docs, questions = read("docs.jsonl"), read("questions.jsonl")
-    store = ColdContext(tmp_path, HashedNgramEmbedder(), Segmenter().keywords, ManualClock())
+    store = ColdContext(
+        TurnStore(tmp_path / "turns.db"), HashedNgramEmbedder(), Segmenter().keywords, ManualClock()
+    )
     ids = {}
     for doc in docs:
         ids[(await store.commit(doc["text"])).id] = doc["id"]

@@ -4,7 +4,6 @@ and nothing it waits for that persistence holds (issue 22, off the hot path)."""
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -69,8 +68,8 @@ async def test_a_recall_does_not_wait_for_the_cold_store_to_persist(data_dir: Pa
             assert items and "flowerpot" in items[0].text
             assert cold.get(doc.id).access_count == 2, "the read is counted at once"
         await cold.flush()
-        stored = json.loads((cold.docs_dir / f"{doc.id}.json").read_text())
-        assert stored["access_count"] == 2
+        stored = cold.turns.get(doc.id)
+        assert stored is not None and stored.access_count == 2
         await memory.recall("the blue flowerpot", 1000)
     async with Kernel(data_dir) as kernel:
         await kernel.state.coldcontext.wait_ready()

@@ -205,7 +205,32 @@ def build(root: Path, graph_version: int = len(GRAPH_STEPS), turns: int = 50) ->
     (context / "context.snapshot.jsonl").write_text(
         "\n".join(json.dumps(r) for r in [{"format": 1}, *events]) + "\n", encoding="utf-8"
     )
-    (context / "context.wal.jsonl").write_text("", encoding="utf-8")
+    # The log appends one more event and removes the first, as a prune left it.
+    extra = {"id": "e-late", "ts": 99.0, "source": "agent", "response": "a late reply"}
+    (context / "context.wal.jsonl").write_text(
+        json.dumps({"op": "append", "event": extra})
+        + "\n"
+        + json.dumps({"op": "remove", "ids": ["e0"]})
+        + "\n",
+        encoding="utf-8",
+    )
+    docs = root / "memory" / "coldcontext" / "docs"
+    docs.mkdir(parents=True)
+    for n in range(3):
+        doc = {
+            "id": f"c{n}",
+            "created_at": float(n),
+            "stored_at": 10.0 + n,
+            "source": "qq",
+            "channel": "qq",
+            "input": f"cold turn {n} 冷{n}",
+            "response": "",
+            "text": f"cold turn {n} 冷{n}",
+            "tokens": ["cold", "turn", f"冷{n}"],
+            "access_count": n,
+            "last_access": None,
+        }
+        (docs / f"c{n}.json").write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
     entry = root / "knowledge" / "cooking" / "bread"
     entry.mkdir(parents=True)
     (entry / "content.md").write_text("Sourdough: flour, water, salt.\n", encoding="utf-8")

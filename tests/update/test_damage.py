@@ -72,12 +72,24 @@ async def test_a_database_truncated_to_nothing_is_refused_never_recreated(
     assert hashes(root) == before and (root / name).stat().st_size == 0
 
 
-def test_a_vital_file_emptied_is_refused(tmp_path: Path) -> None:
+def test_the_turn_store_emptied_or_missing_moves_is_refused(tmp_path: Path) -> None:
     root = shipped.build(tmp_path / "data")
-    prepare(root)
-    (root / "memory" / "context" / "context.snapshot.jsonl").write_bytes(b"")
-    with pytest.raises(DataDirDamaged, match=r"context\.snapshot\.jsonl: the file is empty"):
+    prepare(root)  # the shipped window and cold documents move into memory/turns.db
+    turns = root / "memory" / "turns.db"
+    sides = [turns.with_name(turns.name + side) for side in ("", "-wal", "-shm")]
+    kept = {path: path.read_bytes() for path in sides if path.exists()}
+    with sqlite3.connect(turns) as db:
+        db.execute("DELETE FROM moves WHERE seq > 3")
+    with pytest.raises(DataDirDamaged, match=r"turns\.db: table moves holds 3 rows.*lost"):
         prepare(root)
+    turns.write_bytes(b"")
+    with pytest.raises(DataDirDamaged, match=r"turns\.db: the database is empty"):
+        prepare(root)
+    for path in sides:  # as it was: it opens again
+        path.unlink(missing_ok=True)
+        if path in kept:
+            path.write_bytes(kept[path])
+    prepare(root)
 
 
 def test_inputs_acknowledged_before_a_kill_survive_in_the_log(tmp_path: Path) -> None:

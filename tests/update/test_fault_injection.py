@@ -68,7 +68,7 @@ FAULTS = {"empty": _truncate_empty, "half": _truncate_half, "garbled": _garble_m
 def test_the_lived_in_data_dir_holds_the_files_the_suite_covers(lived_in: Path) -> None:
     files = _files(lived_in)
     assert {"config.db", "inputs.db", "graph.db", "datadir.json", "secret.key"} <= set(files)
-    assert "memory/context/context.snapshot.jsonl" in files
+    assert "memory/turns.db" in files
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))

@@ -65,7 +65,8 @@ async def test_every_shipped_schema_migrates_with_no_row_lost(
     migrated = {name: (old, new) for name, old, new in report.migrated}
     assert migrated["config"] == (0, 1) and migrated["input-journal"] == (0, 3)
     assert migrated.get("graph") == ((graph_version, 5) if graph_version < 5 else None)
-    assert migrated["context-window"] == (0, 1) and migrated["knowledge"] == (0, 1)
+    assert migrated["context-window"] == (0, 2) and migrated["cold-context"] == (0, 2)
+    assert migrated["knowledge"] == (0, 1)
     for name, tables in counts.items():
         after = _rows(root / name)
         assert {t: after[t] for t in tables} == tables, name
@@ -94,7 +95,22 @@ async def test_every_shipped_schema_migrates_with_no_row_lost(
         assert kernel.state.graph is not None and kernel.state.memory is not None
         stats = await kernel.state.graph.store.stats()
         assert stats["entities"] == 50 and stats["current_facts"] == 50
-        assert [e.input for e in kernel.state.memory.context.events][:2] == ["turn 0", "turn 1"]
+        window = kernel.state.memory.context.events
+        # The log replayed over the snapshot: e0 removed, the late reply appended.
+        assert [e.id for e in window] == [f"e{n}" for n in range(1, 10)] + ["e-late"]
+        assert [(e.input, e.response, e.timestamp) for e in window][:2] == [
+            ("turn 1", "reply 1", 1.0),
+            ("turn 2", "reply 2", 2.0),
+        ]
+        cold = kernel.state.coldcontext
+        assert cold is not None
+        await cold.wait_ready()
+        assert [
+            (d.id, d.input, d.created_at, d.stored_at, d.access_count) for d in cold.documents()
+        ] == [(f"c{n}", f"cold turn {n} 冷{n}", float(n), 10.0 + n, n) for n in range(3)]
+    # The old files are gone; the turns are in the turn store alone.
+    assert not list((root / "memory" / "context").iterdir())
+    assert not list((root / "memory" / "coldcontext" / "docs").iterdir())
 
 
 @pytest.mark.parametrize("journal_version", shipped.JOURNAL_VERSIONS)
@@ -241,7 +257,7 @@ def test_the_manifest_records_the_rows_the_journal_acknowledged(tmp_path: Path) 
         "config.db",
         "inputs.db",
         "graph.db",
-        "memory/context/context.snapshot.jsonl",
+        "memory/turns.db",
     }
 
 

@@ -1,32 +1,31 @@
-"""The cold-context store (spec: DocStore): one JSON file per document, indexes rebuilt at
-start, dual recall fused by reciprocal rank: vectors, and episodic BM25 over the stemmed
-jieba words each document keeps (`hologram.memory.recall.hybrid`), so reopening a store re-reads
-its words and never segments text again.
+"""The cold context (spec: DocStore): the turn store's rows in place COLD_CONTEXT
+(`hologram.memory.turns`), indexes rebuilt at start, dual recall fused by reciprocal rank:
+vectors, and episodic BM25 over the stemmed jieba words each turn keeps
+(`hologram.memory.recall.hybrid`), so reopening a store re-reads its words and never
+segments text again.
 
-Documents arrive from context pruning (with their original timestamps), from the model's
-`coldcontext_commit`, and leave by `consume` (the model's `coldcontext_query`) or by
-archival into the graph (`find_cold`). Loading runs in the background from `start()`, so a
-large store never delays boot; every call waits for it.
+Documents arrive from context pruning (the same turns, moved: id, time, speaker, words and
+vector stay), from the model's `coldcontext_commit`, and leave by `consume`, which moves
+them on: back into the window (the model's `coldcontext_query`) or into the graph
+(archival, `find_cold`). Loading runs in the background from `start()`, so a large store
+never delays boot; every call waits for it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import os
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from hologram.kernel.tasks import KernelTasks, Once, TaskScope
 from hologram.memory.embed.registry import StoredVector
-from hologram.memory.journal import _fsync_dir, write_atomic
 from hologram.memory.recall.episodic import stems
-from hologram.memory.recall.hybrid import RRF_K, HybridIndex, Place
-from hologram.memory.window.event import ContextEvent
+from hologram.memory.recall.hybrid import RRF_K, HybridIndex
+from hologram.memory.turns import Place, Turn, TurnStore
+from hologram.memory.window.event import ContextEvent, turn_of_event
 from hologram.sdk import Clock, EventType, MediaRef
 from hologram.sdk.embedding import (
     Embedder,
@@ -57,6 +56,8 @@ class ColdDoc:
     media: list[MediaRef] = field(default_factory=list)
     """Media stored with the document, by reference (the bytes stay in the media store);
     `text`, what it is found by, is its sentence alone."""
+    speaker: str = ""
+    """Who said it, when that is not `source` (a turn recalled once and pruned again)."""
 
     def to_json(self) -> dict[str, Any]:
         obj = {
@@ -72,6 +73,8 @@ class ColdDoc:
             "access_count": self.access_count,
             "last_access": self.last_access,
         }
+        if self.speaker:
+            obj["speaker"] = self.speaker
         if self.media:
             obj["media"] = [m.to_dict() for m in self.media]
         if self.vector is not None:
@@ -97,6 +100,7 @@ class ColdDoc:
                 access_count=int(obj.get("access_count") or 0),
                 last_access=None if obj.get("last_access") is None else float(obj["last_access"]),
                 media=[MediaRef.from_dict(m) for m in obj.get("media") or []],
+                speaker=str(obj.get("speaker") or ""),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"document field missing or of the wrong type: {exc}") from None
@@ -116,7 +120,7 @@ class ColdHit:
 class ColdContext:
     def __init__(
         self,
-        directory: Path,
+        turns: TurnStore,
         embedder: Embedder,
         keywords: Callable[[str], list[str]],
         clock: Clock,
@@ -127,8 +131,7 @@ class ColdContext:
         recall_index: HybridIndex | None = None,
         tasks: TaskScope | None = None,
     ) -> None:
-        self.directory = directory
-        self.docs_dir = directory / "docs"
+        self.turns = turns
         self.embedder = embedder
         self.keywords = keywords
         self.clock = clock
@@ -178,18 +181,14 @@ class ColdContext:
             await self._reembed_locked()
 
     def _read_all(self) -> tuple[list[ColdDoc], list[str]]:
-        self.docs_dir.mkdir(parents=True, exist_ok=True)
-        docs, problems = [], []
-        for path in sorted(self.docs_dir.glob("*.json")):
-            try:
-                doc = ColdDoc.from_json(json.loads(path.read_bytes()))
-                if not doc.tokens and doc.text:
-                    doc.tokens = self.keywords(doc.text)
-                docs.append(doc)
-            except (ValueError, UnicodeDecodeError) as exc:
-                aside = path.with_name(path.name + ".corrupt")
-                os.replace(path, aside)
-                problems.append(f"{path.name}: {exc}; skipped, moved aside as {aside.name}")
+        turns, problems = self.turns.load(Place.COLD_CONTEXT)
+        docs = [doc_of_turn(t) for t in turns]
+        uncut = [d for d, t in zip(docs, turns, strict=True) if t.words is None and d.text]
+        for doc in uncut:
+            doc.tokens = self.keywords(doc.text)
+        if uncut:
+            # Cut once, kept: the next start reads them back.
+            self.turns.put([turn_of_doc(d) for d in uncut], "words cut", self.clock.now())
         return docs, problems
 
     def stale(self) -> list[ColdDoc]:
@@ -214,7 +213,8 @@ class ColdContext:
             for doc, vector in zip(chunk, vectors, strict=True):
                 doc.vector = StoredVector(self.embedder.fingerprint, vector)
                 self.recall_index.set_vector(doc.id, vector)
-            await asyncio.to_thread(self._write, chunk, False)
+            written = [(d.id, d.vector) for d in chunk if d.vector is not None]
+            await asyncio.to_thread(self.turns.set_vectors, written)
             done = start + len(chunk)
             if progress is not None:
                 progress(done, len(stale))
@@ -240,7 +240,12 @@ class ColdContext:
         usable = doc.vector is not None and doc.vector.matches(self.embedder)
         vector = doc.vector.vector if usable else None  # type: ignore[union-attr]
         self.recall_index.add(
-            doc.id, doc.created_at, stems(doc.tokens), vector, Place.COLD_CONTEXT, doc.source
+            doc.id,
+            doc.created_at,
+            stems(doc.tokens),
+            vector,
+            Place.COLD_CONTEXT,
+            doc.speaker or doc.source,
         )
 
     def _unindex(self, doc_id: str) -> ColdDoc | None:
@@ -248,20 +253,8 @@ class ColdContext:
         self.recall_index.remove(doc_id)
         return doc
 
-    def _write(self, docs: Sequence[ColdDoc], durable: bool = True) -> None:
-        for doc in docs:
-            path = self.docs_dir / f"{doc.id}.json"
-            if durable:
-                write_atomic(path, [json.dumps(doc.to_json(), ensure_ascii=False)])
-            else:
-                tmp = path.with_name(path.name + ".tmp")
-                tmp.write_text(json.dumps(doc.to_json(), ensure_ascii=False), encoding="utf-8")
-                os.replace(tmp, path)
-
-    def _delete(self, ids: Sequence[str]) -> None:
-        for doc_id in ids:
-            (self.docs_dir / f"{doc_id}.json").unlink(missing_ok=True)
-        _fsync_dir(self.docs_dir)
+    def _write_access(self, docs: Sequence[ColdDoc]) -> None:
+        self.turns.set_access((d.id, d.access_count, d.last_access) for d in docs)
 
     def __len__(self) -> int:
         return len(self._docs)
@@ -315,13 +308,30 @@ class ColdContext:
             embedder=self.embedder.name,
         )
 
-    async def _store(self, docs: list[ColdDoc]) -> None:
-        def prepare() -> None:
-            vectors = self.embedder.embed_texts([d.text for d in docs])
-            for doc, vector in zip(docs, vectors, strict=True):
-                doc.tokens = self.keywords(doc.text)
+    def _prepare(self, docs: Sequence[ColdDoc], fresh: bool) -> list[ColdDoc]:
+        """Embed and cut what each document lacks (all of it when `fresh`); returns those
+        that changed. Blocking."""
+        lacking = [
+            d
+            for d in docs
+            if fresh
+            or (not d.tokens and d.text)
+            or d.vector is None
+            or not d.vector.matches(self.embedder)
+        ]
+        if lacking:
+            found = self.embedder.embed_texts([d.text for d in lacking])
+            for doc, vector in zip(lacking, found, strict=True):
                 doc.vector = StoredVector(self.embedder.fingerprint, vector)
-            self._write(docs)
+                doc.tokens = self.keywords(doc.text)
+        return lacking
+
+    async def _store(self, docs: list[ColdDoc], why: str) -> None:
+        """New documents: embedded, cut, stored in the cold place and indexed."""
+
+        def prepare() -> None:
+            self._prepare(docs, fresh=True)
+            self.turns.put([turn_of_doc(d) for d in docs], why, self.clock.now())
 
         await self.wait_ready()
         async with self._lock:
@@ -330,28 +340,46 @@ class ColdContext:
                 self._index(doc)
 
     async def archive(self, events: Sequence[ContextEvent]) -> None:
-        """Store pruned context events, each at its original timestamp (spec:
-        ContextToColdContext). Durable when this returns."""
-        docs = [
-            self._make(
-                created_at=e.timestamp,
-                source=e.source,
-                input=e.input,
-                response=e.response,
-                channel=e.channel,
-                text=e.vector_text or e.text,
-                media=e.media,
-            )
-            for e in events
-        ]
-        await self._store(docs)
-        if docs:
-            self._emit(
-                EventType.COLD_CONTEXT_ARCHIVED,
-                source="memory",
-                ids=[d.id for d in docs],
-                events=[e.id for e in events],
-            )
+        """Take pruned context events (spec: ContextToColdContext): each turn moves in the
+        turn store, keeping its id, original time, speaker, words and vector. Stored when
+        this returns."""
+        ids = [e.id for e in events]
+        if not ids:
+            return
+        now = self.clock.now()
+
+        def move() -> list[ColdDoc]:
+            self.turns.move(ids, Place.COLD_CONTEXT, "pruned", now)
+            stored = {t.id: t for t in self.turns.get_many(ids)}
+            docs = [
+                doc_of_turn(stored.get(e.id) or turn_of_event(e, Place.COLD_CONTEXT, None))
+                for e in events
+            ]
+            # What the window stored without words or a vector of this space (or an event
+            # it never stored) gets them now.
+            changed = self._prepare(docs, fresh=False)
+            if changed:
+                self.turns.put([turn_of_doc(d) for d in changed], "pruned", now)
+            return docs
+
+        await self.wait_ready()
+        async with self._lock:
+            docs = await asyncio.to_thread(move)
+            for doc in docs:
+                if doc.media:
+                    self.announce_text_only()
+                self._index(doc)
+        self._emit(
+            EventType.COLD_CONTEXT_ARCHIVED,
+            source="memory",
+            ids=[d.id for d in docs],
+            events=ids,
+        )
+
+    async def restore(self, docs: Sequence[ColdDoc]) -> None:
+        """Store documents as they were kept elsewhere (an import): id, times and read
+        count stay; vectors and words are made anew."""
+        await self._store(list(docs), "imported")
 
     async def commit(
         self,
@@ -367,7 +395,7 @@ class ColdContext:
         doc = self._make(
             created_at=self.clock.now(), source=source, input=content.strip(), media=media
         )
-        await self._store([doc])
+        await self._store([doc], "committed")
         return doc
 
     # ---- recall -----------------------------------------------------------------------------
@@ -419,23 +447,30 @@ class ColdContext:
                 # Under the lock: a document consumed meanwhile is not written back.
                 docs = [d for d in map(self._docs.get, ids) if d is not None]
                 if docs:
-                    await asyncio.to_thread(self._write, docs, False)
+                    await asyncio.to_thread(self._write_access, docs)
 
     async def _touch_locked(self, docs: Sequence[ColdDoc]) -> None:
         now = self.clock.now()
         for doc in docs:
             doc.access_count += 1
             doc.last_access = now
-        # Access counts decide archival, not what was acknowledged: no fsync needed.
-        await asyncio.to_thread(self._write, docs, False)
+        await asyncio.to_thread(self._write_access, docs)
 
-    async def consume(self, ids: Sequence[str]) -> list[ColdDoc]:
-        """Remove documents and return them (consume-on-read): the caller has already put
-        them back into the context, so a crash here leaves a duplicate, never a loss."""
+    async def consume(
+        self,
+        ids: Sequence[str],
+        into: Place,
+        why: str,
+        blocks: Mapping[str, str] | None = None,
+    ) -> list[ColdDoc]:
+        """Move documents out of the cold context, `into` the window (recalled) or the graph
+        (archived, `blocks` naming the text block each became), and return them. A turn the
+        window has taken back already is in its place; moving it again changes nothing."""
         await self.wait_ready()
         async with self._lock:
             docs = [doc for doc in (self._unindex(i) for i in ids) if doc is not None]
-            await asyncio.to_thread(self._delete, [d.id for d in docs])
+            now = self.clock.now()
+            await asyncio.to_thread(self.turns.move, [d.id for d in docs], into, why, now, blocks)
         if docs:
             self._emit(EventType.COLD_CONTEXT_CONSUMED, source="memory", ids=[d.id for d in docs])
         return docs
@@ -450,3 +485,43 @@ class ColdContext:
             if now - max(doc.stored_at, doc.last_access or 0.0) >= age_s
             and doc.access_count <= max_access
         ]
+
+
+def doc_of_turn(turn: Turn) -> ColdDoc:
+    return ColdDoc(
+        id=turn.id,
+        created_at=turn.at,
+        stored_at=turn.entered_at,
+        source=turn.source,
+        input=turn.input,
+        response=turn.response,
+        channel=turn.channel,
+        text=turn.text or " ".join(p for p in (turn.input, turn.response) if p),
+        tokens=list(turn.words or []),
+        vector=turn.vector,
+        access_count=turn.access_count,
+        last_access=turn.last_access,
+        media=list(turn.media),
+        speaker=turn.speaker if turn.speaker != turn.source else "",
+    )
+
+
+def turn_of_doc(doc: ColdDoc) -> Turn:
+    return Turn(
+        id=doc.id,
+        place=Place.COLD_CONTEXT,
+        at=doc.created_at,
+        source=doc.source,
+        speaker=doc.speaker,
+        channel=doc.channel,
+        input=doc.input,
+        response=doc.response,
+        text=doc.text,
+        words=list(doc.tokens),
+        vector=doc.vector,
+        media=list(doc.media),
+        stored_at=doc.stored_at,
+        entered_at=doc.stored_at,
+        access_count=doc.access_count,
+        last_access=doc.last_access,
+    )

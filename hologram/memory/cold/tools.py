@@ -8,6 +8,7 @@ from typing import Annotated
 
 from hologram.media import MediaStore
 from hologram.memory.cold.store import ColdContext, ColdDoc
+from hologram.memory.turns import Place
 from hologram.memory.window.context import ContextWindow
 from hologram.memory.window.event import COLD_STORAGE_SOURCE, ContextEvent
 from hologram.sdk import NOT_BLANK, MediaRef, Param, ToolDef, ToolError
@@ -19,8 +20,9 @@ async def recall_into_context(
     context: ContextWindow, cold: ColdContext, query: str, top: int = 3
 ) -> list[ContextEvent]:
     """Consume the documents most related to `query` and put each back into the timeline at
-    its original time, as source `cold_storage` (spec: coldcontext_query). The events are
-    durable in the context before the documents are deleted."""
+    its original time, as source `cold_storage` (spec: coldcontext_query). Each is the same
+    turn moved back (its id and speaker stay); the window stores it before the cold
+    context lets it go."""
     hits = await cold.query(query, top)
     events = [
         await context.append(
@@ -29,11 +31,14 @@ async def recall_into_context(
             hit.doc.response,
             channel=hit.doc.channel,
             timestamp=hit.doc.created_at,
+            event_id=hit.doc.id,
             media=hit.doc.media,
+            speaker=hit.doc.speaker or hit.doc.source,
+            why="recalled",
         )
         for hit in hits
     ]
-    await cold.consume([hit.doc.id for hit in hits])
+    await cold.consume([hit.doc.id for hit in hits], Place.CONTEXT, "recalled")
     return events
 
 

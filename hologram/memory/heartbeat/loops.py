@@ -31,6 +31,7 @@ from hologram.memory.heartbeat.consolidation import (
     supported,
 )
 from hologram.memory.heartbeat.distill import DistillPipeline, extract
+from hologram.memory.turns import Place
 from hologram.memory.window.context import ContextWindow
 from hologram.sdk import CONSOLIDATION_CHANNEL, Clock, EventType
 from hologram.sdk.events import discard
@@ -181,14 +182,16 @@ class Heartbeat:
             self.settings.archive_age_s(), self.settings.archive_max_access()
         )
         triples = 0
+        blocks_of: dict[str, str] = {}
         for doc in docs:
-            await self.graph.blocks.add_text(
+            block = await self.graph.blocks.add_text(
                 doc.text or doc.input,
                 source=f"coldcontext:{doc.id}",
                 at=doc.created_at,
                 words=doc.tokens if doc.text else None,
-                speaker=doc.source,
+                speaker=doc.speaker or doc.source,
             )
+            blocks_of[doc.id] = block.id
             blocks = await self.archive_media(doc)
             if doc.source != "agent" and doc.input:
                 found = [
@@ -199,7 +202,7 @@ class Heartbeat:
                     await self.graph.commit(found, origin="archive")
                     triples += len(found)
         if docs:
-            await self.cold.consume([d.id for d in docs])
+            await self.cold.consume([d.id for d in docs], Place.GRAPH, "archived", blocks_of)
         return {"archived": len(docs), "triples": triples}
 
     async def archive_media(self, doc: ColdDoc) -> tuple[str, ...]:

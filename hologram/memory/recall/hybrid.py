@@ -30,7 +30,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from enum import IntEnum
 from typing import Any
 
 import numpy as np
@@ -38,20 +37,11 @@ import numpy.typing as npt
 
 from hologram.memory.recall.episodic import EpisodicIndex, EpisodicWeights
 from hologram.memory.recall.index import VectorIndex
+from hologram.memory.turns import Place
 
 RRF_K = 60
 """Reciprocal-rank-fusion constant (the usual one): the first rank is worth 1/60, the
 tenth 1/70, so agreement between the recalls outweighs either one's order."""
-
-
-class Place(IntEnum):
-    """Where a stored turn is kept now."""
-
-    CONTEXT = 0
-    """The context window (already in the prompt whole: the turn's recall leaves it out)."""
-    COLD_CONTEXT = 1
-    GRAPH = 2
-    """The graph's text blocks."""
 
 
 @dataclass(frozen=True, slots=True)

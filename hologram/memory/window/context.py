@@ -1,31 +1,33 @@
 """The context window (spec: RelevanceContext): the timeline the model sees, pruned by
-relevance to the current input, durable across a SIGKILL."""
+relevance to the current input, durable across a SIGKILL. Its events are the turn store's
+rows in place CONTEXT (`hologram.memory.turns`); a prune moves them to the cold context."""
 
 from __future__ import annotations
 
 import asyncio
 import bisect
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from hologram.kernel.tasks import Once, TaskScope
 from hologram.memory.embed.registry import StoredVector
-from hologram.memory.journal import Journal
 from hologram.memory.recall.episodic import stems
-from hologram.memory.recall.hybrid import HybridIndex, Place
+from hologram.memory.recall.hybrid import HybridIndex
 from hologram.memory.recall.index import VectorIndex
+from hologram.memory.turns import Place, TurnStore
 from hologram.memory.window.event import (
     NEVER_ARCHIVED,
     ContextEvent,
     ToolLookup,
     ToolOutput,
+    event_of_turn,
     text_for_vector,
+    turn_of_event,
 )
 from hologram.sdk import Clock, EventType, MediaRef
 from hologram.sdk.embedding import (
@@ -136,7 +138,7 @@ class ContextWindow:
 
     def __init__(
         self,
-        directory: Path,
+        turns: TurnStore,
         embedder: Embedder,
         clock: Clock,
         *,
@@ -145,7 +147,6 @@ class ContextWindow:
         cold: ColdArchive | None = None,
         emit: Emit | None = None,
         tools: ToolLookup | None = None,
-        compact_every: int = 500,
         recall_index: HybridIndex | None = None,
         keywords: Callable[[str], list[str]] | None = None,
         tasks: TaskScope | None = None,
@@ -158,11 +159,12 @@ class ContextWindow:
         self.protected_recent = protected_recent
         self.cold = cold
         self.tools = tools
-        self.compact_every = compact_every
         self.last_prune: PruneReport | None = None
         self.problems: list[str] = []
         self._emit = emit or discard
-        self._journal = Journal(directory, "context")
+        self.turns = turns
+        self._stored_words: dict[str, list[str]] = {}
+        """Words of the events `open` loaded, until `_index_loaded` puts them in the index."""
         self._events: list[ContextEvent] = []
         # Each event's vector lives in a row ("slot") of one matrix, so a prune scores the
         # whole window with one matrix-vector product; `_slots` runs parallel to `_events`.
@@ -212,25 +214,17 @@ class ContextWindow:
     # ---- life cycle -------------------------------------------------------------------------
 
     async def open(self) -> list[str]:
-        """Rebuild the window from snapshot + log. Returns the problems found (corrupt lines,
-        unreadable events), which are also logged and announced; nothing is raised."""
+        """Load the window's events from the turn store. Returns the problems found (rows
+        that cannot be read, left in the store untouched), which are also logged and
+        announced; nothing is raised."""
         async with self._lock:
-            loaded = await asyncio.to_thread(self._journal.load)
-            problems = list(loaded.problems)
-            for number, record in enumerate(loaded.snapshot, 1):
-                try:
-                    self._insert(ContextEvent.from_json(record))
-                except ValueError as exc:
-                    problems.append(f"snapshot event {number}: {exc}; skipped")
-            for op in loaded.ops:
-                try:
-                    self._replay(op)
-                except (ValueError, KeyError, TypeError) as exc:
-                    problems.append(f"log entry {op.get('op')!r}: {exc}; skipped")
+            turns, problems = await asyncio.to_thread(self.turns.load, Place.CONTEXT)
+            for turn in turns:
+                self._insert(event_of_turn(turn))
+                if turn.words is not None:
+                    self._stored_words[turn.id] = turn.words
             if problems:
                 self._announce_problems(problems)
-                # Rewrite the files now so the bad lines (kept aside) are not met again.
-                await asyncio.to_thread(self._journal.compact, self._records())
         return problems
 
     def index_in_background(self) -> asyncio.Task[None]:
@@ -243,21 +237,33 @@ class ContextWindow:
         if self.recall_index is None:
             return
         events = [e for e in self.events if e.id not in self.recall_index]
-        words = await asyncio.to_thread(lambda: [self._words(e) for e in events])
+        stored, self._stored_words = self._stored_words, {}
+        # Words cut when the event was stored are read back, not cut again.
+        words = await asyncio.to_thread(
+            lambda: [stems(stored[e.id]) if e.id in stored else self._words(e) for e in events]
+        )
         async with self._lock:
             for event, its_words in zip(events, words, strict=True):
                 if event.id in self._ids:
                     self._index_event(event, its_words)
 
     def _words(self, event: ContextEvent) -> list[str]:
+        return stems(self._keywords_of(event))
+
+    def _keywords_of(self, event: ContextEvent) -> list[str]:
         assert self._keywords is not None
-        return stems(self._keywords(event.vector_text or event.text))
+        return self._keywords(event.vector_text or event.text)
 
     def _index_event(self, event: ContextEvent, words: list[str]) -> None:
         if self.recall_index is not None:
             vector = event.vector.vector if self._usable(event) else None  # type: ignore[union-attr]
             self.recall_index.add(
-                event.id, event.timestamp, words, vector, Place.CONTEXT, speaker=event.source
+                event.id,
+                event.timestamp,
+                words,
+                vector,
+                Place.CONTEXT,
+                speaker=event.speaker or event.source,
             )
 
     def _announce_problems(self, problems: list[str]) -> None:
@@ -266,24 +272,9 @@ class ContextWindow:
             log.warning("context window: %s", problem)
         self._emit(EventType.MEMORY_DEGRADED, source="memory", layer="context", problems=problems)
 
-    def _replay(self, op: dict[str, Any]) -> None:
-        if op["op"] == "append":
-            event = ContextEvent.from_json(op["event"])
-            if event.id not in self._ids:
-                self._insert(event)
-        elif op["op"] == "remove":
-            self._remove(set(op["ids"]))
-        else:
-            raise ValueError(f"unknown operation {op['op']!r}")
-
     async def close(self) -> None:
+        """Stop indexing; every event is in the turn store already (its owner closes it)."""
         await self._indexing.cancel()
-        async with self._lock:
-            await asyncio.to_thread(self._journal.compact, self._records())
-            self._journal.close()
-
-    def _records(self) -> list[dict[str, Any]]:
-        return [event.to_json() for event in self._events]
 
     # ---- changing ---------------------------------------------------------------------------
 
@@ -308,8 +299,9 @@ class ContextWindow:
         if self.recall_index is not None and self._usable(event):
             self.recall_index.set_vector(event.id, event.vector.vector)  # type: ignore[union-attr]
 
-    def _keep_only(self, keep: list[bool]) -> None:
-        """Drop every event whose flag in `keep` (parallel to the window) is False."""
+    def _keep_only(self, keep: list[bool], handed_over: Collection[str] = ()) -> None:
+        """Drop every event whose flag in `keep` (parallel to the window) is False; those
+        `handed_over` are the cold context's now, in the recall index too."""
         events, slots = [], []
         for event, slot, kept in zip(self._events, self._slots, keep, strict=True):
             if kept:
@@ -320,7 +312,7 @@ class ContextWindow:
                 self._stale.discard(event.id)
                 self._matrix.remove(slot)
                 self._free.append(slot)
-                if self.recall_index is not None:
+                if self.recall_index is not None and event.id not in handed_over:
                     self.recall_index.remove(event.id)
         self._events, self._slots = events, slots
 
@@ -338,11 +330,14 @@ class ContextWindow:
         timestamp: float | None = None,
         event_id: str | None = None,
         media: Iterable[MediaRef] = (),
+        speaker: str = "",
+        why: str = "said",
     ) -> ContextEvent:
         """Add one event (timestamp: now, unless given, e.g. a recalled document's original
-        time; its id made up unless given) and return it once it is on disk. Embedding
-        failures do not lose the event: it is stored without a vector, announced, and
-        embedded again at the next prune."""
+        time; its id made up unless given: a stored turn of that id moves into the window,
+        `why` in its history) and return it once it is stored. Embedding failures do not
+        lose the event: it is stored without a vector, announced, and embedded again at the
+        next prune."""
         if not isinstance(source, str) or not source:
             raise ValueError("an event needs a non-empty source (a channel name, 'agent', …)")
         if not isinstance(input, str) or not isinstance(response, str):
@@ -357,17 +352,17 @@ class ContextWindow:
             tool_outputs=outputs,
             vector_text=text_for_vector(source, input, response, outputs, self.tools),
             media=list(media),
+            speaker=speaker,
         )
         if event_id is not None:
             event.id = event_id
         async with self._lock:
-            error, words = await asyncio.to_thread(self._embed_and_log, event)
+            error, words = await asyncio.to_thread(self._embed_and_store, event, why)
             self._insert(event)
-            if words is not None:
-                self._index_event(event, words)
+            if words is not None and self.recall_index is not None:
+                self._index_event(event, stems(words))
             if error is not None:
                 self._announce_problems([f"event {event.id} stored without a vector: {error}"])
-            await self._maybe_compact()
         self._emit(
             EventType.CONTEXT_APPENDED,
             source="memory",
@@ -377,19 +372,18 @@ class ContextWindow:
         )
         return event
 
-    def _embed_and_log(self, event: ContextEvent) -> tuple[str | None, list[str] | None]:
+    def _embed_and_store(
+        self, event: ContextEvent, why: str
+    ) -> tuple[str | None, list[str] | None]:
         error = None
         try:
             vector = self.embedder.embed_texts([event.vector_text])[0]
             event.vector = StoredVector(self.embedder.fingerprint, vector)
         except EmbedderError as exc:
             error = str(exc)
-        self._journal.log({"op": "append", "event": event.to_json()})
-        return error, None if self.recall_index is None else self._words(event)
-
-    async def _maybe_compact(self) -> None:
-        if self._journal.logged >= max(self.compact_every, len(self._events)):
-            await asyncio.to_thread(self._journal.compact, self._records())
+        words = None if self._keywords is None else self._keywords_of(event)
+        self.turns.put([turn_of_event(event, Place.CONTEXT, words)], why, self.clock.now())
+        return error, words
 
     # ---- vectors ----------------------------------------------------------------------------
 
@@ -417,6 +411,8 @@ class ContextWindow:
                 event.vector = StoredVector(self.embedder.fingerprint, vector)
                 if event.id in slot_of:
                     self._set_vector(event, slot_of[event.id])
+            written = [(e.id, e.vector) for e in chunk if e.vector is not None]
+            await asyncio.to_thread(self.turns.set_vectors, written)
             done = start + len(chunk)
             if progress is not None:
                 progress(done, len(stale))
@@ -428,7 +424,6 @@ class ContextWindow:
                 total=len(stale),
                 fingerprint=self.embedder.fingerprint,
             )
-        await asyncio.to_thread(self._journal.compact, self._records())
         return len(stale)
 
     # ---- pruning ----------------------------------------------------------------------------
@@ -461,18 +456,23 @@ class ContextWindow:
         kept = keep_mask.tolist()
         gone = [e for e, k in zip(candidates, kept, strict=True) if not k]
         to_archive = [e for e in gone if e.source not in NEVER_ARCHIVED]
-        if to_archive and self.cold is not None:
-            # Archived first, then forgotten: a crash in between leaves a duplicate, never a loss.
+        if self.cold is None:
+            to_archive = []
+        elif to_archive:
+            # The cold context takes the turns' rows in the store: one move, so a crash
+            # leaves each turn in the window or in the cold context, never both.
             await self.cold.archive(to_archive)
-        await asyncio.to_thread(self._journal.log, {"op": "remove", "ids": [e.id for e in gone]})
-        self._keep_only(kept + [True] * protected_n)
+        archived = {e.id for e in to_archive}
+        dropped = [e.id for e in gone if e.id not in archived]
+        if dropped:
+            await asyncio.to_thread(self.turns.drop, dropped, "pruned", self.clock.now())
+        self._keep_only(kept + [True] * protected_n, archived)
         report.candidates = candidates
         report.scores = scores
         report.kept = kept
-        report.archived = {e.id for e in to_archive} if self.cold is not None else set()
+        report.archived = archived
         report.protected = events[cut:]
         report.after = len(self._events)
-        await self._maybe_compact()
         return report
 
     async def preview(self, query: str) -> PruneReport:

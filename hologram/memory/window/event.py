@@ -10,6 +10,7 @@ from typing import Any
 
 from hologram.memory.embed.registry import StoredVector
 from hologram.memory.text import clean_text
+from hologram.memory.turns import Place, Turn
 from hologram.sdk import MediaRef, ToolDef
 
 log = logging.getLogger(__name__)
@@ -49,6 +50,9 @@ class ContextEvent:
     media: list[MediaRef] = field(default_factory=list)
     """Media that came with the input or with the tools' results: references only, the
     bytes stay in the media store (resolved again whenever a request is built)."""
+    speaker: str = ""
+    """Who said it, when that is not `source`: a turn recalled from the cold context shows
+    as `cold_storage` and keeps who said it."""
 
     def to_json(self) -> dict[str, Any]:
         obj: dict[str, Any] = {
@@ -64,6 +68,8 @@ class ContextEvent:
             obj["tools"] = [[t.name, t.content] for t in self.tool_outputs]
         if self.media:
             obj["media"] = [m.to_dict() for m in self.media]
+        if self.speaker:
+            obj["speaker"] = self.speaker
         if self.vector is not None:
             obj.update(self.vector.to_json())
         return obj
@@ -79,6 +85,9 @@ class ContextEvent:
         texts = {k: obj.get(k, "") for k in ("channel", "input", "response", "vector_text")}
         if not all(isinstance(v, str) for v in texts.values()):
             raise ValueError("event text fields must be strings")
+        speaker = obj.get("speaker", "")
+        if not isinstance(speaker, str):
+            raise ValueError("event field 'speaker' must be a string")
         tools = obj.get("tools", [])
         if not isinstance(tools, list) or not all(
             isinstance(t, list) and len(t) == 2 and all(isinstance(x, str) for x in t)
@@ -99,6 +108,7 @@ class ContextEvent:
             id=obj["id"],
             vector=StoredVector.from_json(obj),
             media=refs,
+            speaker=speaker,
             **texts,
         )
 
@@ -155,3 +165,37 @@ def text_for_vector(
         if text:
             parts.append(text)
     return clean_text(" ".join(p for p in parts if p))
+
+
+def turn_of_event(event: ContextEvent, place: Place, words: list[str] | None) -> Turn:
+    return Turn(
+        id=event.id,
+        place=place,
+        at=event.timestamp,
+        source=event.source,
+        speaker=event.speaker,
+        channel=event.channel,
+        input=event.input,
+        response=event.response,
+        tools=[(t.name, t.content) for t in event.tool_outputs],
+        text=event.vector_text,
+        words=words,
+        vector=event.vector,
+        media=list(event.media),
+    )
+
+
+def event_of_turn(turn: Turn) -> ContextEvent:
+    return ContextEvent(
+        timestamp=turn.at,
+        source=turn.source,
+        input=turn.input,
+        response=turn.response,
+        channel=turn.channel,
+        tool_outputs=[ToolOutput(name, content) for name, content in turn.tools],
+        id=turn.id,
+        vector_text=turn.text,
+        vector=turn.vector,
+        media=list(turn.media),
+        speaker=turn.speaker if turn.speaker != turn.source else "",
+    )

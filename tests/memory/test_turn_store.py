@@ -1,0 +1,139 @@
+"""The turn store: one row a turn, durable across a kill, read back without cutting again."""
+
+from __future__ import annotations
+
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from hologram.kernel import ManualClock
+from hologram.memory import ColdContext, ContextWindow, Segmenter
+from hologram.memory.cold.tools import recall_into_context
+from hologram.memory.turns import Place, Turn, TurnStore
+from tests.memory.helpers import AxisEmbedder
+
+REPO = Path(__file__).resolve().parents[2]
+
+INGEST = textwrap.dedent(
+    """
+    import asyncio, sys
+    from pathlib import Path
+    from hologram.kernel import ManualClock
+    from hologram.memory import ColdContext, ContextWindow, Segmenter
+    from hologram.memory.turns import TurnStore
+    from tests.memory.helpers import AxisEmbedder
+
+    async def main(path, start):
+        turns = TurnStore(Path(path))
+        clock = ManualClock(start=1_700_000_000.0 + start)
+        embedder = AxisEmbedder()
+        cold = ColdContext(turns, embedder, Segmenter().keywords, clock)
+        await cold.wait_ready()
+        window = ContextWindow(turns, embedder, clock, top_k=8, protected_recent=4, cold=cold)
+        await window.open()
+        n = start
+        while True:
+            n += 1
+            await clock.advance(1)
+            event = await window.append("qq", input=f"coffee turn {n}")
+            print(event.id, flush=True)  # acknowledged: the append returned
+            if n % 5 == 0:
+                await window.prune("coffee")
+
+    asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+    """
+)
+
+
+def test_a_kill_at_any_point_of_ingestion_loses_no_acknowledged_turn(tmp_path: Path) -> None:
+    path = tmp_path / "turns.db"
+    chooser = random.Random(7)
+    acknowledged: list[str] = []
+    for _ in range(3):
+        process = subprocess.Popen(
+            [sys.executable, "-c", INGEST, str(path), str(len(acknowledged) * 10)],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert process.stdout is not None
+        wanted = chooser.randint(15, 60)
+        for _ in range(wanted):
+            line = process.stdout.readline()
+            assert line, "the ingesting process ended early"
+            acknowledged.append(line.strip())
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+        assert process.returncode == -signal.SIGKILL
+    store = TurnStore(path)
+    try:
+        found = store.get_many(acknowledged)
+        assert [t.id for t in found] == acknowledged
+        counts = store.counts()
+        assert counts.get(Place.COLD_CONTEXT, 0) > 0, "no prune ran: the moves went untested"
+        for turn in found:
+            assert [m.to_place for m in store.history(turn.id)][-1] is turn.place
+    finally:
+        store.close()
+
+
+class CountingSegmenter(Segmenter):
+    def __init__(self) -> None:
+        super().__init__()
+        self.cut_texts: list[str] = []
+
+    def keywords(self, text: str) -> list[str]:
+        self.cut_texts.append(text)
+        return super().keywords(text)
+
+
+async def test_stored_words_are_read_back_not_cut_again(tmp_path: Path) -> None:
+    clock = ManualClock(start=1_700_000_000.0)
+    embedder = AxisEmbedder()
+    turns = TurnStore(tmp_path / "turns.db")
+    first = ColdContext(turns, embedder, Segmenter().keywords, clock)
+    doc = await first.commit("the blue kite over the harbour")
+    await first.close()
+    counting = CountingSegmenter()
+    again = ColdContext(turns, embedder, counting.keywords, clock)
+    await again.wait_ready()
+    assert again.get(doc.id) is not None and again.get(doc.id).tokens == doc.tokens
+    assert counting.cut_texts == []
+    # A row from before words were kept is cut once, and the words are stored.
+    turns.put(
+        [Turn("old", Place.COLD_CONTEXT, 1.0, "qq", text="an old kite", stored_at=1.0)],
+        "test",
+        clock.now(),
+    )
+    third = ColdContext(turns, embedder, counting.keywords, clock)
+    await third.wait_ready()
+    assert counting.cut_texts == ["an old kite"]
+    stored = turns.get("old")
+    assert stored is not None and stored.words == counting.keywords("an old kite")
+    turns.close()
+
+
+async def test_a_recalled_turn_keeps_its_speaker_when_pruned_again(tmp_path: Path) -> None:
+    clock = ManualClock(start=1_700_000_000.0)
+    embedder = AxisEmbedder()
+    turns = TurnStore(tmp_path / "turns.db")
+    cold = ColdContext(turns, embedder, Segmenter().keywords, clock)
+    await cold.wait_ready()
+    window = ContextWindow(turns, embedder, clock, top_k=1, protected_recent=1, cold=cold)
+    said = await window.append("qq", input="my kite is blue")
+    await clock.advance(1)
+    await window.append("qq", input="rain")
+    await window.prune("rain")
+    (back,) = await recall_into_context(window, cold, "kite", top=1)
+    assert (back.id, back.source, back.speaker) == (said.id, "cold_storage", "qq")
+    await clock.advance(1)
+    await window.append("qq", input="more rain")
+    await window.prune("rain")
+    doc = cold.get(said.id)
+    assert doc is not None and (doc.source, doc.speaker) == ("cold_storage", "qq")
+    hit = cold.recall_index.search(["kite"], None, 1)[0]
+    assert hit.id == said.id
+    turns.close()
