@@ -38,7 +38,8 @@ import httpx
 
 from hologram import Kernel
 from hologram.agent import TurnResult
-from hologram.sdk import ToolDef, TraceKind
+from hologram.channels.collect import CollectingChannel
+from hologram.sdk import OutputCap, ToolDef, TraceKind
 
 TARGET_MS = 2.0
 SERVER = (
@@ -124,7 +125,11 @@ async def measure(turns: int, runs: int, context_events: int) -> None:
                 Kernel(Path(tmp) / "data", environ=environ) as kernel,
                 httpx.AsyncClient(base_url=base_url.removesuffix("/v1")) as control,
             ):
-                assert kernel.state.stagehost is not None
+                assert kernel.state.stagehost is not None and kernel.state.channels is not None
+                # The replies' channel: collected, and cleared after each run.
+                kernel.state.channels.register_output_channel(
+                    "test", OutputCap.TEXT, "the benchmark's replies", CollectingChannel("test")
+                )
                 await fill_memory(kernel, context_events)
                 kernel.state.stagehost.register_tool(ToolDef("bench_echo", "Echo.", handler=_echo))
                 for label, script, per_turn in (

@@ -14,6 +14,7 @@ from hologram import Kernel
 from hologram.agent.journal import InputJournal, InputState
 from hologram.config import ConfigRegistry
 from hologram.kernel import BootError
+from hologram.memory.turns import Place, TurnStore
 from hologram.update import (
     STORES,
     BackupError,
@@ -282,3 +283,30 @@ def test_a_damaged_backup_is_refused_before_anything_is_restored(tmp_path: Path)
     with pytest.raises(BackupError, match=r"inputs\.db does not match its digest"):
         restore_backup(backup, root)
     assert (root / "stray.txt").exists()
+
+
+def test_an_old_window_file_with_a_bad_line_moves_the_rest_and_is_kept_aside(
+    tmp_path: Path,
+) -> None:
+    root = shipped.build(tmp_path / "data")
+    context = root / "memory" / "context"
+    snapshot = context / "context.snapshot.jsonl"
+    lines = snapshot.read_text(encoding="utf-8").splitlines()
+    lines[3] = lines[3][:30]  # the third event (e2), cut short
+    snapshot.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    bad_doc = root / "memory" / "coldcontext" / "docs" / "c1.json"
+    bad_doc.write_text('{"id": "c1", "created_at": ', encoding="utf-8")
+
+    prepare(root)
+
+    store = TurnStore(root / "memory" / "turns.db")
+    try:
+        window, _ = store.load(Place.CONTEXT)
+        cold, _ = store.load(Place.COLD_CONTEXT)
+    finally:
+        store.close()
+    assert [t.id for t in window] == [f"e{n}" for n in (1, 3, 4, 5, 6, 7, 8, 9)] + ["e-late"]
+    assert [t.id for t in cold] == ["c0", "c2"]
+    # The damaged files stay, renamed, for a person to look at; the clean log is gone.
+    assert sorted(p.name for p in context.iterdir()) == ["context.snapshot.jsonl.corrupt"]
+    assert bad_doc.with_name("c1.json.corrupt").exists() and not bad_doc.exists()
