@@ -168,7 +168,8 @@ class Memory:
         above 1) finds what the cut-off run recorded and records it no second time."""
         key = None if input_id is None else f"input-{input_id}"
         if key is not None and attempt > 1:
-            earlier = self.context.find(key)
+            # Still in the window, or moved on since (the turn store has every place).
+            earlier = self.context.find(key) or await self.context.stored(key)
             if earlier is not None:
                 log.info(
                     "input %s, attempt %d: already in memory from its first run", input_id, attempt

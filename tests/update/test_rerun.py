@@ -12,6 +12,7 @@ import pytest
 
 from hologram import Kernel
 from hologram.agent import InputState
+from hologram.memory.turns import Place, TurnStore
 from hologram.sdk import StageContext
 
 TEXT = "remember: the spare key is under the blue pot"
@@ -48,6 +49,31 @@ async def test_an_input_run_again_after_a_crash_is_in_memory_once(data_dir: Path
 
     assert [e.id for e in window] == [f"input-{input_id}"]
     assert len(logged) == 1
+
+
+async def test_an_input_whose_turn_moved_on_before_the_rerun_stays_where_it_went(
+    data_dir: Path,
+) -> None:
+    input_id = await _cut_off_mid_turn(data_dir)
+    turns = TurnStore(data_dir / "memory" / "turns.db")
+    turns.move([f"input-{input_id}"], Place.COLD_CONTEXT, "pruned", 1.0)
+    turns.close()
+
+    async with Kernel(data_dir, environ={}) as kernel:
+        row = None
+        for _ in range(400):
+            row = await kernel.inputs.journal.get(input_id)
+            if row is not None and row["state"] == InputState.DONE:
+                break
+            await asyncio.sleep(0.05)
+        assert row is not None and row["state"] == InputState.DONE
+        memory, cold = kernel.state.memory, kernel.state.coldcontext
+        assert memory is not None and cold is not None
+        await cold.wait_ready()
+        assert [e for e in memory.context.events if e.input == TEXT] == []
+        assert [d.id for d in cold.documents() if d.input == TEXT] == [f"input-{input_id}"]
+        stored = memory.context.turns.get(f"input-{input_id}")
+        assert stored is not None and stored.place is Place.COLD_CONTEXT
 
 
 async def test_a_shutdown_with_a_requeued_backlog_leaves_no_unread_outcome(

@@ -197,6 +197,12 @@ class ContextWindow:
         """The event of that id still in the window (a scan: for the rare re-run)."""
         return next((e for e in self._events if e.id == event_id), None)
 
+    async def stored(self, event_id: str) -> ContextEvent | None:
+        """The turn of that id wherever the turn store keeps it now (window, cold context or
+        graph), as an event; None if it was never stored or was dropped."""
+        turn = await asyncio.to_thread(self.turns.get, event_id)
+        return None if turn is None else event_of_turn(turn)
+
     def timeline(self, budget_tokens: int, estimate: Callable[[str], int]) -> list[ContextEvent]:
         """The newest events whose texts fit in `budget_tokens` together, oldest first.
         A ceiling, not a fill target: it stops at the first event that would not fit."""
