@@ -249,3 +249,17 @@ async def test_a_restarted_kernel_indexes_its_window_again_once_ready(data_dir: 
         await memory.context.index_in_background()  # started at kernel_ready; wait for it
         found = await memory.search("Xochitl kite", 3, with_window=True)
         assert [(f.place, f.text) for f in found] == [(Place.CONTEXT, "Xochitl's kite is red")]
+
+
+def test_a_turn_moving_between_places_keeps_one_row() -> None:
+    index = HybridIndex(2)
+    vector = np.asarray([1.0, 0.0], np.float32)
+    for n in range(100):
+        index.add(f"t{n}", float(n), ["kite"], vector, Place.CONTEXT, "qq")
+    for n in range(100):
+        index.add(f"t{n}", float(n), ["kite"], vector, Place.COLD_CONTEXT, "qq")
+    assert index.rows == 100
+    assert index.count(Place.CONTEXT) == 0 and index.count(Place.COLD_CONTEXT) == 100
+    assert index.search(["kite"], vector, 5, (Place.CONTEXT,)) == []
+    found = index.search(["kite"], vector, 5, (Place.COLD_CONTEXT,))
+    assert len(found) == 5 and {h.place for h in found} == {Place.COLD_CONTEXT}

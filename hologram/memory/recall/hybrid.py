@@ -85,6 +85,12 @@ class HybridIndex:
     def __contains__(self, doc_id: object) -> bool:
         return doc_id in self._row_of
 
+    @property
+    def rows(self) -> int:
+        """Rows a vector search scans: every document indexed, and those removed since."""
+        with self._lock:
+            return len(self._id_at)
+
     def count(self, place: Place) -> int:
         """Documents indexed in `place`."""
         with self._lock:
@@ -101,15 +107,19 @@ class HybridIndex:
     ) -> None:
         """Index `doc_id` (said at `at` by `speaker`, kept in `place`) by its stemmed
         `words` and, when it has one in the current space, its `vector`; an id already
-        present is replaced."""
+        present is replaced in its row (a turn moving from the window to the cold context
+        keeps one row, so the rows a vector search scans stay as many as the turns)."""
         with self._lock:
-            self._remove_locked(doc_id)
-            row = len(self._id_at)
-            if row >= len(self._place):
-                more = np.full(len(self._place), -1, np.int8)
-                self._place = np.concatenate([self._place, more])
-            self._id_at.append(doc_id)
-            self._row_of[doc_id] = row
+            row = self._row_of.get(doc_id)
+            if row is None:
+                row = len(self._id_at)
+                if row >= len(self._place):
+                    more = np.full(len(self._place), -1, np.int8)
+                    self._place = np.concatenate([self._place, more])
+                self._id_at.append(doc_id)
+                self._row_of[doc_id] = row
+            else:
+                self.words.remove(doc_id)
             self._place[row] = place
             self._vectors.set(row, vector)
             self.words.add(doc_id, at, words, tag=place, speaker=speaker)

@@ -50,9 +50,10 @@ class VectorIndex:
         if row < self.size:
             self._valid[row] = False
 
-    def scores(self, query: npt.NDArray[np.float32]) -> Scores:
-        """Cosine of `query` with every row in use (dead rows included: callers index it)."""
-        return self._matrix[: self.size] @ query
+    def scores_at(self, query: npt.NDArray[np.float32], rows: Rows) -> Scores:
+        """Cosine of `query` with each of `rows`, in their order: a window that once held
+        ten thousand events and now holds forty scores forty rows, not every row it used."""
+        return self._matrix[rows] @ query
 
     def search(
         self,

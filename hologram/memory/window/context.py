@@ -456,7 +456,7 @@ class ContextWindow:
         candidates = events[:cut]
         keep_n = max(self.top_k - protected_n, 0)
         query_vector = (await asyncio.to_thread(self.embedder.embed_texts, [query]))[0]
-        scores = self._matrix.scores(query_vector)[np.asarray(self._slots[:cut], dtype=np.int64)]
+        scores = self._matrix.scores_at(query_vector, np.asarray(self._slots[:cut], np.int64))
         keep_mask = np.zeros(cut, dtype=bool)
         keep_mask[keep_order(scores)[:keep_n]] = True
         kept = keep_mask.tolist()
@@ -492,8 +492,7 @@ class ContextWindow:
             stale = [(i, e) for i, e in enumerate(events[:cut]) if e.id in self._stale]
             texts = [query, *(e.vector_text for _, e in stale)]
             vectors = await asyncio.to_thread(self.embedder.embed_texts, texts)
-            rows = np.asarray(self._slots[:cut], dtype=np.int64)
-            scores = self._matrix.scores(vectors[0])[rows]
+            scores = self._matrix.scores_at(vectors[0], np.asarray(self._slots[:cut], np.int64))
             for (index, _), vector in zip(stale, vectors[1:], strict=True):
                 scores[index] = float(vector @ vectors[0])
         report = PruneReport(query, self.top_k, self.protected_recent, len(events), len(events))
