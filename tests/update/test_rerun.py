@@ -32,17 +32,21 @@ async def _cut_off_mid_turn(root: Path) -> int:
     return record.id
 
 
+async def _until_done(kernel: Kernel, input_id: int) -> None:
+    row = None
+    for _ in range(400):
+        row = await kernel.inputs.journal.get(input_id)
+        if row is not None and row["state"] == InputState.DONE:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"input {input_id} did not finish: {row}")
+
+
 async def test_an_input_run_again_after_a_crash_is_in_memory_once(data_dir: Path) -> None:
     input_id = await _cut_off_mid_turn(data_dir)
 
     async with Kernel(data_dir, environ={}) as kernel:
-        row = None
-        for _ in range(400):
-            row = await kernel.inputs.journal.get(input_id)
-            if row is not None and row["state"] == InputState.DONE:
-                break
-            await asyncio.sleep(0.05)
-        assert row is not None and row["state"] == InputState.DONE  # at least once: it ran
+        await _until_done(kernel, input_id)  # at least once: it ran
         assert kernel.state.memory is not None and kernel.state.text_memory is not None
         window = [e for e in kernel.state.memory.context.events if e.input == TEXT]
         logged = [r for r in kernel.state.text_memory.read() if r["text"] == TEXT]
@@ -60,13 +64,7 @@ async def test_an_input_whose_turn_moved_on_before_the_rerun_stays_where_it_went
     turns.close()
 
     async with Kernel(data_dir, environ={}) as kernel:
-        row = None
-        for _ in range(400):
-            row = await kernel.inputs.journal.get(input_id)
-            if row is not None and row["state"] == InputState.DONE:
-                break
-            await asyncio.sleep(0.05)
-        assert row is not None and row["state"] == InputState.DONE
+        await _until_done(kernel, input_id)
         memory, cold = kernel.state.memory, kernel.state.coldcontext
         assert memory is not None and cold is not None
         await cold.wait_ready()
