@@ -133,12 +133,18 @@ class ProviderManager:
         self.usage = UsageLedger(lambda: self.settings.prices)
         """Tokens and cost of every answer, per source, day and channel."""
         self._random = random.Random()
+        self._settings_read: tuple[int, LLMSettings | None] = (-1, None)
 
     # ---- sources ----------------------------------------------------------------------------
 
     @property
     def settings(self) -> LLMSettings:
-        return self.config.read(LLMSettings)
+        # Read eight times a turn: read again only once a stored setting has changed.
+        version, settings = self._settings_read
+        if version != self.config.version or settings is None:
+            settings = self.config.read(LLMSettings)
+            self._settings_read = (self.config.version, settings)
+        return settings
 
     @property
     def active_source(self) -> str:
