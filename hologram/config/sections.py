@@ -268,6 +268,12 @@ class MemorySettings:
         "after the words; a semantic embedder deserves more than the hashed default)",
         key="recall.vector_weight",
     )
+    blas_threads: int = setting(
+        1,
+        "threads the BLAS library (numpy's matrix products) may use in this process; recall's "
+        "products are small, and a BLAS pool spinning on every core costs them several times "
+        "their own time on a busy machine (0: leave it as the library chose)",
+    )
     text_max_bytes: int = setting(10_000_000, "size of one text-log file", key="text.max_bytes")
     text_retention_days: int = setting(
         30, "days text-log files are kept", key="text.retention_days"
