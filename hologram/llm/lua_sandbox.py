@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -70,6 +71,26 @@ class _Null:
 
 NULL = _Null()
 _PLAIN = frozenset({str, int, float, bool})  # values that cross between Python and Lua as they are
+_EMPTY_ARRAY = re.compile(r"\[\s*\]")
+
+
+def _whole_convertible(text: str) -> bool:
+    """Whether JSON `text` surely holds neither an empty array nor a null in an array: the
+    two things lupa's conversion of a whole value cannot carry (it cannot tell [] from {},
+    and a nil leaves a hole). Text inside strings may look like either: such a value just
+    takes the careful way. A scan for `null` (a chunk often has a null or two, in objects)
+    and one search: a regular expression for both cost twice as much."""
+    at = text.find("null")
+    while at != -1:
+        before = at - 1
+        while before >= 0 and text[before] in " \t\r\n":
+            before -= 1
+        if before >= 0 and text[before] in "[,":
+            return False
+        at = text.find("null", at + 4)
+    return _EMPTY_ARRAY.search(text) is None
+
+
 _HTTP = object()  # marks a coroutine.yield that is an http_* request, not the script's own
 _HOST = object()  # marks a yield that is a call of a host function (`host_function`)
 _LEVELS = {
@@ -101,10 +122,20 @@ local ARRAY = {__name = "json.array"}
 json = {null = NULL}
 function json.array(t) return setmetatable(t or {}, ARRAY) end
 function json.is_array(t) return getmetatable(t) == ARRAY end
+local next, mathtype = next, math.type
+-- A table converted whole by the host: the ones that were JSON arrays have integer keys
+-- (object keys are always strings), and the host sends none that was empty.
+local function mark_arrays(t)
+  if mathtype((next(t))) == "integer" then setmetatable(t, ARRAY) end
+  for _, v in next, t do
+    if type(v) == "table" then mark_arrays(v) end
+  end
+end
 function json.decode(text)
   if type(text) ~= "string" then error("json.decode expects a string, got " .. type(text), 2) end
-  local ok, value = py_decode(text)
+  local ok, value, whole = py_decode(text)
   if not ok then error("json.decode: " .. value, 2) end
+  if whole then mark_arrays(value) end
   return value
 end
 function json.encode(value)
@@ -154,7 +185,7 @@ function M.mark_array(t) return setmetatable(t, ARRAY) end
 -- Tables the host keeps from one call to the next (the tool schemas of a request, see
 -- hologram/llm/tool_tables.py). Scripts never get the kept tables themselves, only copies;
 -- every access here is raw, so a metatable a script sets changes nothing of what is read.
-local next, rawget, rawset, mathtype = next, rawget, rawset, math.type
+local rawget, rawset = rawget, rawset
 
 local function same(a, b)
   if getmetatable(a) ~= getmetatable(b) then return false end
@@ -254,6 +285,15 @@ function M.start(fn, budget)
     return r[1], status(co) == "dead", r[2], r[3], r[4], r[5]
   end
 end
+-- Start a call and take its first step in one crossing from Python (the common case: a
+-- transform that never yields is done then); the step function comes back only when the
+-- call yielded and has more steps to take.
+function M.run(fn, budget, ...)
+  local step = M.start(fn, budget)
+  local ok, dead, a, b, c, d = step(...)
+  if dead or not ok then return ok, dead, a, b, c, d, nil end
+  return ok, dead, a, b, c, d, step
+end
 return M
 """
 
@@ -299,6 +339,7 @@ class LuaSandbox:
         self._host_function = helpers.host_function
         self._compile = helpers.compile
         self._start = helpers.start
+        self._run = helpers.run
         self._mark_array = helpers.mark_array
         self._is_array = helpers.is_array
         self.kept = KeptTables(helpers.mark, helpers.copy, helpers.swap, helpers.unswap)
@@ -352,8 +393,7 @@ class LuaSandbox:
         """Call a Lua function; each `http_get`/`http_post` it makes is awaited through
         `http`, each host function through `host`. Returns the first value the function
         returns (a Lua object)."""
-        step = self._start(fn, self._ticks)
-        ok, dead, first, method, url, body = step(*args)
+        ok, dead, first, method, url, body, step = self._run(fn, self._ticks, *args)
         while True:
             if not ok:
                 raise LuaSandboxError(self._describe(first), _cause(first))
@@ -381,7 +421,7 @@ class LuaSandbox:
 
     def call_sync(self, fn: Any, *args: Any) -> Any:
         """Call a Lua function that does no HTTP (the hot path of the transforms)."""
-        ok, dead, first, *_ = self._start(fn, self._ticks)(*args)
+        ok, dead, first, *_ = self._run(fn, self._ticks, *args)
         if not ok:
             raise LuaSandboxError(self._describe(first), _cause(first))
         if not dead:
@@ -477,15 +517,22 @@ class LuaSandbox:
             if self._decode_once is entry:
                 self._decode_once = None
 
-    def _py_decode(self, text: str) -> tuple[bool, Any]:
+    def _py_decode(self, text: str) -> tuple[bool, Any, bool]:
+        """(ok, value or error, whether the script side still marks the arrays)."""
         once = self._decode_once
         if once is not None and text == once[0]:
             self._decode_once = None
-            return True, once[1]
+            return True, once[1], False
         try:
-            return True, self.to_lua(json.loads(text))
+            value = json.loads(text)
+            if type(value) in (dict, list) and _whole_convertible(text):
+                # No empty array and no null in one: lupa converts the whole value in one
+                # call, and the script side marks the arrays (a third of what the
+                # conversion table by table costs; a stream pays it for every chunk).
+                return True, self._table_from(value, recursive=True), True
+            return True, self.to_lua(value), False
         except (ValueError, RecursionError) as exc:
-            return False, str(exc)
+            return False, str(exc), False
 
     def _py_encode(self, value: Any) -> tuple[bool, str]:
         try:

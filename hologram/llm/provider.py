@@ -33,12 +33,12 @@ from hologram.llm.errors import AdapterError, ContextTooLong, FailureKind, Provi
 from hologram.llm.messages import CompletionRequest, CompletionResponse
 from hologram.llm.streaming import (
     ChunkError,
+    NDJSONFramer,
+    SSEFramer,
     StreamAssembler,
     StreamChunk,
-    ndjson_lines,
     read_chunk,
     read_error,
-    sse_data,
 )
 
 log = logging.getLogger(__name__)
@@ -177,10 +177,11 @@ class LuaAdaptedProvider:
         self.adapter = adapter
         self.timeout = source.timeout_s
         self.lua_http_timeout = lua_http_timeout
+        # A model call goes where the source says, never through an environment proxy.
+        self._transport = transport or httpx.AsyncHTTPTransport(trust_env=False)
         self._client = httpx.AsyncClient(
             timeout=httpx.Timeout(source.timeout_s, connect=min(source.timeout_s, 10.0)),
-            transport=transport,
-            # A model call goes where the source says, never through an environment proxy.
+            transport=self._transport,
             trust_env=False,
         )
         headers = {"content-type": "application/json", **adapter.headers}
@@ -305,9 +306,8 @@ class LuaAdaptedProvider:
         url, body = await self._body(request, stream=True)
         assembler = StreamAssembler(self.adapter.name)
         try:
-            async with self._client.stream(
-                "POST", url, content=body.encode(), headers=self._headers
-            ) as response:
+            response = await self._open_stream(url, body.encode())
+            try:
                 if response.status_code >= 400:
                     await response.aread()
                     raise await self._status_error(
@@ -320,14 +320,9 @@ class LuaAdaptedProvider:
                     assembler.take(whole)
                     if whole.content or whole.reasoning_content:
                         yield StreamChunk(whole.content, whole.reasoning_content)
-                    lines = _no_lines()
+                    payloads = _no_payloads()
                 else:
-                    lines = response.aiter_lines()
-                payloads = (
-                    sse_data(lines)
-                    if self.adapter.stream_format == "sse"
-                    else (ndjson_lines(lines))
-                )
+                    payloads = _payloads(response, self.adapter.stream_format)
                 async for payload in payloads:
                     try:
                         raw = await self.adapter.transform_stream_chunk(payload, self._lua_http)
@@ -343,7 +338,11 @@ class LuaAdaptedProvider:
                         await _drain(payloads)
                         break
                     if not chunk.empty:
+                        # Yielded as soon as its frame is read: the frames after it in
+                        # the same read wait until the consumer has taken this one.
                         yield chunk
+            finally:
+                await response.aclose()
         except httpx.TimeoutException:
             raise ProviderError(
                 self.name,
@@ -366,6 +365,20 @@ class LuaAdaptedProvider:
             model=final.model,
             response=final,
         )
+
+    async def _open_stream(self, url: str, body: bytes) -> httpx.Response:
+        """The streamed answer's response, its body not read yet. Sent through the client's
+        transport: the client's own layers (auth and redirect flows, event hooks, the
+        cookie jar's parse of every answer) cost a few hundred microseconds of the time
+        to first token when run cold, and a model call uses none of them. The request is
+        still built by the client (its headers, timeouts and cookies), and a cookie the
+        answer sets is still kept."""
+        outgoing = self._client.build_request("POST", url, content=body, headers=self._headers)
+        response = await self._transport.handle_async_request(outgoing)
+        response.request = outgoing
+        if "set-cookie" in response.headers:
+            self._client.cookies.extract_cookies(response)
+        return response
 
     def _bad_response(self, body: str, exc: AdapterError) -> ProviderError:
         try:
@@ -402,6 +415,24 @@ def _whole_body(response: httpx.Response) -> bool:
     return kind.startswith("application/json")
 
 
-async def _no_lines() -> AsyncIterator[str]:
+async def _payloads(response: httpx.Response, stream_format: str) -> AsyncIterator[str]:
+    """The payloads of a streamed body, framed from its bytes as each read brings them."""
+    # Both formats are UTF-8 by their specifications; a charset the server names anyway is
+    # honoured, and only then parsed (httpx's parse of the header is ~50 µs run cold).
+    kind = response.headers.get("content-type", "").lower()
+    named = "charset" in kind and "utf-8" not in kind
+    encoding = (response.encoding or "utf-8") if named else "utf-8"
+    framer = SSEFramer(encoding) if stream_format == "sse" else NDJSONFramer(encoding)
+    # The raw bytes when the server did not compress them (a layer fewer between the
+    # socket and the adapter, for every frame).
+    coded = response.headers.get("content-encoding", "identity").lower() != "identity"
+    async for data in response.aiter_bytes() if coded else response.aiter_raw():
+        for payload in framer.feed(data):
+            yield payload
+    for payload in framer.close():
+        yield payload
+
+
+async def _no_payloads() -> AsyncIterator[str]:
     return
     yield  # an empty async generator

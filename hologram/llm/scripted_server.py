@@ -142,6 +142,9 @@ class RecordedRequest:
     body: bytes
     received_at: float = field(default_factory=time.perf_counter)
     """When it arrived (perf_counter), for benchmarks that split a latency."""
+    frames_sent_at: list[float] = field(default_factory=list, compare=False)
+    """When each frame of a streamed answer was handed to the server to send
+    (perf_counter): where a latency splits into the server's part and the client's."""
 
     @property
     def json(self) -> Any:
@@ -393,7 +396,7 @@ class ScriptedModelServer:
             return JSONResponse(error, status_code=500)
         if reply.delay and not await self._pause(request, reply.delay):
             return Response(status_code=499)
-        return self._reply(wire, reply, path, payload)
+        return self._reply(wire, reply, path, payload, recorded)
 
     def _next_reply(
         self, wire: WireFormat, payload: dict[str, Any], recorded: RecordedRequest
@@ -408,7 +411,12 @@ class ScriptedModelServer:
         return ScriptedReply(text=answer.text, tool_calls=calls)
 
     def _reply(
-        self, wire: WireFormat, reply: ScriptedReply, path: str, payload: dict[str, Any]
+        self,
+        wire: WireFormat,
+        reply: ScriptedReply,
+        path: str,
+        payload: dict[str, Any],
+        recorded: RecordedRequest,
     ) -> Response:
         headers = reply.response_headers()
         if reply.lines is not None:
@@ -436,7 +444,7 @@ class ScriptedModelServer:
                 wire.stream_error(reply.stream_error, MESSAGES.get(reply.stream_error, "error"))
             )
         # The first frames go out at once; the pause is between pieces.
-        paced = self._paced(frames, reply.chunk_delay, unpaced=2)
+        paced = self._paced(frames, reply.chunk_delay, unpaced=2, sent=recorded.frames_sent_at)
         return StreamingResponse(paced, media_type=wire.stream_media, headers=headers)
 
     def _turn(
@@ -517,7 +525,9 @@ class ScriptedModelServer:
         ):
             yield line
 
-    async def _paced(self, items: list[str], delay: float, unpaced: int = 1) -> AsyncIterator[str]:
+    async def _paced(
+        self, items: list[str], delay: float, unpaced: int = 1, sent: list[float] | None = None
+    ) -> AsyncIterator[str]:
         finished = False
         try:
             for i, item in enumerate(items):
@@ -527,6 +537,8 @@ class ScriptedModelServer:
                         return
                     except TimeoutError:
                         pass
+                if sent is not None:
+                    sent.append(time.perf_counter())
                 yield item
             finished = True
         finally:

@@ -23,7 +23,6 @@ one index (their strings joined), other lists are extended, tables updated, valu
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -295,25 +294,92 @@ class StreamAssembler:
         )
 
 
-async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
-    """The data payloads of a server-sent-event stream: `data:` lines of one event joined
-    by newlines, dispatched at the blank line that ends the event. `event:`, `id:` and
-    comment lines are dropped: the payloads adapters read name their own type."""
-    data: list[str] = []
-    async for line in lines:
-        if not line:
-            if data:
-                yield "\n".join(data)
-                data = []
-            continue
-        if line.startswith("data:"):
-            payload = line[5:]
-            data.append(payload[1:] if payload.startswith(" ") else payload)
-    if data:
-        yield "\n".join(data)
+class _Lines:
+    """Complete lines out of a body's bytes as they arrive. Lines end at \\n, \\r\\n or \\r
+    (as SSE allows), and nowhere else: a payload's text may hold U+2028 or NEL raw (a JSON
+    encoder with ensure_ascii off writes them so), and a splitter that honours every
+    Unicode line break, as str.splitlines does, would cut the payload's JSON in two. The
+    bytes are split before decoding, which is safe since in UTF-8 no byte of a multi-byte
+    character is a CR or LF."""
+
+    __slots__ = ("_encoding", "_rest")
+
+    def __init__(self, encoding: str = "utf-8") -> None:
+        self._encoding = encoding
+        self._rest = b""
+
+    def feed(self, data: bytes) -> list[str]:
+        data = self._rest + data if self._rest else data
+        if b"\r" in data:
+            # A CR at the very end may be the first half of a CRLF: wait for the next byte.
+            keep = data.endswith(b"\r")
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            if keep:
+                data = data[:-1]
+            lines = data.split(b"\n")
+            self._rest = lines.pop() + (b"\r" if keep else b"")
+        else:
+            lines = data.split(b"\n")
+            self._rest = lines.pop()
+        encoding = self._encoding
+        return [line.decode(encoding, "replace") for line in lines]
+
+    def close(self) -> list[str]:
+        """The last line, when the body did not end with a line break."""
+        rest, self._rest = self._rest, b""
+        rest = rest.removesuffix(b"\r")
+        return [rest.decode(self._encoding, "replace")] if rest else []
 
 
-async def ndjson_lines(lines: AsyncIterator[str]) -> AsyncIterator[str]:
-    async for line in lines:
-        if line.strip():
-            yield line
+class SSEFramer:
+    """The data payloads of a server-sent-event stream, fed its body's bytes as they come:
+    `data:` lines of one event joined by newlines, dispatched at the blank line that ends
+    the event. `event:`, `id:` and comment lines are dropped: the payloads adapters read
+    name their own type. Synchronous on purpose: each read from the socket is framed in
+    one call, without an async generator per layer between the socket and the adapter."""
+
+    __slots__ = ("_data", "_lines")
+
+    def __init__(self, encoding: str = "utf-8") -> None:
+        self._lines = _Lines(encoding)
+        self._data: list[str] = []
+
+    def feed(self, data: bytes) -> list[str]:
+        return self._events(self._lines.feed(data))
+
+    def close(self) -> list[str]:
+        """What the body's end completes: a last line, an event without its blank line."""
+        payloads = self._events(self._lines.close())
+        if self._data:
+            payloads.append("\n".join(self._data))
+            self._data = []
+        return payloads
+
+    def _events(self, lines: list[str]) -> list[str]:
+        payloads: list[str] = []
+        data = self._data
+        for line in lines:
+            if not line:
+                if data:
+                    payloads.append("\n".join(data))
+                    data.clear()
+                continue
+            if line.startswith("data:"):
+                payload = line[5:]
+                data.append(payload[1:] if payload.startswith(" ") else payload)
+        return payloads
+
+
+class NDJSONFramer:
+    """The lines of a newline-delimited JSON stream (Ollama's), blank ones dropped."""
+
+    __slots__ = ("_lines",)
+
+    def __init__(self, encoding: str = "utf-8") -> None:
+        self._lines = _Lines(encoding)
+
+    def feed(self, data: bytes) -> list[str]:
+        return [line for line in self._lines.feed(data) if line.strip()]
+
+    def close(self) -> list[str]:
+        return [line for line in self._lines.close() if line.strip()]

@@ -133,11 +133,12 @@ class ModelGuard:
                     response=None if chunk.response is None else self.inbound(chunk.response),
                 )
                 continue
-            yield dataclasses.replace(
-                chunk,
-                content=text.feed(chunk.content),
-                reasoning_content=reasoning.feed(chunk.reasoning_content),
-            )
+            content = text.feed(chunk.content)
+            thought = reasoning.feed(chunk.reasoning_content)
+            if content == chunk.content and thought == chunk.reasoning_content:
+                yield chunk  # nothing masked or held back: no copy on the way to the reader
+            else:
+                yield dataclasses.replace(chunk, content=content, reasoning_content=thought)
 
 
 def _masked_call(call: ToolCall, mask: Any) -> ToolCall:

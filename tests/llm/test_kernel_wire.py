@@ -181,3 +181,26 @@ async def test_a_gemini_tool_loop_through_the_kernel_sends_each_calls_signature_
     [answer] = [p["functionResponse"] for p in parts if "functionResponse" in p]
     assert call["functionCall"]["id"] == answer["id"] == "g-1"
     assert call["thoughtSignature"] == hashlib.sha256(b"g-1").hexdigest()[:24]
+
+
+async def test_the_first_delta_is_published_before_the_server_sends_the_next_frame(
+    kernel: Kernel, server: ScriptedModelServer
+) -> None:
+    # The server sends the role's frame and the first piece's at once and holds every
+    # frame after them back for a minute: the first delta must not wait for any of them.
+    frames_sent_then: list[int] = []
+    first_delta = asyncio.Event()
+
+    def on_delta(event: Event) -> None:
+        frames_sent_then.append(len(server.last_request.frames_sent_at))
+        first_delta.set()
+
+    kernel.events.subscribe(EventType.AGENT_OUTPUT_DELTA, on_delta)
+    server.queue(ScriptedReply(text="alpha beta gamma", chunk_delay=60))
+    ticket = await kernel.inject("tell me slowly")
+    async with asyncio.timeout(DEADLINE):
+        await first_delta.wait()
+        kernel.stop_turn()
+        with pytest.raises(TaskStopped):
+            await ticket
+    assert frames_sent_then[0] == 2

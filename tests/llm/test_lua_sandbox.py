@@ -109,6 +109,45 @@ def test_json_round_trips_unicode_nesting_and_empty_containers_exactly(lua: LuaS
     assert json.loads(lua.call_sync(module.f, json.dumps(document))) == document
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        # No empty array and no null in one: converted whole, the arrays marked in Lua.
+        '{"choices": [{"index": 0, "delta": {"content": "It "}, "finish_reason": null}]}',
+        '[[1, 2], [3, [4, 5]], {"k": [6]}]',
+        # The careful way: an empty array, a null in one, text that only looks like either.
+        '{"tool_calls": [], "list": [[1], []], "done": false}',
+        '{"list": [1, null, 3], "nested": [{"a": [2]}]}',
+        '{"text": "[] and , null are only text here", "list": ["x"]}',
+    ],
+)
+def test_every_decoded_array_is_marked_however_the_json_is_converted(
+    lua: LuaSandbox, raw: str
+) -> None:
+    # Emptied by the script, a decoded array must still encode as [], not {}: only the
+    # mark tells an empty array from an empty object.
+    module = lua.load(
+        script(
+            "local function empty(t)\n"
+            "  for _, v in pairs(t) do if type(v) == 'table' then empty(v) end end\n"
+            "  if json.is_array(t) then for i = #t, 1, -1 do t[i] = nil end end\n"
+            "  return t\n"
+            "end\n"
+            "function M.f(raw) return json.encode(empty(json.decode(raw))) end"
+        ),
+        "marks.lua",
+    )
+
+    def emptied(value: object) -> object:
+        if isinstance(value, list):
+            return []
+        if isinstance(value, dict):
+            return {k: emptied(v) for k, v in value.items() if v is not None}
+        return value
+
+    assert json.loads(lua.call_sync(module.f, raw)) == emptied(json.loads(raw))
+
+
 def test_json_null_in_an_object_drops_the_key_and_in_an_array_keeps_its_place(
     lua: LuaSandbox,
 ) -> None:

@@ -87,6 +87,25 @@ async def test_a_streamed_reply_carries_reasoning_text_and_tool_calls(
     assert len([c for c in chunks if c.content]) == 3  # streamed a word at a time
 
 
+async def test_a_streamed_answer_records_when_each_frame_was_sent(
+    server: ScriptedModelServer,
+) -> None:
+    # For benchmarks that split a stream's latency into the server's part and the client's.
+    server.queue(ScriptedReply(text="It will rain."))
+    async with httpx.AsyncClient() as client:
+        async with client.stream(
+            "POST",
+            server.base_url + "/chat/completions",
+            json={"messages": [{"role": "user", "content": "x"}], "stream": True},
+        ) as response:
+            body = (await response.aread()).decode()
+        recorded = (await client.get(server.url + "/_scripted/requests")).json()
+    frames = [line for line in body.split("\n\n") if line.strip()]
+    sent = recorded[0]["frames_sent_at"]
+    assert len(sent) == len(frames) > 2
+    assert recorded[0]["received_at"] <= sent[0] and sent == sorted(sent)
+
+
 async def test_the_script_can_be_given_over_http(server: ScriptedModelServer) -> None:
     async with httpx.AsyncClient() as client:
         queued = await client.post(

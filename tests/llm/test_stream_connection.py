@@ -56,3 +56,47 @@ async def test_consecutive_streams_share_one_connection() -> None:
         finally:
             await provider.aclose()
     assert accepted[0] == 1
+
+
+async def test_a_chunk_is_given_before_the_server_sends_the_next_frame() -> None:
+    request = CompletionRequest([ChatMessage.user("will it rain?")], model="m")
+    async with ScriptedModelServer() as server:
+        # The role's frame and the first piece's go out at once; the rest waits a minute.
+        server.queue(ScriptedReply(text="It will rain.", chunk_delay=60))
+        provider = LuaAdaptedProvider(
+            SourceConfig("s", "openai", server.base_url, "sk-test", "m"),
+            AdapterLibrary().load("openai"),
+        )
+        stream = provider.chat_stream(request)
+        try:
+            async with asyncio.timeout(20):
+                async for chunk in stream:
+                    if chunk.content:
+                        break
+            assert chunk.content == "It "
+            assert len(server.last_request.frames_sent_at) == 2
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]
+            await provider.aclose()
+
+
+async def test_a_cookie_set_on_a_streamed_answer_is_sent_with_the_next_request() -> None:
+    # Streams skip the client's own send path; the cookie jar still hears the answer.
+    request = CompletionRequest([ChatMessage.user("will it rain?")], model="m")
+    async with ScriptedModelServer() as server:
+        server.queue(
+            ScriptedReply(text="It will rain.", headers={"set-cookie": "affinity=node-7; Path=/"}),
+            ScriptedReply(text="Bring an umbrella."),
+        )
+        provider = LuaAdaptedProvider(
+            SourceConfig("s", "openai", server.base_url, "sk-test", "m"),
+            AdapterLibrary().load("openai"),
+        )
+        try:
+            for _ in range(2):
+                [c async for c in provider.chat_stream(request)]
+        finally:
+            await provider.aclose()
+    first, second = server.requests
+    assert "cookie" not in first.headers
+    assert second.headers["cookie"] == "affinity=node-7"
