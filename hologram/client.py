@@ -30,6 +30,7 @@ from typing import Any
 import httpx
 
 from hologram.agent.journal import RecordRow
+from hologram.llm.streaming import SSELines
 from hologram.serve import inputs, media, settings, status
 from hologram.serve.bodies import DEFAULT_SYNC_TIMEOUT_S, HTTP_CHANNEL
 from hologram.serve.calls import (
@@ -192,10 +193,7 @@ class Client:
                     if opened is not None:
                         opened()
                     frames = Frames()
-                    for line in response.iter_lines():
-                        event = frames.feed(line)
-                        if event is None:
-                            continue
+                    for event in _events_in(response, frames):
                         if event.type in END_OF_STREAM:
                             return
                         if event.type in RECONNECT:
@@ -337,10 +335,7 @@ class AsyncClient:
                     if opened is not None:
                         opened()
                     frames = Frames()
-                    async for line in response.aiter_lines():
-                        event = frames.feed(line)
-                        if event is None:
-                            continue
+                    async for event in _events_of(response, frames):
                         if event.type in END_OF_STREAM:
                             return
                         if event.type in RECONNECT:
@@ -350,6 +345,26 @@ class AsyncClient:
             except (httpx.RemoteProtocolError, httpx.ReadError):
                 pass
             await asyncio.sleep(RESUME_PAUSE_S)
+
+
+def _events_in(response: httpx.Response, frames: Frames) -> Iterator[StreamEvent]:
+    """The stream's events as its bytes arrive. Lines end only where SSE says (LF, CRLF,
+    CR): the service writes JSON with U+2028 and NEL raw, which httpx's line reader would
+    take for line ends, cutting an event's data in two."""
+    lines = SSELines()
+    for data in response.iter_bytes():
+        for line in lines.feed(data):
+            if (event := frames.feed(line)) is not None:
+                yield event
+
+
+async def _events_of(response: httpx.Response, frames: Frames) -> AsyncIterator[StreamEvent]:
+    """As `_events_in`, read asynchronously."""
+    lines = SSELines()
+    async for data in response.aiter_bytes():
+        for line in lines.feed(data):
+            if (event := frames.feed(line)) is not None:
+                yield event
 
 
 __all__ = ["DEFAULT_URL", "AsyncClient", "Call", "Client", "HologramError", "StreamEvent"]

@@ -294,7 +294,7 @@ class StreamAssembler:
         )
 
 
-class _Lines:
+class SSELines:
     """Complete lines out of a body's bytes as they arrive. Lines end at \\n, \\r\\n or \\r
     (as SSE allows), and nowhere else: a payload's text may hold U+2028 or NEL raw (a JSON
     encoder with ensure_ascii off writes them so), and a splitter that honours every
@@ -341,7 +341,7 @@ class SSEFramer:
     __slots__ = ("_data", "_lines")
 
     def __init__(self, encoding: str = "utf-8") -> None:
-        self._lines = _Lines(encoding)
+        self._lines = SSELines(encoding)
         self._data: list[str] = []
 
     def feed(self, data: bytes) -> list[str]:
@@ -376,7 +376,7 @@ class NDJSONFramer:
     __slots__ = ("_lines",)
 
     def __init__(self, encoding: str = "utf-8") -> None:
-        self._lines = _Lines(encoding)
+        self._lines = SSELines(encoding)
 
     def feed(self, data: bytes) -> list[str]:
         return [line for line in self._lines.feed(data) if line.strip()]

@@ -4,6 +4,7 @@ service as a subprocess; its answers are the dataclasses the endpoints return.""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import subprocess
 import sys
@@ -80,6 +81,29 @@ async def test_the_async_client_says_sends_and_streams(service: Service) -> None
         assert setting.value == 6 and setting.source == "stored"
         listing = await hologram.settings("core.agent.max_tool")
         assert [s.key for s in listing.settings] == ["core.agent.max_tool_rounds"]
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+async def test_an_event_whose_text_holds_a_unicode_line_break_arrives_whole(
+    service: Service, separator: str
+) -> None:
+    text = f"two{separator}lines"
+    async with AsyncClient(service.url) as hologram:
+        result = await hologram.say(text)
+        said: list[StreamEvent] = []
+        async for event in hologram.events(last_event_id=0):
+            if text in json.dumps(event.payload, ensure_ascii=False):
+                said.append(event)
+            if event.type == "agent_output" and event.input == result.id:
+                break
+        assert said, "no event carried the text whole"
+    with Client(service.url) as hologram:
+        first = next(
+            e
+            for e in hologram.events(last_event_id=0)
+            if text in json.dumps(e.payload, ensure_ascii=False)
+        )
+        assert (first.seq, first.payload) == (said[0].seq, said[0].payload)
 
 
 @pytest.fixture
