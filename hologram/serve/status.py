@@ -3,7 +3,6 @@ and plugins, and the service itself."""
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -25,10 +24,6 @@ class ServiceStatus(ServiceInfo):
 
     accepting_input: Annotated[bool, Param("false once shutdown has begun")]
     events: StreamStats
-    boot_heap_frozen: Annotated[
-        int,
-        Param("objects from boot kept out of the garbage collector's full passes", ge=0),
-    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,10 +83,7 @@ async def get_status(request: Request) -> Response:
     kernel, state = ctx.kernel, ctx.kernel.state
     sources = [] if state.llm is None else state.llm.status()
     service = ServiceStatus(
-        **ctx.info,
-        accepting_input=ctx.intake.accepting,
-        events=ctx.stream.stats(),
-        boot_heap_frozen=gc.get_freeze_count(),
+        **ctx.info, accepting_input=ctx.intake.accepting, events=ctx.stream.stats()
     )
     status = Status(
         version=__version__,
