@@ -5,25 +5,28 @@ done when its turn ends. After a crash, whatever is not marked done is handed to
 again: acknowledged inputs are never lost, and a finished one never runs twice.
 
 Writes are group-committed: those that arrive while a commit is in flight wait for the next
-one, which takes them all in one transaction, one fsync and one hop to the journal's thread.
-Fifty clients sending at once then cost a few commits, not fifty queued one behind another.
+one, which takes them all in one transaction and one fsync. Fifty clients sending at once
+then cost a few commits, not fifty queued one behind another. The commits are driven by the
+journal's own thread, not by the event loop: a write goes on disk while the loop is busy with
+a turn, and an acknowledgement waits for its fsync and one wake-up of the loop, nothing else.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import queue
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypedDict, TypeVar
 
 from hologram.kernel.schema import SchemaTooNew, migrate_sqlite
-from hologram.kernel.tasks import KernelTasks, TaskScope
 from hologram.sdk import MediaRef
 
 T = TypeVar("T")
@@ -53,6 +56,17 @@ CREATE TABLE IF NOT EXISTS inputs (
     "ALTER TABLE inputs ADD COLUMN media TEXT NOT NULL DEFAULT '[]'",
 )
 """The input journal's schema steps (see `hologram.kernel.schema`)."""
+
+
+_COLUMNS = "text, channel, level, source, user_id, extra, state, created_at, media"
+_INSERT = f"INSERT INTO inputs({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+"""One input (`InputJournal.record`)."""
+_INSERT_ALL = (
+    f"INSERT INTO inputs({_COLUMNS}) SELECT value->>0, value->>1, value->>2, value->>3, "
+    "value->>4, value->>5, value->>6, value->>7, value->>8 FROM json_each(?) ORDER BY key"
+)
+"""Several inputs at once, from a JSON array of `_INSERT`'s parameter rows: one statement
+whatever their number, so one prepared statement serves every batch."""
 
 
 class InputState(StrEnum):
@@ -117,31 +131,54 @@ class JournalError(Exception):
     pass
 
 
+@dataclass(frozen=True, slots=True)
+class _Write:
+    sql: str
+    params: tuple[Any, ...]
+    done: asyncio.Future[int | None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """Anything else the journal's thread runs (a read, the connect, the close), in turn
+    with the writes: what was written before it is in what it reads."""
+
+    work: Callable[[], Any]
+    done: asyncio.Future[Any]
+
+
+_Work = _Write | _Call
+
+
 class InputJournal:
-    def __init__(
-        self,
-        db: sqlite3.Connection,
-        path: Path,
-        thread: ThreadPoolExecutor,
-        tasks: TaskScope | None = None,
-    ) -> None:
-        self._tasks = tasks or KernelTasks().scope("journal")
-        self._db = db
+    """The journal's connection lives in a thread of its own, which does nothing else.
+
+    That thread takes work from a queue: a run of writes waiting there becomes one group
+    commit, and the next run is taken as soon as a commit is on disk. The event loop only
+    puts work on the queue and is told, in one callback per commit, which writes are on
+    disk; a loop busy with a turn delays the telling, never the next commit."""
+
+    def __init__(self, path: Path) -> None:
         self.path = path
-        self._thread = thread
-        """The one thread that touches the connection: writes and reads stay in order."""
-        self._pending: list[tuple[str, tuple[Any, ...], asyncio.Future[int | None]]] = []
-        self._committing: asyncio.Task[None] | None = None
+        self._db: sqlite3.Connection | None = None
+        self._queue: queue.SimpleQueue[_Work | None] = queue.SimpleQueue()
+        self._loop = asyncio.get_running_loop()
+        # A daemon: a journal never closed must not keep the process from exiting, and
+        # whatever it acknowledged is committed already.
+        self._thread = threading.Thread(
+            target=self._serve, name=f"input-journal-{path.name}", daemon=True
+        )
         self.commits = 0
         self.writes = 0
         self._closed = False
 
     @classmethod
-    async def open(cls, path: Path, tasks: TaskScope | None = None) -> InputJournal:
-        thread = ThreadPoolExecutor(1, thread_name_prefix="input-journal")
+    async def open(cls, path: Path) -> InputJournal:
+        journal = cls(path)
+        journal._thread.start()
 
         def connect() -> sqlite3.Connection:
-            db = sqlite3.connect(path, check_same_thread=False)
+            db = sqlite3.connect(path)
             try:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=FULL")
@@ -151,80 +188,189 @@ class InputJournal:
             except (sqlite3.DatabaseError, SchemaTooNew):
                 db.close()
                 raise
+            journal._db = db
             return db
 
         try:
-            db = await asyncio.get_running_loop().run_in_executor(thread, connect)
+            await journal._call(connect)
         except (sqlite3.DatabaseError, SchemaTooNew) as exc:
-            thread.shutdown()
+            journal._stop_thread()
             raise JournalError(
                 f"the input journal {path} cannot be read ({exc}); it was left untouched: "
                 "move it aside to start with an empty journal"
             ) from exc
-        return cls(db, path, thread, tasks)
+        return journal
 
-    # ---- group commit ---------------------------------------------------------------------
+    # ---- the journal's thread -------------------------------------------------------------
+
+    def _serve(self) -> None:
+        held: _Work | None = None
+        while True:
+            work = held if held is not None else self._queue.get()
+            held = None
+            if work is None:
+                return
+            if isinstance(work, _Call):
+                self._run_call(work)
+                continue
+            batch = [work]
+            # Everything written meanwhile joins this commit, up to the first other work,
+            # which runs after it (so a read sees what was written before it was asked).
+            while True:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if isinstance(more, _Write):
+                    batch.append(more)
+                else:
+                    held = more
+                    break
+            self._commit(batch)
+
+    def _run_call(self, call: _Call) -> None:
+        try:
+            outcome: Any = call.work()
+        except Exception as exc:
+            outcome = exc
+        self._tell([(call.done, outcome)])
+
+    def _commit(self, batch: list[_Write]) -> None:
+        statements = [(w.sql, w.params) for w in batch]
+        try:
+            outcomes: list[Any] = self._apply(statements)
+        except Exception as exc:
+            outcomes = [exc] * len(batch)
+        self._tell([(w.done, o) for w, o in zip(batch, outcomes, strict=True)])
+
+    def _tell(self, settled: list[tuple[asyncio.Future[Any], Any]]) -> None:
+        """Hand outcomes to their awaiting tasks: one wake-up of the loop for all of them."""
+        # A loop that is gone (RuntimeError) has nobody waiting for these any more.
+        with contextlib.suppress(RuntimeError):
+            self._loop.call_soon_threadsafe(_settle, settled)
+
+    def _apply(self, statements: list[tuple[str, tuple[Any, ...]]]) -> list[int | Exception | None]:
+        """In the journal's thread: every statement, then one commit. A statement that fails
+        fails alone and leaves nothing behind; a commit that fails fails them all (nothing of
+        the batch is stored). So a write is reported done exactly when it is on disk.
+
+        Inputs recorded one after another go in as one statement: each statement lets go of
+        the GIL and has to win it back, which behind a busy event loop costs up to the
+        interpreter's switch interval (5 ms) every time."""
+        db = self._db
+        assert db is not None
+        outcomes: list[int | Exception | None] = []
+        start = 0
+        while start < len(statements):
+            end = start
+            while end < len(statements) and statements[end][0] == _INSERT:
+                end += 1
+            if end - start > 1:
+                outcomes += self._insert_all(db, [p for _, p in statements[start:end]], outcomes)
+            else:
+                end = start + 1
+                sql, params = statements[start]
+                outcomes.append(self._execute(db, sql, params, outcomes))
+            start = end
+        try:
+            db.commit()
+        except Exception:
+            db.rollback()
+            raise
+        self.commits += 1
+        self.writes += len(statements)
+        return outcomes
+
+    @staticmethod
+    def _execute(
+        db: sqlite3.Connection,
+        sql: str,
+        params: tuple[Any, ...],
+        before: list[int | Exception | None],
+    ) -> int | Exception | None:
+        try:
+            return db.execute(sql, params).lastrowid
+        except Exception as exc:
+            # Not only sqlite3.Error: a value the driver cannot bind (a string with a lone
+            # surrogate has no UTF-8 form) fails before SQLite sees it, as UnicodeEncodeError.
+            if not db.in_transaction and any(not isinstance(o, Exception) for o in before):
+                # Some errors (disk full, I/O) make SQLite roll the whole transaction
+                # back: the statements before this one are gone too.
+                raise
+            return exc
+
+    def _insert_all(
+        self,
+        db: sqlite3.Connection,
+        rows: list[tuple[Any, ...]],
+        before: list[int | Exception | None],
+    ) -> list[int | Exception | None]:
+        """Several inputs in one INSERT, each row's id in order. A row that cannot be stored
+        fails alone: one with no UTF-8 form is left out before the statement, and should
+        the statement fail anyway, the rows go in one by one to find which."""
+        outcomes: list[int | Exception | None] = []
+        encoded: list[str] = []
+        for row in rows:
+            try:
+                text = json.dumps(row, ensure_ascii=False)
+                text.encode("utf-8")
+            except (UnicodeEncodeError, TypeError, ValueError) as exc:
+                outcomes.append(exc)
+            else:
+                outcomes.append(None)
+                encoded.append(text)
+        if len(encoded) < 2:
+            return [
+                outcome
+                if isinstance(outcome, Exception)
+                else self._execute(db, _INSERT, row, before)
+                for row, outcome in zip(rows, outcomes, strict=True)
+            ]
+        try:
+            cursor = db.execute(_INSERT_ALL, ("[" + ",".join(encoded) + "]",))
+        except Exception:
+            if not db.in_transaction and any(not isinstance(o, Exception) for o in before):
+                raise
+            return [
+                outcome
+                if isinstance(outcome, Exception)
+                else self._execute(db, _INSERT, row, before)
+                for row, outcome in zip(rows, outcomes, strict=True)
+            ]
+        # One statement's rows take consecutive ids in the order json_each gives them (by
+        # key): nothing else writes this table meanwhile.
+        assert cursor.lastrowid is not None and cursor.rowcount == len(encoded)
+        ids = iter(range(cursor.lastrowid - len(encoded) + 1, cursor.lastrowid + 1))
+        return [outcome if isinstance(outcome, Exception) else next(ids) for outcome in outcomes]
+
+    def _stop_thread(self) -> None:
+        self._queue.put(None)
+        self._thread.join()
+
+    # ---- from the loop --------------------------------------------------------------------
 
     async def _write(self, sql: str, params: tuple[Any, ...]) -> int | None:
         """Run one statement in the next commit; returns its row id once that commit is on
         disk."""
         if self._closed:
             raise JournalError(f"the input journal {self.path} is closed")
-        done = asyncio.get_running_loop().create_future()
-        self._pending.append((sql, params, done))
-        if self._committing is None or self._committing.done():
-            # Awaited: every record's future carries the commit's outcome to its writer.
-            self._committing = self._tasks.spawn(
-                self._commit_pending(), name="journal-commit", awaited=True
-            )
+        done: asyncio.Future[int | None] = self._loop.create_future()
+        self._queue.put(_Write(sql, params, done))
+        # Shielded: a writer cancelled meanwhile leaves its write to complete (or not) as
+        # it would have; it is the thread's, not the writer's.
         return await asyncio.shield(done)
 
-    async def _commit_pending(self) -> None:
-        loop = asyncio.get_running_loop()
-        while self._pending:
-            batch, self._pending = self._pending, []
-            statements = [(sql, params) for sql, params, _ in batch]
-            try:
-                outcomes = await loop.run_in_executor(self._thread, self._apply, statements)
-            except Exception as exc:
-                outcomes = [exc] * len(batch)
-            for (_, _, done), outcome in zip(batch, outcomes, strict=True):
-                if done.done():
-                    continue
-                if isinstance(outcome, Exception):
-                    done.set_exception(outcome)
-                else:
-                    done.set_result(outcome)
-
-    def _apply(self, statements: list[tuple[str, tuple[Any, ...]]]) -> list[int | Exception | None]:
-        """In the journal's thread: every statement, then one commit. A statement that fails
-        fails alone and leaves nothing behind; a commit that fails fails them all (nothing of
-        the batch is stored). So a write is reported done exactly when it is on disk."""
-        outcomes: list[int | Exception | None] = []
-        for sql, params in statements:
-            try:
-                outcomes.append(self._db.execute(sql, params).lastrowid)
-            except Exception as exc:
-                # Not only sqlite3.Error: a value the driver cannot bind (a string with a lone
-                # surrogate has no UTF-8 form) fails before SQLite sees it, as UnicodeEncodeError.
-                outcomes.append(exc)
-                if not self._db.in_transaction and any(
-                    not isinstance(o, Exception) for o in outcomes[:-1]
-                ):
-                    # Some errors (disk full, I/O) make SQLite roll the whole transaction
-                    # back: the statements before this one are gone too.
-                    raise
-        try:
-            self._db.commit()
-        except Exception:
-            self._db.rollback()
-            raise
-        self.commits += 1
-        self.writes += len(statements)
-        return outcomes
+    async def _call(self, work: Callable[[], T]) -> T:
+        done: asyncio.Future[T] = self._loop.create_future()
+        self._queue.put(_Call(work, done))
+        return await done
 
     async def _read(self, query: Callable[[sqlite3.Connection], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._thread, query, self._db)
+        def read() -> T:
+            assert self._db is not None
+            return query(self._db)
+
+        return await self._call(read)
 
     # ---- the journal ----------------------------------------------------------------------
 
@@ -241,8 +387,7 @@ class InputJournal:
         """Write an input durably; return it with its id."""
         media = tuple(media)
         input_id = await self._write(
-            "INSERT INTO inputs(text, channel, level, source, user_id, extra, state, created_at,"
-            " media) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            _INSERT,
             (
                 text,
                 channel,
@@ -346,13 +491,26 @@ class InputJournal:
         return dict(rows)
 
     async def close(self) -> None:
+        if self._closed:
+            return
         self._closed = True
-        if self._committing is not None:
-            await asyncio.gather(self._committing, return_exceptions=True)
 
         def finish(db: sqlite3.Connection) -> None:
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             db.close()
 
-        await self._read(finish)
-        self._thread.shutdown()
+        # Behind every write already queued: they are committed before the connection closes.
+        try:
+            await self._read(finish)
+        finally:
+            self._stop_thread()
+
+
+def _settle(settled: list[tuple[asyncio.Future[Any], Any]]) -> None:
+    for done, outcome in settled:
+        if done.done():
+            continue
+        if isinstance(outcome, Exception):
+            done.set_exception(outcome)
+        else:
+            done.set_result(outcome)

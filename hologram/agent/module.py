@@ -119,8 +119,7 @@ class SchedulerModule:
         self.inputs: InputScheduler | None = None
 
     async def init(self, state: Any) -> None:
-        tasks = state.tasks.scope(self.name)
-        journal = await InputJournal.open(state.data_dir / "inputs.db", tasks)
+        journal = await InputJournal.open(state.data_dir / "inputs.db")
         settings = state.config.live(SchedulerSettings)
         self.inputs = InputScheduler(
             state.agent,

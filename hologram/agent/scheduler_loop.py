@@ -87,6 +87,8 @@ class SchedulerLoop:
         self._ids = itertools.count(1)
         self._main: asyncio.Task[None] | None = None
         self._closing = False
+        self._carrying = 0
+        """How deep in `_carry_out` we are (an observer of a decision may inject)."""
 
     # ---- the outside --------------------------------------------------------------------------
 
@@ -108,6 +110,18 @@ class SchedulerLoop:
         )
         arrived = self._clock.monotonic()
         self._inbox.append(_Inbound(payload, Priority(level), source, from_plugin, arrived, ticket))
+        if (
+            ticket.level is not Priority.QUEUED
+            and self._main is not None
+            and not self._closing
+            and not self._carrying
+        ):
+            # An interrupt is decided here and now (as a stop is): the running turn's model
+            # call is cancelled before `inject` returns, not once the loop's task comes
+            # round, which behind a busy event loop is the longest part of the wait. Not
+            # from inside a decision being carried out (an observer that injects): the
+            # decisions after it were taken before this input came, so it waits its turn.
+            self._pump()
         self._wake.set()
         return ticket
 
@@ -209,21 +223,28 @@ class SchedulerLoop:
             self._carry_out(decisions)
 
     def _carry_out(self, decisions: list[Decision]) -> None:
-        for decision in decisions:
-            if self._on_decision is not None:
-                try:
-                    self._on_decision(decision)
-                except Exception:
-                    log.exception("scheduler decision observer failed")
-            record = self._records.get(decision.task)
-            if record is None:
-                continue
-            if decision.action in (Action.START, Action.RESUME):
-                self._launch(record)
-            elif decision.action is Action.PREEMPT:
-                self._cancel(record, "preempt")
-            elif decision.action is Action.STOP:
-                self._cancel(record, "stop")
+        self._carrying += 1
+        try:
+            for decision in decisions:
+                self._carry_out_one(decision)
+        finally:
+            self._carrying -= 1
+
+    def _carry_out_one(self, decision: Decision) -> None:
+        if self._on_decision is not None:
+            try:
+                self._on_decision(decision)
+            except Exception:
+                log.exception("scheduler decision observer failed")
+        record = self._records.get(decision.task)
+        if record is None:
+            return
+        if decision.action in (Action.START, Action.RESUME):
+            self._launch(record)
+        elif decision.action is Action.PREEMPT:
+            self._cancel(record, "preempt")
+        elif decision.action is Action.STOP:
+            self._cancel(record, "stop")
 
     def _launch(self, record: _Running) -> None:
         if record.finished:

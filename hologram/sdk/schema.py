@@ -247,8 +247,20 @@ def convert(value: Any, tp: Any) -> Any:
     return value
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+"""Types `to_json` hands back as they are. Checked by exact type first: most values of an
+event or a reply are these, and every event the service streams goes through here."""
+
+
 def to_json(value: Any) -> Any:
     """A dataclass, enum or container of them as plain JSON values."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is dict:
+        return {k if type(k) is str else str(k): to_json(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [to_json(v) for v in value]
     if isinstance(value, enum.Enum):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):

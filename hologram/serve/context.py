@@ -4,11 +4,12 @@ app's state (`request.app.state.context`), so nothing lives at module level."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Annotated, Any, TypedDict
 
 from starlette.requests import Request
 
 from hologram.facade import Kernel
+from hologram.sdk.schema import Param
 from hologram.serve.intake import Intake
 from hologram.serve.stream import EventStream
 
@@ -20,6 +21,9 @@ class ServiceInfo(TypedDict):
     host: str
     port: int
     auth: str
+    boot_heap_frozen: Annotated[
+        int, Param("objects from boot kept out of the garbage collector's full passes", ge=0)
+    ]
 
 
 @dataclass(frozen=True, slots=True)

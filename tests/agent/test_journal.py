@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -92,3 +94,67 @@ async def test_the_journal_counts_each_time_an_input_starts_running(tmp_path: Pa
     attempts = {r.id: r.attempts for r in await reopened.unfinished()}
     assert attempts == {first.id: 2, fresh.id: 0}
     await reopened.close()
+
+
+async def test_inputs_recorded_in_one_commit_each_get_the_id_of_their_own_row(
+    tmp_path: Path,
+) -> None:
+    journal = await InputJournal.open(tmp_path / "inputs.db")
+    records = await asyncio.gather(
+        *(journal.record(f"message {n}", "http", n % 4, f"client {n}") for n in range(40))
+    )
+    assert journal.commits < 40
+    for record in records:
+        row = await journal.get(record.id)
+        assert row is not None
+        assert (row["text"], row["level"], row["source"]) == (
+            record.text,
+            record.level,
+            record.source,
+        )
+    await journal.close()
+
+
+async def test_a_record_the_table_refuses_fails_alone_in_a_shared_commit(tmp_path: Path) -> None:
+    # A NULL channel passes the driver but not the table's NOT NULL: the statement that
+    # carries the whole run of records fails, and the run goes in again row by row.
+    journal = await InputJournal.open(tmp_path / "inputs.db")
+    outcomes = await asyncio.gather(
+        *(journal.record(f"good {n}", "http", 0, "client") for n in range(10)),
+        journal.record("no channel", None, 0, "client"),  # type: ignore[arg-type]
+        *(journal.record(f"good {n}", "http", 0, "client") for n in range(10, 20)),
+        return_exceptions=True,
+    )
+    refused = outcomes.pop(10)
+    assert isinstance(refused, sqlite3.IntegrityError)
+    assert all(not isinstance(o, BaseException) for o in outcomes), outcomes
+    assert journal.commits < 21
+    await journal.close()
+
+    reopened = await InputJournal.open(tmp_path / "inputs.db")
+    stored = {r.id: r.text for r in await reopened.unfinished()}
+    await reopened.close()
+    assert stored == {o.id: o.text for o in outcomes}
+
+
+async def test_a_write_goes_on_disk_while_the_event_loop_is_busy(tmp_path: Path) -> None:
+    # The journal's thread commits on its own: an acknowledgement waits for its fsync and
+    # one wake-up of the loop, not for the loop to come round and start the commit.
+    path = tmp_path / "inputs.db"
+    journal = await InputJournal.open(path)
+    recording = asyncio.ensure_future(journal.record("while busy", "http", 0, "client"))
+    await asyncio.sleep(0)  # the write is handed over; from here the loop is busy
+    reader = sqlite3.connect(path)
+    try:
+        on_disk = False
+        for _ in range(2000):  # the loop stays blocked all the while
+            if reader.execute("SELECT count(*) FROM inputs").fetchone()[0]:
+                on_disk = True
+                break
+            time.sleep(0.005)  # noqa: ASYNC251 -- blocking the loop is the point
+    finally:
+        reader.close()
+    assert on_disk, "the commit waited for the event loop"
+    assert not recording.done(), "the loop was busy: nobody was told yet"
+    assert (await recording).text == "while busy"
+    await journal.close()

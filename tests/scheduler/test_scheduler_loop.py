@@ -203,3 +203,59 @@ async def test_a_resumed_input_is_still_the_one_running_after_a_quick_interrupt(
     assert loop.stop() == [work.id]
     with pytest.raises(TaskStopped):
         await asyncio.wait_for(work.outcome, DEADLINE)
+
+
+async def test_an_interrupt_is_decided_before_inject_returns(loop_and_script) -> None:
+    loop, script, decisions = loop_and_script
+    work = loop.inject("work")
+    await wait_for(script.began("work"))
+    urgent = loop.inject("urgent", Priority.L3)
+    # No await in between: the preemption and the start were decided inside `inject`, and
+    # the running input's task has its cancellation already.
+    assert [(d.action, d.task) for d in decisions[-3:]] == [
+        (Action.ENQUEUE, urgent.id),
+        (Action.PREEMPT, work.id),
+        (Action.START, urgent.id),
+    ]
+    assert loop.scheduler.current is not None and loop.scheduler.current.id == urgent.id
+    await wait_for(script.began("urgent"))
+    assert script.log == ["run work", "cancelled work", "run urgent"]
+    script.gate("urgent").set()
+    script.gate("work").set()
+    assert await asyncio.wait_for(work.outcome, DEADLINE) == "work done after ['step 1']"
+
+
+async def test_an_interrupt_injected_by_a_decision_observer_waits_for_the_decisions_in_hand() -> (
+    None
+):
+    # An observer told of one decision injects an interrupt: the decisions after that one
+    # were taken before the interrupt came, so they are carried out first (the second
+    # input is started), then it is decided as any other (the second input is preempted
+    # before its first step). Never two inputs running at once.
+    script = Script()
+    injected: list[Any] = []
+    running: list[int] = []
+
+    def observe(decision: Decision) -> None:
+        if decision.action in (Action.START, Action.RESUME):
+            running.append(decision.task)
+        if decision.action is Action.FINISH and not injected:
+            injected.append(loop.inject("urgent", Priority.L3))
+
+    loop = SchedulerLoop(script, ManualClock(), cooldown=0.0, on_decision=observe)
+    loop.start()
+    try:
+        first, second = loop.inject("first"), loop.inject("second")
+        await wait_for(script.began("first"))
+        script.gate("first").set()
+        await asyncio.wait_for(first.outcome, DEADLINE)
+        [urgent] = injected
+        await wait_for(script.began("urgent"))
+        script.gate("urgent").set()
+        script.gate("second").set()
+        assert await asyncio.wait_for(urgent.outcome, DEADLINE) == "urgent done after ['step 1']"
+        assert await asyncio.wait_for(second.outcome, DEADLINE) == "second done after ['step 1']"
+        assert script.log == ["run first", "run urgent", "run second"]
+        assert running == [first.id, second.id, urgent.id, second.id]
+    finally:
+        await loop.close()

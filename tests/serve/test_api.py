@@ -221,3 +221,13 @@ def test_bad_input_bodies_are_refused_saying_what_is_wrong(service: Service) -> 
             assert message in answer.json()["error"], (body, answer.json())
         counts = http.get("/status").json()["inputs"]
     assert counts == {}, "a refused input is never recorded"
+
+
+def test_the_service_keeps_what_boot_built_out_of_full_garbage_collections(
+    service: Service,
+) -> None:
+    # A full pass over boot's several hundred thousand objects held the loop for 110-400 ms
+    # under load (benchmarks/serve_load.py): every acknowledgement then waited as long.
+    with service.client() as http:
+        frozen = http.get("/status").json()["service"]["boot_heap_frozen"]
+    assert frozen > 10_000
