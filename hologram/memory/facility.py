@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -151,6 +152,18 @@ class Memory:
 
     def add_layer(self, layer: MemoryLayer) -> None:
         self._layers.append(layer)
+
+    async def settle(self) -> float:
+        """Wait for what a first recall would wait for (the stores' loading, each layer's
+        index, the word segmenter's dictionary); returns the seconds it took. jieba's first
+        load holds the GIL for most of a second, so a service that takes input before it
+        has stalled every acknowledgement of its first clients."""
+        started = time.perf_counter()
+        await self.cold.wait_ready()
+        for layer in self._layers:
+            await layer.wait_ready()
+        await asyncio.to_thread(self.cold.keywords, "settle 预热")
+        return time.perf_counter() - started
 
     # ---- the turn's steps ----------------------------------------------------------------
 

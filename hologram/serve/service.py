@@ -119,6 +119,10 @@ async def serve(
     )
     app = build_app(kernel, stream, intake, body_limit=body_limit, service=service, mcp=mcp.app)
     server.app = AccessGuard(app, token=token, loopback_bind=loopback)
+    if kernel.state.memory is not None:
+        # Input is taken once memory can answer: not while jieba's load holds the GIL.
+        settled = await kernel.state.memory.settle()
+        _say(f"memory ready in {settled * 1000:.0f} ms (stores loaded, word dictionary read)")
     # Counted once: gc.get_freeze_count walks the frozen objects, tens of ms for each ask.
     service["boot_heap_frozen"] = freeze_boot_heap()
     async with mcp.running():

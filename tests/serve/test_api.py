@@ -7,6 +7,15 @@ import re
 from tests.serve.harness import Service
 
 
+def test_the_service_takes_input_once_memory_can_answer(service: Service) -> None:
+    # The ready line is the last the start prints; memory's comes before it.
+    assert service.lines[-1].startswith("hologram ready")
+    assert any(line.startswith("memory ready in") for line in service.lines[:-1])
+    with service.client() as http:
+        said = http.post("/input/sync", json={"text": "my kite is blue"})
+        assert said.status_code == 200 and said.json()["ended_by"] == "answer", said.text
+
+
 def test_the_server_serves_an_openapi_document_naming_every_endpoint(service: Service) -> None:
     with service.client() as http:
         document = http.get("/openapi.json").json()
