@@ -49,11 +49,15 @@ def _llm_line(kernel: Kernel) -> str:
     return "llm: " + ", ".join(f"{s['source']} ({s['state']})" for s in sources)
 
 
-def _announce(kernel: Kernel, url: str, token: str | None, made: bool) -> None:
-    """The lines a start prints: the layers, the LLM, the access rule, then ready."""
+def _announce(
+    kernel: Kernel, url: str, token: str | None, made: bool, settled: float | None
+) -> None:
+    """The lines a start prints: the layers, the LLM, memory, the access rule, then ready."""
     for line in kernel.topology():
         _say(line)
     _say(_llm_line(kernel))
+    if settled is not None:
+        _say(f"memory ready in {settled * 1000:.0f} ms (stores loaded, word dictionary read)")
     if token is not None:
         where = Path(kernel.data_dir) / TOKEN_FILE
         if made:
@@ -119,15 +123,13 @@ async def serve(
     )
     app = build_app(kernel, stream, intake, body_limit=body_limit, service=service, mcp=mcp.app)
     server.app = AccessGuard(app, token=token, loopback_bind=loopback)
-    if kernel.state.memory is not None:
-        # Input is taken once memory can answer: not while jieba's load holds the GIL.
-        settled = await kernel.state.memory.settle()
-        _say(f"memory ready in {settled * 1000:.0f} ms (stores loaded, word dictionary read)")
+    # Input is taken once memory can answer: not while jieba's first load holds the GIL.
+    settled = None if kernel.state.memory is None else await kernel.state.memory.settle()
     # Counted once: gc.get_freeze_count walks the frozen objects, tens of ms for each ask.
     service["boot_heap_frozen"] = freeze_boot_heap()
     async with mcp.running():
         await server.start(sock)
-        _announce(kernel, url, token, made)
+        _announce(kernel, url, token, made, settled)
         await signals.get()
         await _drain(kernel, intake, signals, drain_timeout)
         stream.close()
