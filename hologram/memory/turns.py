@@ -22,7 +22,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import Path
@@ -30,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from hologram.kernel.schema import SchemaTooNew, migrate_sqlite
+from hologram.kernel.schema import migrate_sqlite
 from hologram.memory.embed.registry import StoredVector
 from hologram.sdk import MediaRef
 
@@ -213,8 +214,6 @@ class TurnStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             migrate_sqlite(self._db, MIGRATIONS, f"the turn store {path}")
-        except SchemaTooNew:
-            raise
         except sqlite3.DatabaseError as exc:
             raise TurnStoreError(f"{path}: the turn store cannot be opened ({exc})") from exc
 
@@ -352,8 +351,15 @@ class TurnStore:
 
     # ---- inside -----------------------------------------------------------------------------
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
 
     def _places(self, ids: Sequence[str]) -> dict[str, int]:
         found: dict[str, int] = {}
@@ -377,14 +383,3 @@ def _chunks(ids: Sequence[str], size: int = 500) -> Iterable[list[str]]:
     """SQLite caps the parameters of one statement; 500 stays well under every build's cap."""
     for start in range(0, len(ids), size):
         yield list(ids[start : start + size])
-
-
-class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind: object, value: object, traceback: object) -> None:
-        self._db.execute("ROLLBACK" if kind is not None else "COMMIT")
