@@ -123,11 +123,12 @@ class Connection:
             except Exception as exc:  # the SDK raises what its transport met: report, retry
                 why = _describe(exc)
             self._client = None
+            # Said before the tools go: a reader who sees them withdrawn sees why.
+            self.state, self.error = "restarting", why
             await self._withdraw_all()
             self.attempted.set()
             if loop.time() - began > STABLE_S:
                 backoff = self.host.backoff_s
-            self.state, self.error = "restarting", why
             self.restarts += 1
             await self.host.changed(
                 self,
