@@ -123,12 +123,11 @@ class Connection:
             except Exception as exc:  # the SDK raises what its transport met: report, retry
                 why = _describe(exc)
             self._client = None
-            # Said before the tools go: a reader who sees them withdrawn sees why.
-            self.state, self.error = "restarting", why
-            await self._withdraw_all()
-            self.attempted.set()
             if loop.time() - began > STABLE_S:
                 backoff = self.host.backoff_s
+            # Reported before the tools go: the kernel's status of the server is what
+            # `changed` sends, so a reader who sees the tools withdrawn also sees why.
+            self.state, self.error = "restarting", why
             self.restarts += 1
             await self.host.changed(
                 self,
@@ -136,6 +135,8 @@ class Connection:
                 f"{backoff:g} s",
                 "warning",
             )
+            await self._withdraw_all()
+            self.attempted.set()
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, self.host.backoff_max_s)
 
