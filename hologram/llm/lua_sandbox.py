@@ -307,7 +307,7 @@ local function new_worker()
   return w
 end
 -- (ok, dead, first, method, url, body) of one step of worker `w`'s call.
-local function finish(w, resumed, a, b, c, d, e)
+local function finish(w, resumed, a, b, c, d)
   if not resumed then return false, true, a, nil, nil, nil end  -- the worker itself failed
   if a == DONE then
     if idle_count < KEEP_IDLE then
