@@ -102,7 +102,7 @@ class CredentialGate:
         pattern = self._pattern
         # Without a search: an event's keys and short values (every streamed delta names
         # its input and round) cannot hold a secret, so a reply's first words skip it.
-        if pattern is None or len(text) < self.shortest:
+        if pattern is None or not text or len(text) < self.shortest:
             return text
         lookup = self._alias_of_value
         return pattern.sub(lambda m: "@{" + lookup[m.group(0)] + "}", text)
