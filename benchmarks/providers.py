@@ -30,6 +30,10 @@
    more where the server sends the first token's frame: the server's part is the model's
    (on this machine it shares two cores with the kernel's background threads, which a
    remote model does not), the client's part is what the kernel adds to a raw reader.
+   The model server answers a request sooner when it has just answered others: the raw
+   stream follows the benchmark's control requests at once, while the kernel's request
+   comes the turn's length after its reply was queued. So the raw stream is sent once
+   more, that long after its reply was queued, and the kernel's stream is set beside it.
 """
 
 from __future__ import annotations
@@ -322,6 +326,8 @@ async def first_token(runs: int) -> None:
             "server_raw",  # the same, raw request
             "client_kernel",  # the first token's frame sent → first delta
             "client_raw",  # the first token's frame sent → its bytes read raw
+            "stream_raw_idle",  # raw, sent after the kernel's idle: receipt → first byte
+            "server_raw_idle",  # the same: receipt → the first token's frame sent
         )
     }
     try:
@@ -331,6 +337,25 @@ async def first_token(runs: int) -> None:
                 asked = (await raw.get(control + "/requests")).json()[-1]
                 await raw.delete(control + "/requests")
                 return asked
+
+            async def raw_stream(path: str, body: str) -> tuple[float, float]:
+                """When the raw reader gets the stream's first bytes, and the first token's."""
+                async with raw.stream(
+                    "POST",
+                    base_url.removesuffix("/v1") + path,
+                    content=body.encode(),
+                    headers={
+                        "content-type": "application/json",
+                        "authorization": "Bearer sk-bench",
+                    },
+                ) as response:
+                    byte_at = token_at = 0.0
+                    async for piece in response.aiter_raw():
+                        now = time.perf_counter()
+                        byte_at = byte_at or now
+                        if not token_at and FIRST_TOKEN.search(piece):
+                            token_at = now
+                return byte_at, token_at
 
             with tempfile.TemporaryDirectory(prefix="hologram-ttft-") as data:
                 async with Kernel(Path(data), environ=environ) as kernel:
@@ -359,22 +384,17 @@ async def first_token(runs: int) -> None:
                         # The raw stream sends the body the kernel sent, to the same server.
                         (await raw.post(control + "/replies", json=[reply])).raise_for_status()
                         raw_started = time.perf_counter()
-                        async with raw.stream(
-                            "POST",
-                            base_url.removesuffix("/v1") + sent["path"],
-                            content=sent["body"].encode(),
-                            headers={
-                                "content-type": "application/json",
-                                "authorization": "Bearer sk-bench",
-                            },
-                        ) as response:
-                            byte_at = token_at = 0.0
-                            async for piece in response.aiter_raw():
-                                now = time.perf_counter()
-                                byte_at = byte_at or now
-                                if not token_at and FIRST_TOKEN.search(piece):
-                                    token_at = now
+                        byte_at, token_at = await raw_stream(sent["path"], sent["body"])
                         raw_sent = await last_request()
+                        # Once more, sent as long after its reply was queued as the kernel's
+                        # request was (the turn before it): the server idled that long
+                        # before the kernel's request, and one that has just answered
+                        # others (the control requests, just before the raw stream above)
+                        # answers sooner.
+                        (await raw.post(control + "/replies", json=[reply])).raise_for_status()
+                        await asyncio.sleep(sent["received_at"] - started)
+                        idle_byte_at, _ = await raw_stream(sent["path"], sent["body"])
+                        idle_sent = await last_request()
                         if i < 5:  # the first turns warm the caches and open connections
                             continue
                         # The first token is in the second frame, after the role's.
@@ -394,6 +414,11 @@ async def first_token(runs: int) -> None:
                             ("server_raw", raw_token_sent - raw_asked),
                             ("client_kernel", delta_at - token_sent),
                             ("client_raw", token_at - raw_token_sent),
+                            ("stream_raw_idle", idle_byte_at - idle_sent["received_at"]),
+                            (
+                                "server_raw_idle",
+                                idle_sent["frames_sent_at"][1] - idle_sent["received_at"],
+                            ),
                         ):
                             samples[name].append(seconds)
     finally:
@@ -427,6 +452,14 @@ async def first_token(runs: int) -> None:
     print(f"    kernel: sent → first delta               {ck:9.1f} µs")
     print(f"    raw:    sent → first token's bytes       {cr:9.1f} µs")
     print(f"    ratio                                    {ck / cr:9.2f} ×")
+    # The same raw stream sent after the server idled as long as before the kernel's
+    # request: the server's own part then matches (a remote model never idles for the
+    # kernel's turn either way, but neither is it warm from the benchmark's requests).
+    si = m["stream_raw_idle"]
+    print("  raw stream sent as long after its reply was queued as the kernel's request:")
+    print(f"    server:     receipt → first token sent   {m['server_raw_idle']:9.1f} µs")
+    print(f"    raw stream: request received → first byte {si:8.1f} µs")
+    print(f"    ratio of the kernel's stream to it       {sk / si:9.2f} ×")
 
 
 async def main() -> None:

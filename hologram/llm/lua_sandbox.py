@@ -116,7 +116,7 @@ local create, resume, status, yield, isyieldable =
     coroutine.create, coroutine.resume, coroutine.status, coroutine.yield, coroutine.isyieldable
 local setmetatable, getmetatable, error, tostring, select, type = setmetatable, getmetatable,
     error, tostring, select, type
-local pack, concat = table.pack, table.concat
+local pack, concat, pcall = table.pack, table.concat, pcall
 local ARRAY = {__name = "json.array"}
 
 json = {null = NULL}
@@ -271,8 +271,7 @@ function M.compile(source, chunkname)
   local fn, err = load(source, chunkname, "t", _ENV)
   return fn, err
 end
--- One call = one coroutine with its own instruction budget, so two calls waiting on HTTP
--- at the same time never share a counter.
+-- A script's top level runs in a coroutine of its own (calls run in workers, below).
 function M.start(fn, budget)
   local co = create(fn)
   local ticks = 0
@@ -285,14 +284,56 @@ function M.start(fn, budget)
     return r[1], status(co) == "dead", r[2], r[3], r[4], r[5]
   end
 end
+-- A call runs in a worker: a coroutine that runs one call after another, each under
+-- pcall, and waits between them. Workers are kept from one call to the next: a coroutine
+-- made and hooked anew for every call was a fifth of a small transform's time when the
+-- process ran cold, as it does at a stream's first frame (a reply's first words wait on
+-- it). Each worker has its own budget, reset per call, so two calls waiting on HTTP at
+-- the same time (each in its own worker) never share a counter. A worker whose call
+-- yielded outside http_*/host functions is left suspended and dropped, never reused.
+local DONE = {}
+local idle, idle_count, KEEP_IDLE = {}, 0, 4
+local function serve(...)
+  return serve(yield(DONE, pcall(...)))
+end
+local function new_worker()
+  local w = { ticks = 0, budget = 0 }
+  w.co = create(serve)
+  sethook(w.co, function()
+    local ticks = w.ticks + 1
+    w.ticks = ticks
+    if ticks > w.budget then error("instruction limit exceeded", 2) end
+  end, "", HOOK_EVERY)
+  return w
+end
+-- (ok, dead, first, method, url, body) of one step of worker `w`'s call.
+local function finish(w, resumed, a, b, c, d)
+  if not resumed then return false, true, a, nil, nil, nil end  -- the worker itself failed
+  if a == DONE then
+    if idle_count < KEEP_IDLE then
+      idle_count = idle_count + 1
+      idle[idle_count] = w
+    end
+    return b, true, c, nil, nil, nil
+  end
+  return true, false, a, b, c, d
+end
 -- Start a call and take its first step in one crossing from Python (the common case: a
 -- transform that never yields is done then); the step function comes back only when the
 -- call yielded and has more steps to take.
 function M.run(fn, budget, ...)
-  local step = M.start(fn, budget)
-  local ok, dead, a, b, c, d = step(...)
-  if dead or not ok then return ok, dead, a, b, c, d, nil end
-  return ok, dead, a, b, c, d, step
+  local w
+  if idle_count > 0 then
+    w = idle[idle_count]
+    idle[idle_count] = nil
+    idle_count = idle_count - 1
+  else
+    w = new_worker()
+  end
+  w.ticks, w.budget = 0, budget
+  local ok, dead, a, b, c, d = finish(w, resume(w.co, fn, ...))
+  if dead then return ok, dead, a, b, c, d, nil end
+  return ok, dead, a, b, c, d, function(...) return finish(w, resume(w.co, ...)) end
 end
 return M
 """

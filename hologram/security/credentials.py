@@ -43,6 +43,8 @@ class CredentialGate:
         self._alias_of_value: dict[str, str] = {}
         self._pattern: re.Pattern[str] | None = None
         self.longest = 0
+        #: The shortest secret's length: a shorter text cannot hold one.
+        self.shortest = 0
         self._prefixes: frozenset[str] = frozenset()
         self._first_characters: frozenset[str] = frozenset()
 
@@ -79,6 +81,7 @@ class CredentialGate:
         # Longest first, so a secret that contains another is replaced whole.
         self._pattern = re.compile("|".join(map(re.escape, values))) if values else None
         self.longest = len(values[0]) if values else 0
+        self.shortest = len(values[-1]) if values else 0
         # What a stream's end may be the start of: only such an end waits for the next piece.
         self._prefixes = frozenset(v[:i] for v in values for i in range(1, len(v)))
         self._first_characters = frozenset(v[0] for v in values)
@@ -97,7 +100,9 @@ class CredentialGate:
     def mask(self, text: str) -> str:
         """`text` with every secret value replaced by `@{alias}`."""
         pattern = self._pattern
-        if pattern is None or not text:
+        # Without a search: an event's keys and short values (every streamed delta names
+        # its input and round) cannot hold a secret, so a reply's first words skip it.
+        if pattern is None or not text or len(text) < self.shortest:
             return text
         lookup = self._alias_of_value
         return pattern.sub(lambda m: "@{" + lookup[m.group(0)] + "}", text)
@@ -148,6 +153,10 @@ class StreamScrubber:
         self._held = ""
 
     def feed(self, piece: str) -> str:
+        if not piece:
+            # Nothing new (a chunk without reasoning, or without text): what is held stays
+            # held, since only more text can decide it.
+            return ""
         text = self._held + piece
         pattern = self._gate._pattern
         if pattern is None:

@@ -301,3 +301,80 @@ async def test_a_host_function_is_refused_while_loading_and_where_no_host_is_giv
     fn = lua.load(script("function M.run() return recall('x') end"), "late.lua").run
     with pytest.raises(LuaSandboxError, match="recall is not available here"):
         await lua.call(fn)
+
+
+# ---- calls run in workers kept from one call to the next ----------------------------------
+
+WORKERS = script(
+    """
+    function M.same_as_before()
+      local now = coroutine.running()
+      local same = now == M.last
+      M.last = now
+      return same
+    end
+    function M.spin_for(n) local i = 0 while i < n do i = i + 1 end return i end
+    function M.yield_out() coroutine.yield("mine") end
+    """
+)
+
+
+def test_consecutive_calls_run_in_the_same_worker(lua: LuaSandbox) -> None:
+    module = lua.load(WORKERS, "workers.lua")
+    lua.call_sync(module.same_as_before)
+    assert lua.call_sync(module.same_as_before) is True
+    assert lua.call_sync(module.same_as_before) is True
+
+
+def test_a_reused_worker_gives_every_call_its_whole_budget() -> None:
+    """The budget is counted per call: a call that ran out leaves the next one nothing
+    spent, and calls that each stay under the limit never add up to it."""
+    lua = LuaSandbox("budget", instruction_limit=2_000_000)
+    module = lua.load(WORKERS, "workers.lua")
+    with pytest.raises(LuaSandboxError, match="instruction limit exceeded"):
+        lua.call_sync(module.spin_for, 10_000_000)
+    # Each of these takes well over half the limit: shared, the second would fail.
+    for _ in range(3):
+        assert lua.call_sync(module.spin_for, 300_000) == 300_000
+
+
+async def test_a_call_that_yields_out_of_turn_is_refused_and_its_worker_never_reused(
+    lua: LuaSandbox,
+) -> None:
+    module = lua.load(WORKERS, "workers.lua")
+    lua.call_sync(module.same_as_before)
+    with pytest.raises(LuaSandboxError, match="yielded outside http_get/http_post"):
+        await lua.call(module.yield_out)
+    # The worker left suspended inside yield_out is dropped: the next call gets another.
+    assert lua.call_sync(module.same_as_before) is False
+    assert lua.call_sync(module.same_as_before) is True
+
+
+async def test_calls_waiting_on_http_at_once_each_have_a_worker_of_their_own(
+    lua: LuaSandbox,
+) -> None:
+    release = asyncio.Event()
+
+    async def http(method: str, url: str, body: str | None) -> tuple[str | None, int | str]:
+        await release.wait()
+        return url, 200
+
+    module = lua.load(
+        script(
+            """
+            function M.fetch(n)
+              local me = coroutine.running()
+              local body = http_get("http://x/" .. n)
+              return body .. " " .. tostring(me == coroutine.running()) .. " " .. tostring(me)
+            end
+            """
+        ),
+        "overlap.lua",
+    )
+    first = asyncio.ensure_future(lua.call(module.fetch, "1", http=http))
+    second = asyncio.ensure_future(lua.call(module.fetch, "2", http=http))
+    await asyncio.sleep(0)
+    release.set()
+    one, two = await first, await second
+    assert one.startswith("http://x/1 true") and two.startswith("http://x/2 true")
+    assert one.split()[-1] != two.split()[-1]  # two workers, not one shared

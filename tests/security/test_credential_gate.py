@@ -99,3 +99,22 @@ def test_one_character_chunks(gate: CredentialGate) -> None:
     for piece in emitted:
         running += piece
         assert GITHUB not in running and OPENAI not in running
+
+
+def test_a_text_as_long_as_the_shortest_secret_is_still_searched(gate: CredentialGate) -> None:
+    """Texts shorter than every secret skip the search (an event's keys, a delta's round):
+    the one at the boundary must not."""
+    assert gate.shortest == len(SHORT_INSIDE)
+    assert gate.mask(SHORT_INSIDE) == "@{short}"
+    assert gate.mask(SHORT_INSIDE[:-1]) == SHORT_INSIDE[:-1]
+    assert gate.mask_deep({"round": 1, "text": SHORT_INSIDE}) == {"round": 1, "text": "@{short}"}
+
+
+def test_an_empty_piece_keeps_what_is_held_for_the_next_piece_to_decide(
+    gate: CredentialGate,
+) -> None:
+    scrubber = gate.scrubber()
+    assert scrubber.feed("key ghp_R3") == "key "
+    assert scrubber.feed("") == ""  # a chunk with no text in between
+    assert scrubber.feed(GITHUB[len("ghp_R3") :] + " done") == "@{github} done"
+    assert scrubber.feed("") == "" and scrubber.flush() == ""
