@@ -104,41 +104,44 @@ def codepoints(folded: str) -> npt.NDArray[np.uint64]:
 
 def ngram_indices(points: npt.NDArray[np.uint64]) -> list[Indices]:
     """For each n of `NGRAMS`, the weight index of every character n-gram, in text order
-    (the n-gram at position i starts at code point i)."""
+    (the n-gram at position i starts at code point i). Each n-gram's hash extends the one a
+    character shorter, salted by its length at the end. (Unsigned array arithmetic wraps
+    without a warning, which is what a hash wants.)"""
     found: list[Indices] = []
-    length = len(points)
-    with np.errstate(over="ignore"):
-        for n in NGRAMS:
-            if length < n:
-                found.append(np.zeros(0, dtype=np.int64))
-                continue
-            h = points[: length - n + 1] ^ _SALT[n]
-            for k in range(1, n):
-                h = h * _MULTIPLIER + points[k : length - n + 1 + k]
-            found.append(_index(h))
+    h = points
+    for n in range(1, max(NGRAMS) + 1):
+        if n > 1:
+            h = h[:-1] * _MULTIPLIER + points[n - 1 :]
+        if n in _SALT:
+            found.append(_index(h ^ _SALT[n]))
     return found
 
 
 def _index(h: npt.NDArray[np.uint64]) -> Indices:
-    with np.errstate(over="ignore"):
-        h = (h ^ (h >> _SHIFT)) * _MIX
+    h = (h ^ (h >> _SHIFT)) * _MIX
     return ((h >> _SHIFT) & _MASK).astype(np.int64)
 
 
-def _is_word_char(points: npt.NDArray[np.uint64]) -> npt.NDArray[np.bool_]:
-    # Folded text is case-folded: lower-case Latin letters, digits, '_' and "'", and the
-    # accented Latin letters (U+00C0 to U+024F, less the two signs in that range).
-    return (
-        ((points >= 0x61) & (points <= 0x7A))
-        | ((points >= 0x30) & (points <= 0x39))
-        | (points == 0x5F)
-        | (points == 0x27)
-        | ((points >= 0xC0) & (points <= 0x24F) & (points != 0xD7) & (points != 0xF7))
-    )
+def _classes() -> npt.NDArray[np.uint8]:
+    """For each code point of the Basic Multilingual Plane, 1 for a word character, 2 for a
+    Chinese character, 0 otherwise; read-only. Folded text is case-folded, so a word
+    character is a lower-case Latin letter (with the accented ones of U+00C0 to U+024F, less
+    the two signs there), a digit, '_' or "'". A table lookup is one array pass where range
+    comparisons were six."""
+    table = np.zeros(0x10000, dtype=np.uint8)
+    table[ord("a") : ord("z") + 1] = 1
+    table[ord("0") : ord("9") + 1] = 1
+    table[[ord("_"), ord("'")]] = 1
+    table[0xC0:0x250] = 1
+    table[[0xD7, 0xF7]] = 0
+    table[0x3400:0x4DC0] = 2
+    table[0x4E00:0xA000] = 2
+    table.flags.writeable = False
+    return table
 
 
-def _is_han(points: npt.NDArray[np.uint64]) -> npt.NDArray[np.bool_]:
-    return ((points >= 0x4E00) & (points <= 0x9FFF)) | ((points >= 0x3400) & (points <= 0x4DBF))
+_CLASSES = _classes()
+_LAST = np.uint64(0xFFFF)  # past the table: other (an emoji, a rare character)
 
 
 def word_indices(points: npt.NDArray[np.uint64]) -> tuple[list[Indices], list[Indices]]:
@@ -146,37 +149,36 @@ def word_indices(points: npt.NDArray[np.uint64]) -> tuple[list[Indices], list[In
     where it starts. A word is a run of word characters or one Chinese character; a word's
     hash is the sum of its characters' hashes, each mixed with its place in the word, so
     the whole thing stays array passes."""
-    han = _is_han(points)
-    wordy = _is_word_char(points)
+    classes = _CLASSES[np.minimum(points, _LAST)]
+    wordy = classes == 1
     previous = np.concatenate(([False], wordy[:-1]))
-    begins = han | (wordy & ~previous)
-    inside = han | wordy
+    begins = (classes == 2) | (wordy & ~previous)
+    inside = classes != 0
     starts = np.flatnonzero(begins)
     empty = np.zeros(0, dtype=np.int64)
     if len(starts) == 0:
         return [empty for _ in WORD_NGRAMS], [empty for _ in WORD_NGRAMS]
     positions = np.flatnonzero(inside)
     # Which word each inside character belongs to, and its place in that word.
-    word_of = np.cumsum(begins)[positions] - 1
+    beginning = begins[positions]
+    word_of = np.cumsum(beginning, dtype=np.int64) - 1
     place = (positions - starts[word_of]).astype(np.uint64)
-    with np.errstate(over="ignore"):
-        mixed = (points[positions] + (place + np.uint64(1)) * _OFFSET) * _MULTIPLIER
-        mixed ^= mixed >> _SHIFT
-        # Each word's characters are contiguous among the inside ones, in order.
-        first = np.searchsorted(positions, starts)
-        words = np.add.reduceat(mixed, first)
-        found: list[Indices] = []
-        at: list[Indices] = []
-        for n in WORD_NGRAMS:
-            if len(words) < n:
-                found.append(empty)
-                at.append(empty)
-                continue
-            h = words[: len(words) - n + 1] ^ _WORD_SALT[n]
-            for k in range(1, n):
-                h = h * _MULTIPLIER + words[k : len(words) - n + 1 + k]
-            found.append(_index(h))
-            at.append(starts[: len(words) - n + 1].astype(np.int64))
+    mixed = (points[positions] + (place + np.uint64(1)) * _OFFSET) * _MULTIPLIER
+    mixed ^= mixed >> _SHIFT
+    # Each word's characters are contiguous among the inside ones, in order: a word's sum
+    # is a difference of prefix sums (which wrap, as the hash may).
+    sums = np.concatenate((np.zeros(1, dtype=np.uint64), np.cumsum(mixed, dtype=np.uint64)))
+    bounds = np.append(np.flatnonzero(beginning), len(mixed))
+    words = sums[bounds[1:]] - sums[bounds[:-1]]
+    found: list[Indices] = []
+    at: list[Indices] = []
+    h = words
+    for n in range(1, max(WORD_NGRAMS) + 1):
+        if n > 1:
+            h = h[:-1] * _MULTIPLIER + words[n - 1 :]
+        if n in _WORD_SALT:
+            found.append(_index(h ^ _WORD_SALT[n]))
+            at.append(starts[: len(h)])
     return found, at
 
 
