@@ -3,7 +3,9 @@
 Injection review is a measured classifier (hologram/security/injection): features in Chinese
 and English (who is addressed, orders to the assistant, claimed authority, requests to send
 secrets somewhere, changes to whom it obeys, fake turn markers, hidden markup) add up per
-passage, and a passage at or over `THRESHOLD` is flagged. It is a warning, not a guarantee:
+passage, and a passage at or over `THRESHOLD` is flagged; with the shipped learned score, a
+second look at each run's sentences confirms or withdraws every run short of the classifier's
+`CERTAIN` (see injection/classifier.py). It is a warning, not a guarantee:
 the figures on the project's corpus (tests/security/corpus) are printed by
 benchmarks/security.py. A finding names its kind, the rule, its score and where it is
 (character offsets into the reviewed text), never the matched text: findings go to the event
@@ -40,7 +42,7 @@ class Finding:
     end: int
     #: The flagged passage's score against `THRESHOLD` (injections only).
     score: float | None = None
-    #: The learned probability that confirmed a passage under `THRESHOLD`, if one did.
+    #: The learned probability that confirmed the passage, when a second look decided it.
     learned: float | None = None
 
     def as_payload(self) -> dict[str, object]:
@@ -133,8 +135,9 @@ class ContentReview:
         injection: bool = True,
         learned: LearnedScorer | None = None,
     ) -> None:
-        """`learned`: the learned score that gives passages just under the threshold a
-        second look (the firewall loads the shipped one); None, the rules alone."""
+        """`learned`: the learned score that gives every run under the classifier's `CERTAIN`
+        a second look, confirming or withdrawing it (the firewall loads the shipped one);
+        None, the rules alone."""
         words = sorted({fold(w).text for w in sensitive_words if w and w.strip()}, key=len)
         self._words = re.compile("|".join(re.escape(w) for w in reversed(words))) if words else None
         self._injection = InjectionClassifier(learned=learned) if injection else None

@@ -74,10 +74,10 @@ def rates(texts: list[CorpusText]) -> tuple[float, float]:
 def test_recall_and_false_positives_hold_their_measured_floor_on_both_splits() -> None:
     tuning = rates([t for t in CORPUS if t.split == "tuning"])
     heldout = rates([t for t in CORPUS if t.split == "heldout"])
-    # Measured with the third batch in (rules and the shipped learned score): 87.3 / 3.6
-    # on tuning, 77.1 / 6.5 held out.
-    assert tuning[0] >= 0.87 and tuning[1] <= 0.037, tuning
-    assert heldout[0] >= 0.77 and heldout[1] <= 0.065, heldout
+    # Measured with the learned score deciding every run under CERTAIN (rules and the
+    # shipped weights): 93.3 / 0.2 on tuning, which it was fitted on, 76.5 / 4.0 held out.
+    assert tuning[0] >= 0.93 and tuning[1] <= 0.003, tuning
+    assert heldout[0] >= 0.76 and heldout[1] <= 0.041, heldout
 
 
 def test_the_anchored_scan_finds_every_signal_a_full_scan_finds() -> None:

@@ -20,7 +20,10 @@ from hologram.security.injection.vocabulary import (
 
 READING = (
     r"(?:reading|summari[sz]ing|processing|visiting|handling|parsing|filing|crawling|scanning|"
-    r"reviewing|browsing|indexing|analy[sz]ing|reads|visits|processes|summari[sz]es|files|handles)"
+    r"reviewing|browsing|indexing|analy[sz]ing|reads|visits|processes|summari[sz]es|files|handles|"
+    # What else a reader does to a text it was given: describe, translate, caption, grade it.
+    r"describing|translating|transcribing|captioning|grading|screening|triaging|labell?ing|"
+    r"describes|translates|transcribes|grades|screens)"
 )
 
 ENGLISH = (
@@ -197,11 +200,13 @@ CHINESE = (
         alternation(
             r"(?:致|给)" + CLAUSE + r"{0,20}?" + AI_ZH,
             r"如果你是(?:一个|一台)?" + AI_ZH,
-            r"(?:看到|读到|处理|总结|访问|阅读|浏览|读)(?:这|此|本)"
+            # A reader named by what it does to this text, with a word of address before it
+            # ("读取此段的模型", "读这段话的小模型", "正在阅读本文的 AI").
+            r"(?:看到|读到|读取|处理|总结|访问|阅读|浏览|翻译|描述|审阅|读)(?:这|此|本)"
             + CLAUSE
-            + r"{0,6}?的(?:任何|所有)?"
+            + r"{0,6}?的\s*(?:任何|所有|各位|小)?\s*"
             + AI_ZH,
-            r"(?:正在|负责)" + CLAUSE + r"{0,10}?的" + AI_ZH,
+            r"(?:正在|负责)" + CLAUSE + r"{0,10}?的\s*" + AI_ZH,
             AI_ZH + r"(?:请|注意|须|必须|应当|应该|不得|今后|以后|从此)",
             AI_ZH + r"在" + CLAUSE + r"{1,10}?(?:时|的时候)",
             r"(?:亲爱的|嘿|喂|各位)" + AI_ZH,
