@@ -98,9 +98,8 @@ async def test_graph_blocks_keep_their_words_and_are_found_by_them_after_reopen(
     block = await graph.blocks.add_text("Xochitl fixed the bicycle")
     await graph.close()
     (words,) = (
-        # A text block is a turn: a graph without the kernel's turn store keeps its own.
-        sqlite3.connect(tmp_path / "graph.turns.db")
-        .execute("SELECT words FROM turns WHERE id = ?", (block.id,))
+        sqlite3.connect(tmp_path / "graph.db")
+        .execute("SELECT words FROM memory_blocks WHERE id = ?", (block.id,))
         .fetchone()
     )
     assert "xochitl" in words

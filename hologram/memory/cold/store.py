@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -248,6 +248,11 @@ class ColdContext:
             doc.speaker or doc.source,
         )
 
+    def _unindex(self, doc_id: str) -> ColdDoc | None:
+        doc = self._docs.pop(doc_id, None)
+        self.recall_index.remove(doc_id)
+        return doc
+
     def _write_access(self, docs: Sequence[ColdDoc]) -> None:
         self.turns.set_access((d.id, d.access_count, d.last_access) for d in docs)
 
@@ -451,18 +456,21 @@ class ColdContext:
             doc.last_access = now
         await asyncio.to_thread(self._write_access, docs)
 
-    async def consume(self, ids: Sequence[str], into: Place, why: str) -> list[ColdDoc]:
+    async def consume(
+        self,
+        ids: Sequence[str],
+        into: Place,
+        why: str,
+        blocks: Mapping[str, str] | None = None,
+    ) -> list[ColdDoc]:
         """Move documents out of the cold context, `into` the window (recalled) or the graph
-        (archived: its text blocks are the turns of its place), and return them. Each keeps
-        its row of the shared recall index, tagged with its new place. A turn the window
-        has taken back already is in its place; moving it again changes nothing."""
+        (archived, `blocks` naming the text block each became), and return them. A turn the
+        window has taken back already is in its place; moving it again changes nothing."""
         await self.wait_ready()
         async with self._lock:
-            docs = [doc for i in ids if (doc := self._docs.pop(i, None)) is not None]
-            for doc in docs:
-                self.recall_index.move(doc.id, into)
+            docs = [doc for doc in (self._unindex(i) for i in ids) if doc is not None]
             now = self.clock.now()
-            await asyncio.to_thread(self.turns.move, [d.id for d in docs], into, why, now)
+            await asyncio.to_thread(self.turns.move, [d.id for d in docs], into, why, now, blocks)
         if docs:
             self._emit(EventType.COLD_CONTEXT_CONSUMED, source="memory", ids=[d.id for d in docs])
         return docs
