@@ -137,3 +137,34 @@ async def test_a_recalled_turn_keeps_its_speaker_when_pruned_again(tmp_path: Pat
     hit = cold.recall_index.search(["kite"], None, 1)[0]
     assert hit.id == said.id
     turns.close()
+
+
+async def test_a_turn_recalled_into_the_window_stays_in_the_shared_recall_index(
+    tmp_path: Path,
+) -> None:
+    """The window indexes a recalled turn as it takes it back; the cold context letting the
+    turn go must not take that entry out of the index they share (it once did: a recalled
+    turn vanished from `Memory.search` while it was in the window)."""
+    clock = ManualClock(start=1_700_000_000.0)
+    embedder = AxisEmbedder()
+    keywords = Segmenter().keywords
+    turns = TurnStore(tmp_path / "turns.db")
+    cold = ColdContext(turns, embedder, keywords, clock)
+    await cold.wait_ready()
+    index = cold.recall_index
+    window = ContextWindow(
+        turns, embedder, clock, top_k=1, protected_recent=1, cold=cold,
+        recall_index=index, keywords=keywords,
+    )  # fmt: skip
+    said = await window.append("qq", input="my kite is blue")
+    await clock.advance(1)
+    await window.append("qq", input="rain")
+    await window.prune("rain")
+
+    def place_of_kite() -> Place | None:
+        return {h.id: h.place for h in index.search(["kite"], None, 3)}.get(said.id)
+
+    assert place_of_kite() is Place.COLD_CONTEXT
+    await recall_into_context(window, cold, "kite", top=1)
+    assert place_of_kite() is Place.CONTEXT
+    turns.close()

@@ -248,11 +248,6 @@ class ColdContext:
             doc.speaker or doc.source,
         )
 
-    def _unindex(self, doc_id: str) -> ColdDoc | None:
-        doc = self._docs.pop(doc_id, None)
-        self.recall_index.remove(doc_id)
-        return doc
-
     def _write_access(self, docs: Sequence[ColdDoc]) -> None:
         self.turns.set_access((d.id, d.access_count, d.last_access) for d in docs)
 
@@ -468,7 +463,14 @@ class ColdContext:
         window has taken back already is in its place; moving it again changes nothing."""
         await self.wait_ready()
         async with self._lock:
-            docs = [doc for doc in (self._unindex(i) for i in ids) if doc is not None]
+            docs = [doc for i in ids if (doc := self._docs.pop(i, None)) is not None]
+            for doc in docs:
+                if into is Place.CONTEXT:
+                    # The window has indexed it as it took it back, in the index they share:
+                    # that entry stays (retagged, in case the window keeps no index).
+                    self.recall_index.move(doc.id, into)
+                else:
+                    self.recall_index.remove(doc.id)  # the graph indexes its own block
             now = self.clock.now()
             await asyncio.to_thread(self.turns.move, [d.id for d in docs], into, why, now, blocks)
         if docs:

@@ -246,6 +246,12 @@ class EpisodicIndex:
                 self._named.setdefault(name, set()).add(code)
         return code
 
+    def retag(self, doc_id: str, tag: int) -> None:
+        """Mark `doc_id` as living elsewhere now: its words, session and neighbours stay."""
+        row = self._row_of.get(doc_id)
+        if row is not None:
+            self._tag[row] = tag
+
     def remove(self, doc_id: str) -> bool:
         row = self._row_of.pop(doc_id, None)
         if row is None:

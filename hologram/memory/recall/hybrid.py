@@ -130,6 +130,15 @@ class HybridIndex:
             if row is not None:
                 self._vectors.set(row, vector)
 
+    def move(self, doc_id: str, place: Place) -> None:
+        """`doc_id` is kept in `place` now (a recalled turn back in the window): one change
+        of tag, so no search in between misses it and its row, words and session stay."""
+        with self._lock:
+            row = self._row_of.get(doc_id)
+            if row is not None:
+                self._place[row] = place
+                self.words.retag(doc_id, place)
+
     def remove(self, doc_id: str) -> None:
         with self._lock:
             self._remove_locked(doc_id)
