@@ -238,8 +238,10 @@ class Replayer:
 
 def store_sizes(data: Path) -> dict[str, int]:
     memory = data / "memory"
-    # The window and the cold context are the rows of their place in the turn store.
-    sizes = {"turns (window + cold)": sum(p.stat().st_size for p in memory.glob("turns.db*"))}
+    # The window, the cold context and the graph's text blocks are the rows of their place
+    # in the turn store.
+    turns = sum(p.stat().st_size for p in memory.glob("turns.db*"))
+    sizes = {"turns (window, cold, graph text)": turns}
     text_log = memory / "text"
     sizes["text log"] = disk_bytes(text_log) if text_log.exists() else 0
     sizes["graph"] = sum(p.stat().st_size for p in data.glob("graph.db*"))

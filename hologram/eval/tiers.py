@@ -107,6 +107,10 @@ class FusedRetriever:
 
 
 def _block_turn(block: object, log: ReplayLog) -> str:
+    # An archived turn is a text block under its own (the cold document's) id.
+    found = log.turn_of_doc.get(str(getattr(block, "id", "")))
+    if found:
+        return found
     source = str(getattr(block, "source", ""))
     if source.startswith("coldcontext:"):
         found = log.turn_of_doc.get(source.split(":", 1)[1])

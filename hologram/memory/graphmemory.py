@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from hologram.config import GraphSettings
 from hologram.memory.facility import Recollection
+from hologram.memory.graph.blocks import turn_text
 from hologram.memory.graph.indexer import Estimate, Indexer, rough_tokens
 from hologram.memory.graph.social import Social, social_tools
 from hologram.memory.graph.store import GraphStore
@@ -45,12 +46,20 @@ class GraphMemory:
         await self.store.blocks.wait_ready()
 
     async def recollect(self, hits: Sequence[HybridHit]) -> list[Recollection]:
-        """The text blocks among `hits` (archived turns), in their order."""
-        infos = await self.store.blocks.infos([h.id for h in hits])
+        """The text blocks among `hits` (archived turns), in their order, each read as the
+        cold context read it: its time, its channel, its media."""
+        score = {h.id: h.score for h in hits}
         return [
-            Recollection(h.id, Place.GRAPH, info.text or "", info.created_at, "graph", h.score)
-            for h in hits
-            if (info := infos.get(h.id)) is not None and info.kind == "text"
+            Recollection(
+                t.id,
+                Place.GRAPH,
+                turn_text(t),
+                t.at,
+                t.channel or t.source,
+                score[t.id],
+                tuple(t.media),
+            )
+            for t in await self.store.blocks.texts([h.id for h in hits])
         ]
 
     def tools(self) -> list[ToolDef]:
@@ -164,6 +173,7 @@ class GraphModule:
             recall_index=state.coldcontext.recall_index,
             keywords=keywords,
             tasks=state.tasks.scope(self.name),
+            turns=state.coldcontext.turns,
         )
         await store.open()
         indexer = Indexer(

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -45,7 +45,7 @@ class Place(IntEnum):
     """The context window (already in the prompt whole: the turn's recall leaves it out)."""
     COLD_CONTEXT = 1
     GRAPH = 2
-    """Archived into the graph, as one of its text blocks (`Turn.block`)."""
+    """Archived into the graph: the graph's text blocks are the turns of this place."""
 
 
 MIGRATIONS: tuple[str, ...] = (
@@ -83,6 +83,11 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX moves_turn ON moves(turn);
     """,
+    # 2: a turn archived into the graph no longer names a text block that copied it: the
+    # graph's text blocks are the turns of its place.
+    """
+    ALTER TABLE turns DROP COLUMN block;
+    """,
 )
 TABLES = ("turns", "moves")
 
@@ -116,7 +121,6 @@ class Turn:
     """When it came into its place (the cold context ages documents from it)."""
     access_count: int = 0
     last_access: float | None = None
-    block: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +135,7 @@ class Move:
 
 _COLUMNS = (
     "id, place, at, source, speaker, channel, input, response, tools, text, words, "
-    "fingerprint, vector, media, stored_at, entered_at, access_count, last_access, block"
+    "fingerprint, vector, media, stored_at, entered_at, access_count, last_access"
 )
 
 
@@ -156,7 +160,6 @@ def _row(turn: Turn) -> tuple[Any, ...]:
         turn.entered_at,
         turn.access_count,
         turn.last_access,
-        turn.block,
     )
 
 
@@ -198,7 +201,6 @@ def _turn(row: Sequence[Any]) -> Turn:
             entered_at=float(entered_at),
             access_count=int(access_count),
             last_access=None if last_access is None else float(last_access),
-            block=row[18],
         )
     except (ValueError, TypeError) as exc:
         raise ValueError(f"a field is of the wrong type: {exc}") from None
@@ -268,6 +270,22 @@ class TurnStore:
             for at, f, t, why in rows
         ]
 
+    def stale(self, place: Place, fingerprint: str) -> list[Turn]:
+        """The turns of `place` without a vector of the space `fingerprint`."""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_COLUMNS} FROM turns WHERE place = ? AND (vector IS NULL OR "
+                "fingerprint IS NULL OR fingerprint != ?) ORDER BY at, rowid",
+                (int(place), fingerprint),
+            ).fetchall()
+        found = []
+        for row in rows:
+            try:
+                found.append(_turn(row))
+            except ValueError:
+                continue  # reported by `load`, left for a repair
+        return found
+
     def counts(self) -> dict[Place, int]:
         with self._lock:
             rows = self._db.execute("SELECT place, COUNT(*) FROM turns GROUP BY place").fetchall()
@@ -291,37 +309,27 @@ class TurnStore:
                 elif was[turn.id] != turn.place:
                     turn.entered_at = now
             self._db.executemany(
-                f"INSERT INTO turns ({_COLUMNS}) VALUES ({', '.join('?' * 19)}) "
+                f"INSERT INTO turns ({_COLUMNS}) VALUES ({', '.join('?' * 18)}) "
                 "ON CONFLICT(id) DO UPDATE SET place = excluded.place, source = excluded.source, "
                 "channel = excluded.channel, input = excluded.input, "
                 "response = excluded.response, tools = excluded.tools, text = excluded.text, "
                 "words = excluded.words, fingerprint = excluded.fingerprint, "
                 "vector = excluded.vector, media = excluded.media, "
                 "entered_at = excluded.entered_at, access_count = excluded.access_count, "
-                "last_access = excluded.last_access, block = excluded.block",
+                "last_access = excluded.last_access",
                 [_row(t) for t in turns],
             )
             moved = [t for t in turns if was.get(t.id) != t.place]
             self._record(now, ((t.id, was.get(t.id), int(t.place), why) for t in moved))
 
-    def move(
-        self,
-        ids: Sequence[str],
-        place: Place,
-        why: str,
-        now: float,
-        blocks: Mapping[str, str] | None = None,
-    ) -> None:
-        """Move stored turns to `place` (turns not stored are skipped), in one transaction;
-        `blocks` names the graph block each turn archived into the graph became."""
-        blocks = blocks or {}
+    def move(self, ids: Sequence[str], place: Place, why: str, now: float) -> None:
+        """Move stored turns to `place` (turns not stored are skipped), in one transaction."""
         with self._lock, self._transaction():
             was = self._places(ids)
             moving = [i for i in ids if i in was and was[i] != place]
             self._db.executemany(
-                "UPDATE turns SET place = ?, entered_at = ?, block = COALESCE(?, block) "
-                "WHERE id = ?",
-                [(int(place), now, blocks.get(i), i) for i in moving],
+                "UPDATE turns SET place = ?, entered_at = ? WHERE id = ?",
+                [(int(place), now, i) for i in moving],
             )
             self._record(now, ((i, was[i], int(place), why) for i in moving))
 

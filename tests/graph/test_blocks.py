@@ -6,16 +6,20 @@ import hashlib
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from hologram.events import EventBus
 from hologram.kernel import ManualClock
+from hologram.kernel.schema import migrate_sqlite
 from hologram.memory import (
     GraphStore,
     Triple,
 )
-from hologram.memory.graph.blocks import media_block_id
+from hologram.memory.graph.blocks import media_block_id, text_block_id
+from hologram.memory.graph.schema import MIGRATIONS
 from hologram.memory.graph.types import UnknownBlock
+from hologram.memory.turns import Place, Turn, TurnStore
 from hologram.sdk import Event, EventType
 from tests.graph.conftest import ImageAxisEmbedder
 from tests.memory.helpers import AxisEmbedder
@@ -123,3 +127,69 @@ async def test_a_space_without_images_leaves_media_without_a_vector_and_says_so(
     assert seen and seen[-1].payload["blocks"] == [media.id]
     assert await store.blocks.data(media.id) == PNG, "the bytes are kept"
     await store.close()
+
+
+async def test_text_blocks_of_an_older_graph_move_into_the_turn_store_once(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    """A graph at schema 5 kept its text blocks in `memory_blocks`: at the next load each
+    becomes a turn of the graph's place with its id, time, words, vector and speaker; a
+    block that only copied an archived turn is dropped and its id resolves to the turn; a
+    row a relation links stays. Loading again changes nothing."""
+    embedder = AxisEmbedder()
+    turns = TurnStore(tmp_path / "turns.db")
+    archived = Turn(
+        id="a1b2c3d4e5f60718", place=Place.GRAPH, at=5.0, source="qq", speaker="qq",
+        input="I moved to Lyon", text="I moved to Lyon", words=["moved", "lyon"],
+    )  # fmt: skip
+    turns.put([archived], "archived", 6.0)
+    db = sqlite3.connect(tmp_path / "graph.db", isolation_level=None)
+    migrate_sqlite(db, MIGRATIONS[:5], "graph")
+    vector = np.asarray(embedder.embed_texts(["tea in Kyoto"])[0], "<f4").tobytes()
+    rows = [
+        (text_block_id("I moved to Lyon"), "I moved to Lyon", None, None, 5.0, "", "coldcontext:x"),
+        ("blk_text_000000000001", "tea in Kyoto", vector, embedder.fingerprint, 2.0, "mei", "qq"),
+        ("blk_text_000000000002", "linked words", None, None, 3.0, "", ""),
+    ]
+    db.executemany(
+        "INSERT INTO memory_blocks (id, kind, text, vector, fingerprint, created_at, speaker, "
+        "source, words) VALUES (?, 'text', ?, ?, ?, ?, ?, ?, '[\"tea\", \"kyoto\"]')",
+        rows,
+    )
+    db.execute(
+        "INSERT INTO entities (id, name, norm, created_at, updated_at) VALUES (1, 'a', 'a', 0, 0)"
+    )
+    db.execute(
+        "INSERT INTO relations (id, source_id, target_id, relation_type, created_at, valid_at) "
+        "VALUES (1, 1, 1, 'knows', 0, 0)"
+    )
+    db.execute("INSERT INTO relation_blocks VALUES (1, 'blk_text_000000000002')")
+    db.close()
+
+    for _ in range(2):
+        graph = await GraphStore.open_at(tmp_path / "graph.db", embedder, clock, turns=turns)
+        await graph.blocks.wait_ready()
+        listed = {b.id: b for b in await graph.blocks.list("text")}
+        assert sorted(listed) == sorted(
+            [archived.id, "blk_text_000000000001", "blk_text_000000000002"]
+        )
+        kyoto = turns.get("blk_text_000000000001")
+        assert kyoto is not None and kyoto.place is Place.GRAPH
+        assert (kyoto.at, kyoto.speaker, kyoto.text, kyoto.words) == (
+            2.0, "mei", "tea in Kyoto", ["tea", "kyoto"],
+        )  # fmt: skip
+        assert kyoto.vector is not None and kyoto.vector.fingerprint == embedder.fingerprint
+        assert await graph.blocks.resolve(text_block_id("I moved to Lyon")) == archived.id
+        found = await graph.blocks.search("tea in Kyoto", 1)
+        assert [b.id for b, _ in found] == ["blk_text_000000000001"]
+        left = (
+            sqlite3.connect(tmp_path / "graph.db")
+            .execute("SELECT id FROM memory_blocks")
+            .fetchall()
+        )
+        assert left == [("blk_text_000000000002",)], "the linked row stays for its relation"
+        await graph.close()
+    assert [m.why for m in turns.history("blk_text_000000000001")] == [
+        "moved from the graph's text blocks"
+    ]
+    turns.close()

@@ -61,7 +61,9 @@ async def parts(tmp_path: Path) -> AsyncIterator[dict]:
         cold.turns, embedder, clock, top_k=4, protected_recent=2, cold=cold, emit=bus.emit
     )
     await window.open()
-    graph = await GraphStore.open_at(tmp_path / "graph.db", embedder, clock, emit=bus.emit)
+    graph = await GraphStore.open_at(
+        tmp_path / "graph.db", embedder, clock, emit=bus.emit, turns=cold.turns
+    )
     asked = Asked()
     beat = Heartbeat(
         graph,
@@ -154,7 +156,9 @@ async def test_a_turn_is_one_row_from_the_window_to_the_graph(parts) -> None:
     assert turn is not None and turn.place is Place.GRAPH
     assert (turn.at, turn.speaker, turn.input) == (said.timestamp, "qq", said.input)
     (block,) = [b for b in await graph.blocks.list("text") if b.text == said.input]
-    assert turn.block == block.id
+    assert block.id == said.id, "the graph's text block is the turn itself, not a copy"
+    # The graph was assembled with an index of its own: the archive indexed the turn there.
+    assert [b.id for b, _ in await graph.blocks.search("我住在杭州", 1)] == [said.id]
     assert [(m.from_place, m.to_place) for m in window.turns.history(said.id)] == [
         (None, Place.CONTEXT),
         (Place.CONTEXT, Place.COLD_CONTEXT),

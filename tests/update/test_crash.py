@@ -58,6 +58,6 @@ def test_the_restart_after_a_kill_ends_in_the_new_state(tmp_path: Path) -> None:
     report = prepare(root)
 
     assert report.recovered is not None
-    assert ("graph", 2, 5) in report.migrated and ("config", 0, 1) in report.migrated
+    assert ("graph", 2, 6) in report.migrated and ("config", 0, 1) in report.migrated
     assert {s.status for s in survey(root)[0].stores} <= {"current", "absent"}
     assert not (root / MARKER).exists()

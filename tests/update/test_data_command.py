@@ -27,7 +27,7 @@ def test_versions_prints_each_store_beside_what_this_release_expects(tmp_path: P
     assert text.returncode == 0, text.stderr
     assert "written by (unversioned" in text.stdout
     graph_line = next(line for line in text.stdout.splitlines() if line.startswith("graph "))
-    assert graph_line.split() == ["graph", "graph.db", "3", "5", "older"]
+    assert graph_line.split() == ["graph", "graph.db", "3", "6", "older"]
 
     result = hologram("data", "versions", "--json", "--data", str(root))
     stores = {s["name"]: s for s in json.loads(result.stdout)["stores"]}
@@ -47,7 +47,7 @@ def test_migrate_dry_run_says_what_it_would_do_and_changes_nothing(tmp_path: Pat
     before = hashes(root)
     result = hologram("data", "migrate", "--dry-run", "--data", str(root))
     assert result.returncode == 0, result.stderr
-    assert "would migrate graph (graph.db) 4 → 5" in result.stdout
+    assert "would migrate graph (graph.db) 4 → 6" in result.stdout
     assert hashes(root) == before and not (root / "backups").exists()
 
 
@@ -55,7 +55,7 @@ def test_migrate_then_versions_are_current(tmp_path: Path) -> None:
     root = shipped.build(tmp_path / "data", graph_version=4)
     result = hologram("data", "migrate", "--data", str(root))
     assert result.returncode == 0, result.stderr
-    assert "migrated graph 4 → 5" in result.stdout and "kept in" in result.stdout
+    assert "migrated graph 4 → 6" in result.stdout and "kept in" in result.stdout
     report = json.loads(hologram("data", "versions", "--json", "--data", str(root)).stdout)
     assert {s["status"] for s in report["stores"]} <= {"current", "absent"}
     assert report["written_by"] == report["release"]

@@ -14,6 +14,7 @@ from hologram import Kernel
 from hologram.agent.journal import InputJournal, InputState
 from hologram.config import ConfigRegistry
 from hologram.kernel import BootError
+from hologram.memory.graph.schema import MIGRATIONS as GRAPH_STEPS
 from hologram.memory.turns import Place, TurnStore
 from hologram.update import (
     STORES,
@@ -65,7 +66,7 @@ async def test_every_shipped_schema_migrates_with_no_row_lost(
 
     migrated = {name: (old, new) for name, old, new in report.migrated}
     assert migrated["config"] == (0, 1) and migrated["input-journal"] == (0, 3)
-    assert migrated.get("graph") == ((graph_version, 5) if graph_version < 5 else None)
+    assert migrated.get("graph") == (graph_version, len(GRAPH_STEPS))
     assert migrated["context-window"] == (0, 2) and migrated["cold-context"] == (0, 2)
     assert migrated["knowledge"] == (0, 1)
     for name, tables in counts.items():
@@ -109,6 +110,16 @@ async def test_every_shipped_schema_migrates_with_no_row_lost(
         assert [
             (d.id, d.input, d.created_at, d.stored_at, d.access_count) for d in cold.documents()
         ] == [(f"c{n}", f"cold turn {n} 冷{n}", float(n), 10.0 + n, n) for n in range(3)]
+        # The graph's text blocks are turns of the graph's place now, under their old ids.
+        blocks = kernel.state.graph.store.blocks
+        await blocks.wait_ready()
+        assert [(b.id, b.text, b.source) for b in await blocks.list("text")] == sorted(
+            (f"b{n}", f"turn {n}", "user") for n in range(50)
+        )
+        assert cold.turns.counts()[Place.GRAPH] == 50
+    graph_db = sqlite3.connect(root / "graph.db")
+    assert graph_db.execute("SELECT count(*) FROM memory_blocks").fetchone() == (0,)
+    graph_db.close()
     # The old files are gone; the turns are in the turn store alone.
     assert not list((root / "memory" / "context").iterdir())
     assert not list((root / "memory" / "coldcontext" / "docs").iterdir())
@@ -162,7 +173,7 @@ async def test_a_kernel_boots_on_the_oldest_data_dir_and_finds_its_memory(tmp_pa
     root = shipped.build(tmp_path / "data", graph_version=1)
     async with Kernel(root, environ={}) as kernel:
         report = kernel.state.update_report
-        assert report is not None and ("graph", 1, 5) in report.migrated
+        assert report is not None and ("graph", 1, len(GRAPH_STEPS)) in report.migrated
         assert kernel.config.get(shipped.SETTING[0]) == shipped.SETTING[1]
         assert kernel.state.graph is not None
         stats = await kernel.state.graph.store.stats()

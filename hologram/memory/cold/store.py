@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -451,28 +451,18 @@ class ColdContext:
             doc.last_access = now
         await asyncio.to_thread(self._write_access, docs)
 
-    async def consume(
-        self,
-        ids: Sequence[str],
-        into: Place,
-        why: str,
-        blocks: Mapping[str, str] | None = None,
-    ) -> list[ColdDoc]:
+    async def consume(self, ids: Sequence[str], into: Place, why: str) -> list[ColdDoc]:
         """Move documents out of the cold context, `into` the window (recalled) or the graph
-        (archived, `blocks` naming the text block each became), and return them. A turn the
-        window has taken back already is in its place; moving it again changes nothing."""
+        (archived: its text blocks are the turns of its place), and return them. Each keeps
+        its row of the shared recall index, tagged with its new place. A turn the window
+        has taken back already is in its place; moving it again changes nothing."""
         await self.wait_ready()
         async with self._lock:
             docs = [doc for i in ids if (doc := self._docs.pop(i, None)) is not None]
             for doc in docs:
-                if into is Place.CONTEXT:
-                    # The window has indexed it as it took it back, in the index they share:
-                    # that entry stays (retagged, in case the window keeps no index).
-                    self.recall_index.move(doc.id, into)
-                else:
-                    self.recall_index.remove(doc.id)  # the graph indexes its own block
+                self.recall_index.move(doc.id, into)
             now = self.clock.now()
-            await asyncio.to_thread(self.turns.move, [d.id for d in docs], into, why, now, blocks)
+            await asyncio.to_thread(self.turns.move, [d.id for d in docs], into, why, now)
         if docs:
             self._emit(EventType.COLD_CONTEXT_CONSUMED, source="memory", ids=[d.id for d in docs])
         return docs

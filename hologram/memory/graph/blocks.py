@@ -1,15 +1,23 @@
 """Memory blocks (spec: MemoryBlock): a union where a text block carries text and a media
 block carries bytes. Media *is* a block: no separate byte store, no reference counts.
 
+A text block is a turn: the turns the turn store (`hologram.memory.turns`) keeps in the
+graph's place, each archived there from the cold context with its own id, time, speaker,
+words and vector. Nothing is copied when a turn is archived; it changes place. A text
+stored here directly (an import) becomes such a turn too, under `blk_text_<sha256(text)[:12]>`,
+so the same text imported twice is stored once. Graph databases written before this kept
+their text blocks in their own table; those rows move into the turn store when the blocks
+next load (a block that only copied an archived turn is dropped, its id kept in
+`moved_text_blocks` so it still resolves to that turn).
+
 A media block's id derives from its content, `blk_media_<sha256(trim(mime) + "\\0" +
 data)[:12]>`, so storing the same image twice stores it once (`ON CONFLICT`). Every block
 carries its own vector and the fingerprint of the space it was computed in. Listing and
 search select every column but `data`; `data(id)` reads one block's bytes on demand.
 
-Search is hybrid (`hologram.memory.recall.hybrid`): a text block's keywords are stored beside it,
-and the words and vectors of every block are loaded into the recall index in the background
-at open. A block archived from the cold context keeps the time its turn was said, so it
-stays beside its session and neighbours in that index.
+Search is hybrid (`hologram.memory.recall.hybrid`): the words and vectors of every block
+are loaded into the recall index in the background at open, and a turn archived from the
+cold context keeps its row in that index, beside its session and neighbours.
 """
 
 from __future__ import annotations
@@ -20,14 +28,16 @@ import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hologram.kernel.tasks import Once, TaskScope
+from hologram.memory.embed.registry import StoredVector
 from hologram.memory.graph.base import blob_vector, fetch_in, vector_blob
 from hologram.memory.graph.types import BlockInfo, GraphError, UnknownBlock
 from hologram.memory.recall.episodic import stems
 from hologram.memory.recall.hybrid import HybridIndex, Place
 from hologram.memory.text import Segmenter
+from hologram.memory.turns import Turn, TurnStore
 from hologram.sdk import EventType
 from hologram.sdk.embedding import ModalityUnsupported
 
@@ -49,6 +59,20 @@ def text_block_id(text: str) -> str:
     return f"blk_text_{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
 
 
+def turn_text(turn: Turn) -> str:
+    """What a turn reads as, as a text block (the cold context's document text)."""
+    return turn.text or " ".join(p for p in (turn.input, turn.response) if p)
+
+
+def info_of_turn(turn: Turn) -> BlockInfo:
+    text = turn_text(turn)
+    fingerprint = None if turn.vector is None else turn.vector.fingerprint
+    return BlockInfo(
+        turn.id, "text", text, None, None, None, len(text.encode("utf-8")), fingerprint,
+        turn.source, turn.at,
+    )  # fmt: skip
+
+
 @dataclass(slots=True)
 class ReembedReport:
     recomputed: list[str] = field(default_factory=list)
@@ -61,18 +85,37 @@ class BlockStore:
     def __init__(
         self,
         graph: GraphBase,
+        turns: TurnStore | None = None,
         *,
         recall_index: HybridIndex | None = None,
         keywords: Callable[[str], list[str]] | None = None,
         tasks: TaskScope | None = None,
     ) -> None:
         self.graph = graph
+        self._turns = turns
         self.recall_index = (
             recall_index if recall_index is not None else HybridIndex(graph.embedder.dim)
         )
         """Shared with the cold context when the kernel assembles memory."""
         self.keywords = keywords or Segmenter().keywords
+        self.problems: list[str] = []
+        """Turns of the graph's place that could not be read (left for a repair)."""
         self._loading = Once(tasks, self._load, "graph-blocks-load")
+
+    @property
+    def turns(self) -> TurnStore:
+        """The turn store holding the text blocks (set by the graph's `open`)."""
+        if self._turns is None:
+            raise GraphError("the graph's blocks have no turn store: open the graph first")
+        return self._turns
+
+    @turns.setter
+    def turns(self, store: TurnStore) -> None:
+        self._turns = store
+
+    @property
+    def opened(self) -> bool:
+        return self._turns is not None
 
     # ---- the recall index --------------------------------------------------------------
 
@@ -87,45 +130,105 @@ class BlockStore:
         await self._loading.cancel()
 
     async def _load(self) -> None:
-        rows = await self.graph.fetchall(
-            "SELECT id, kind, text, words, created_at, vector, fingerprint, speaker "
-            "FROM memory_blocks"
+        await self._move_text_rows()
+        media = await self.graph.fetchall(
+            "SELECT id, created_at, vector, fingerprint FROM memory_blocks WHERE kind = 'media'"
         )
-        missing = [(r[0], r[2]) for r in rows if r[1] == "text" and r[3] is None]
-        if missing:
-            # Blocks written before keywords were stored: segmented once, then kept.
-            computed = await asyncio.to_thread(
-                lambda: [json.dumps(self.keywords(t or ""), ensure_ascii=False) for _, t in missing]
-            )
-            async with self.graph.transaction() as db:
-                await db.executemany(
-                    "UPDATE memory_blocks SET words = ? WHERE id = ?",
-                    [(w, i) for w, (i, _) in zip(computed, missing, strict=True)],
-                )
-            fresh = {i: w for w, (i, _) in zip(computed, missing, strict=True)}
-            rows = [(*r[:3], fresh.get(r[0], r[3]), *r[4:]) for r in rows]
+        turns, problems = await asyncio.to_thread(self.turns.load, Place.GRAPH)
+        if problems:
+            self.problems.extend(problems)
+            for problem in problems:
+                log.warning("graph blocks: %s", problem)
+            self.graph.emit(EventType.MEMORY_DEGRADED, layer="graph.blocks", problems=problems)
+        uncut = [t for t in turns if t.words is None]
+        if uncut:
+            # Stored without keywords (moved from an old graph): cut once, then kept.
+            def cut() -> None:
+                for turn in uncut:
+                    turn.words = self.keywords(turn_text(turn))
+                self.turns.put(uncut, "words cut", self.graph.clock.now())
+
+            await asyncio.to_thread(cut)
         fingerprint = self.graph.embedder.fingerprint
 
-        def words_of(text: str | None, stored: str | None) -> list[str]:
-            try:
-                return [str(w) for w in json.loads(stored)] if stored else []
-            except (ValueError, TypeError):
-                # A damaged list costs one segmentation, never the whole index.
-                return self.keywords(text or "")
-
         def index_all() -> None:
-            for block_id, _kind, text, words, created_at, vector, fp, speaker in rows:
+            for block_id, created_at, vector, fp in media:
                 usable = vector is not None and fp == fingerprint
-                self.recall_index.add(
-                    block_id,
-                    created_at,
-                    stems(words_of(text, words)),
-                    blob_vector(vector) if usable else None,
-                    Place.GRAPH,
-                    speaker,
-                )
+                vec = blob_vector(vector) if usable else None
+                self.recall_index.add(block_id, created_at, [], vec, Place.GRAPH)
+            for turn in turns:
+                self._index_turn(turn)
 
         await asyncio.to_thread(index_all)
+
+    def _index_turn(self, turn: Turn) -> None:
+        vector = turn.vector
+        usable = vector is not None and vector.fingerprint == self.graph.embedder.fingerprint
+        self.recall_index.add(
+            turn.id,
+            turn.at,
+            stems(turn.words or []),
+            vector.vector if usable else None,  # type: ignore[union-attr]
+            Place.GRAPH,
+            turn.speaker or turn.source,  # as the turn store reads a turn of nobody named
+        )
+
+    async def _move_text_rows(self) -> None:
+        """Text blocks of a graph written before they were turns: into the turn store first,
+        then out of `memory_blocks`, so a crash in between repeats the move (a turn put
+        again is rewritten where it is) and loses nothing. A row a relation links stays
+        too, so the link still reads its block."""
+        rows = await self.graph.fetchall(
+            "SELECT id, text, words, created_at, vector, fingerprint, speaker, source "
+            "FROM memory_blocks WHERE kind = 'text'"
+        )
+        if not rows:
+            return
+        archived, _ = await asyncio.to_thread(self.turns.load, Place.GRAPH)
+        # The archive stored a turn's text as a block before it moved the turn: such a
+        # block is a copy of that turn.
+        copied = {text_block_id(turn_text(t)): t.id for t in reversed(archived)}
+        copied.update({text_block_id(t.input): t.id for t in reversed(archived) if t.input})
+        now = self.graph.clock.now()
+        fresh, named = [], []
+        for block_id, text, words, at, vector, fp, speaker, source in rows:
+            turn_id = copied.get(block_id)
+            if turn_id is not None:
+                named.append((block_id, turn_id))
+                continue
+            fresh.append(
+                Turn(
+                    id=block_id,
+                    place=Place.GRAPH,
+                    at=at,
+                    source=source or "graph",
+                    speaker=speaker or "",
+                    text=text or "",
+                    input=text or "",
+                    words=_stored_words(words),
+                    vector=(
+                        StoredVector(fp, blob_vector(vector)) if vector is not None and fp else None
+                    ),
+                    stored_at=at,
+                    entered_at=now,
+                )
+            )
+        await asyncio.to_thread(self.turns.put, fresh, "moved from the graph's text blocks", now)
+        async with self.graph.transaction() as db:
+            await db.executemany(
+                "INSERT OR IGNORE INTO moved_text_blocks (id, turn) VALUES (?, ?)", named
+            )
+            await db.executemany(
+                "DELETE FROM memory_blocks WHERE id = ? AND NOT EXISTS "
+                "(SELECT 1 FROM relation_blocks WHERE block_id = memory_blocks.id)",
+                [(row[0],) for row in rows],
+            )
+        log.info(
+            "graph %s: %d text blocks moved into the turn store, %d were copies of archived turns",
+            self.graph.path,
+            len(fresh),
+            len(named),
+        )
 
     # ---- writing ---------------------------------------------------------------------
 
@@ -163,7 +266,7 @@ class BlockStore:
                     width,
                     height,
                     len(data),
-                    vector,
+                    None if vector is None else vector_blob(vector),
                     fingerprint,
                     source,
                     self.graph.clock.now(),
@@ -171,7 +274,7 @@ class BlockStore:
             )
         info = await self.get(block_id)
         if self._loading.started:
-            self._index(info, [], vector)
+            self.recall_index.add(info.id, info.created_at, [], vector, Place.GRAPH)
         return info
 
     async def add_text(
@@ -183,9 +286,9 @@ class BlockStore:
         words: Sequence[str] | None = None,
         speaker: str = "",
     ) -> BlockInfo:
-        """Store a text block (once per distinct text). `at` is when what it records
-        happened (an archived turn's own time; now when None); `words` its keywords, when
-        the caller has them already; `speaker` who said it, when somebody did."""
+        """Store a text block (once per distinct text): a turn in the graph's place. `at`
+        is when what it records happened (now when None); `words` its keywords, when the
+        caller has them already; `speaker` who said it, when somebody did."""
         if not isinstance(text, str) or not text.strip():
             raise GraphError("a text block needs non-empty text")
         block_id = text_block_id(text)
@@ -195,41 +298,31 @@ class BlockStore:
         vector, fingerprint = await self._vector(block_id, text=text)
         if words is None:
             words = await asyncio.to_thread(self.keywords, text)
-        async with self.graph.transaction() as db:
-            await db.execute(
-                "INSERT INTO memory_blocks (id, kind, text, size, vector, fingerprint, source, "
-                "created_at, words, speaker) VALUES (?, 'text', ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT(id) DO NOTHING",
-                (
-                    block_id,
-                    text,
-                    len(text.encode()),
-                    vector,
-                    fingerprint,
-                    source,
-                    self.graph.clock.now() if at is None else at,
-                    json.dumps(list(words), ensure_ascii=False),
-                    speaker,
-                ),
-            )
-        info = await self.get(block_id)
-        if self._loading.started:
-            self._index(info, words, vector, speaker)
-        return info
-
-    def _index(
-        self, info: BlockInfo, words: Sequence[str], vector: bytes | None, speaker: str = ""
-    ) -> None:
-        """A block written after loading began joins the index now (one the loader also
-        reads is only replaced by the same entry)."""
-        self.recall_index.add(
-            info.id,
-            info.created_at,
-            stems(words),
-            None if vector is None else blob_vector(vector),
-            Place.GRAPH,
-            speaker,
+        now = self.graph.clock.now()
+        turn = Turn(
+            id=block_id,
+            place=Place.GRAPH,
+            at=now if at is None else at,
+            source=source or "graph",
+            speaker=speaker,
+            text=text,
+            input=text,
+            words=list(words),
+            vector=None if vector is None else StoredVector(str(fingerprint), vector),
         )
+        await asyncio.to_thread(self.turns.put, [turn], "stored as a text block", now)
+        if self._loading.started:
+            self._index_turn(turn)
+        return info_of_turn(turn)
+
+    async def adopt(self, ids: Sequence[str]) -> None:
+        """Turns just moved into the graph's place. In the kernel they kept their row of
+        the index the cold context shares with the blocks; an index of the blocks' own
+        (a graph assembled apart from the cold context) indexes them now."""
+        missing = [i for i in ids if i not in self.recall_index]
+        if missing and self._loading.started:
+            for turn in await self.texts(missing):
+                self._index_turn(turn)
 
     async def _known(self, block_id: str) -> BlockInfo | None:
         try:
@@ -239,7 +332,7 @@ class BlockStore:
 
     async def _vector(
         self, block_id: str, *, text: str | None = None, media: bytes | None = None
-    ) -> tuple[bytes | None, str | None]:
+    ) -> tuple[Any, str | None]:
         embedder = self.graph.embedder
         try:
             if media is not None:
@@ -255,68 +348,91 @@ class BlockStore:
                 reason=f"{exc}; the block is kept and found by id, not by vector",
             )
             return None, None
-        return vector_blob(rows[0]), embedder.fingerprint
+        return rows[0], embedder.fingerprint
 
     async def delete(self, block_id: str) -> None:
         block_id = await self.resolve(block_id)
-        async with self.graph.transaction() as db:
-            await db.execute("DELETE FROM memory_blocks WHERE id = ?", (block_id,))
+        if block_id.startswith("blk_media_"):
+            async with self.graph.transaction() as db:
+                await db.execute("DELETE FROM memory_blocks WHERE id = ?", (block_id,))
+        else:
+            await asyncio.to_thread(self.turns.drop, [block_id], "deleted", self.graph.clock.now())
         self.recall_index.remove(block_id)
 
     # ---- reading ---------------------------------------------------------------------
 
     async def list(self, kind: str | None = None) -> list[BlockInfo]:
         """Every block without its bytes, oldest first."""
-        where, params = ("WHERE kind = ?", (kind,)) if kind else ("", ())
-        rows = await self.graph.fetchall(
-            f"SELECT {INFO_COLUMNS} FROM memory_blocks {where} ORDER BY created_at, id", params
-        )
-        return [BlockInfo(*row) for row in rows]
+        found = []
+        if kind in (None, "media"):
+            rows = await self.graph.fetchall(
+                f"SELECT {INFO_COLUMNS} FROM memory_blocks WHERE kind = 'media'"
+            )
+            found += [BlockInfo(*row) for row in rows]
+        if kind in (None, "text"):
+            turns, _ = await asyncio.to_thread(self.turns.load, Place.GRAPH)
+            found += [info_of_turn(t) for t in turns]
+        return sorted(found, key=lambda b: (b.created_at, b.id))
 
     async def get(self, block_id: str) -> BlockInfo:
-        row = await self.graph.fetchone(
-            f"SELECT {INFO_COLUMNS} FROM memory_blocks WHERE id = ?", (block_id,)
-        )
-        if row is None:
+        infos = await self.infos([block_id])
+        if block_id not in infos:
             raise UnknownBlock(block_id)
-        return BlockInfo(*row)
+        return infos[block_id]
 
     async def data(self, block_id: str) -> bytes:
-        """The bytes of one media block (spec: BlockData), read only now."""
+        """The bytes of one media block (spec: BlockData), read only now; a text block's
+        text."""
         block_id = await self.resolve(block_id)
         row = await self.graph.fetchone(
-            "SELECT kind, data, text FROM memory_blocks WHERE id = ?", (block_id,)
+            "SELECT data FROM memory_blocks WHERE id = ? AND kind = 'media'", (block_id,)
         )
-        kind, data, text = row
-        return bytes(data) if kind == "media" else str(text).encode("utf-8")
+        if row is not None:
+            return bytes(row[0])
+        return str((await self.get(block_id)).text).encode("utf-8")
 
     async def resolve(self, ref: str) -> str:
-        """A block id from an id or its 12-character digest; `UnknownBlock` otherwise."""
+        """A block id from an id or its 12-character digest (a text block's id is its
+        turn's); `UnknownBlock` otherwise."""
         if not isinstance(ref, str) or not ref.strip():
             raise UnknownBlock(str(ref))
         ref = ref.strip()
-        if ref.startswith("blk_"):
-            rows = await self.graph.fetchall("SELECT id FROM memory_blocks WHERE id = ?", (ref,))
-        else:
-            rows = await self.graph.fetchall(
-                "SELECT id FROM memory_blocks WHERE id IN (?, ?)",
-                (f"blk_media_{ref}", f"blk_text_{ref}"),
-            )
-        if len(rows) != 1:
+        candidates = [ref]
+        if not ref.startswith("blk_"):
+            candidates += [f"blk_media_{ref}", f"blk_text_{ref}"]
+        renamed = await fetch_in(
+            self.graph.read_now,
+            "SELECT id, turn FROM moved_text_blocks WHERE id IN ({marks})",
+            candidates,
+        )
+        turn_of = dict(renamed)
+        found = await self.infos([turn_of.get(c, c) for c in candidates])
+        if len(found) != 1:
             raise UnknownBlock(ref)
-        return str(rows[0][0])
+        return next(iter(found))
 
     async def infos(self, ids: Sequence[str]) -> dict[str, BlockInfo]:
         """The blocks of `ids` that exist, by id (bytes unread)."""
         found: dict[str, BlockInfo] = {}
+        media = [i for i in ids if i.startswith("blk_media_")]
         for row in await fetch_in(
             # By primary key: a small read, answered without a thread hop.
             self.graph.read_now,
             f"SELECT {INFO_COLUMNS} FROM memory_blocks WHERE id IN ({{marks}})",
-            ids,
+            media,
         ):
             found[row[0]] = BlockInfo(*row)
+        for turn in await self.texts([i for i in ids if not i.startswith("blk_media_")]):
+            found[turn.id] = info_of_turn(turn)
         return found
+
+    async def texts(self, ids: Sequence[str]) -> list[Turn]:
+        """The text blocks of `ids` as the turns they are, in that order (ids of no text
+        block are left out)."""
+        if not ids:
+            return []
+        turns = await asyncio.to_thread(self.turns.get_many, list(ids))
+        return [t for t in turns if t.place is Place.GRAPH]
 
     async def search(self, text: str, top: int = 5) -> list[tuple[BlockInfo, float]]:
         """Blocks best matching `text`, by words and by vectors of the current space fused
@@ -338,12 +454,14 @@ class BlockStore:
     # ---- changing space --------------------------------------------------------------
 
     async def stale(self) -> list[BlockInfo]:
+        fingerprint = self.graph.embedder.fingerprint
         rows = await self.graph.fetchall(
-            f"SELECT {INFO_COLUMNS} FROM memory_blocks WHERE vector IS NULL OR "
-            "fingerprint IS NULL OR fingerprint != ?",
-            (self.graph.embedder.fingerprint,),
+            f"SELECT {INFO_COLUMNS} FROM memory_blocks WHERE kind = 'media' AND "
+            "(vector IS NULL OR fingerprint IS NULL OR fingerprint != ?)",
+            (fingerprint,),
         )
-        return [BlockInfo(*r) for r in rows]
+        turns = await asyncio.to_thread(self.turns.stale, Place.GRAPH, fingerprint)
+        return [*(BlockInfo(*r) for r in rows), *map(info_of_turn, turns)]
 
     async def reembed(self, progress: Callable[[int, int], None] | None = None) -> ReembedReport:
         """Recompute and write back every block whose vector is missing or of another
@@ -361,11 +479,15 @@ class BlockStore:
             except ModalityUnsupported:
                 report.unsupported.append(block.id)
             else:
-                async with self.graph.transaction() as db:
-                    await db.execute(
-                        "UPDATE memory_blocks SET vector = ?, fingerprint = ? WHERE id = ?",
-                        (vector_blob(rows[0]), embedder.fingerprint, block.id),
-                    )
+                if block.kind == "media":
+                    async with self.graph.transaction() as db:
+                        await db.execute(
+                            "UPDATE memory_blocks SET vector = ?, fingerprint = ? WHERE id = ?",
+                            (vector_blob(rows[0]), embedder.fingerprint, block.id),
+                        )
+                else:
+                    stored = StoredVector(embedder.fingerprint, rows[0])
+                    await asyncio.to_thread(self.turns.set_vectors, [(block.id, stored)])
                 self.recall_index.set_vector(block.id, rows[0])
                 report.recomputed.append(block.id)
             if progress is not None:
@@ -390,3 +512,11 @@ class BlockStore:
                 reason=f"embedder {embedder.name} cannot embed their modality",
             )
         return report
+
+
+def _stored_words(stored: str | None) -> list[str] | None:
+    """A block's stored keywords; None (cut again at load) when absent or damaged."""
+    try:
+        return [str(w) for w in json.loads(stored)] if stored else None
+    except (ValueError, TypeError):
+        return None

@@ -117,6 +117,16 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE memory_blocks ADD COLUMN speaker TEXT NOT NULL DEFAULT '';
     """,
+    # 6: text blocks become the turns the turn store keeps in the graph's place. The rows
+    # of kind 'text' are moved there when the blocks next load (`BlockStore`), after the
+    # update's backup; a text block that copied an archived turn names that turn here, so
+    # its old id still resolves.
+    """
+    CREATE TABLE moved_text_blocks (
+        id   TEXT PRIMARY KEY,
+        turn TEXT NOT NULL
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -30,6 +30,7 @@ from hologram.memory.graph.types import (
     normalise_relation,
 )
 from hologram.memory.recall.hybrid import HybridIndex
+from hologram.memory.turns import Place, TurnStore
 from hologram.sdk import Clock, EventType
 from hologram.sdk.embedding import Embedder
 
@@ -63,10 +64,16 @@ class GraphStore(GraphRecall, GraphEditing, GraphBase):
         recall_index: HybridIndex | None = None,
         keywords: Callable[[str], list[str]] | None = None,
         tasks: TaskScope | None = None,
+        turns: TurnStore | None = None,
     ) -> None:
+        """`turns` holds the text blocks (the kernel's turn store, shared with the window
+        and the cold context); without one the graph opens its own beside its file."""
         super().__init__(path, embedder, clock, emit=emit)
         self.single_valued = frozenset(normalise_relation(r) for r in single_valued)
-        self.blocks = BlockStore(self, recall_index=recall_index, keywords=keywords, tasks=tasks)
+        self._own_turns = turns is None
+        self.blocks = BlockStore(
+            self, turns, recall_index=recall_index, keywords=keywords, tasks=tasks
+        )
         self._entity_listeners: list[Callable[[list[int], list[Any]], None]] = []
 
     @classmethod
@@ -79,12 +86,17 @@ class GraphStore(GraphRecall, GraphEditing, GraphBase):
 
     async def open(self) -> list[int]:
         applied = await super().open()
+        if self._own_turns:
+            own = self.path.with_name(f"{self.path.stem}.turns.db")
+            self.blocks.turns = await asyncio.to_thread(TurnStore, own)
         # The blocks' words and vectors load while the kernel boots on: not on its path.
         self.blocks.start()
         return applied
 
     async def close(self) -> None:
         await self.blocks.close()
+        if self._own_turns and self.blocks.opened:
+            await asyncio.to_thread(self.blocks.turns.close)
         await super().close()
 
     # ---- commit ------------------------------------------------------------------------
@@ -320,6 +332,13 @@ class GraphStore(GraphRecall, GraphEditing, GraphBase):
             raise GraphError(f"no fact #{fact_id}; recall the entity to see its facts' ids")
         return (await self.facts_from_rows(rows))[0]
 
+    async def _block_counts(self) -> dict[str, int]:
+        """By kind, as a listing counts them: text blocks are the turns of the graph's place."""
+        (media,) = await self.fetchone("SELECT COUNT(*) FROM memory_blocks WHERE kind = 'media'")
+        counts = await asyncio.to_thread(self.blocks.turns.counts)
+        found = {"media": media, "text": counts.get(Place.GRAPH, 0)}
+        return {kind: n for kind, n in found.items() if n}
+
     async def stats(self) -> dict[str, Any]:
         one = self.fetchone
         return {
@@ -334,9 +353,7 @@ class GraphStore(GraphRecall, GraphEditing, GraphBase):
             "closed_facts": (
                 await one("SELECT COUNT(*) FROM relations WHERE invalid_at IS NOT NULL")
             )[0],
-            "blocks": dict(
-                await self.fetchall("SELECT kind, COUNT(*) FROM memory_blocks GROUP BY kind")
-            ),
+            "blocks": await self._block_counts(),
             "media_bytes": (
                 await one("SELECT COALESCE(SUM(size), 0) FROM memory_blocks WHERE kind='media'")
             )[0],

@@ -172,26 +172,18 @@ class Heartbeat:
 
     async def tick_archive(self) -> dict[str, Any]:
         """Cold documents untouched for long enough go into the graph (spec:
-        archiveColdDocs): the text as a text block at the time it was said (so recall still
-        reads it beside its session), plus the triples the rules find in it.
-        The graph holds them before the cold context lets them go: a crash in between
-        leaves a duplicate, never a loss."""
+        archiveColdDocs): each turn moves to the graph's place, where it is one of the
+        graph's text blocks, still at the time it was said (so recall reads it beside its
+        session), and the triples the rules find in it are committed. The triples go
+        first: a crash before the move finds the documents cold again at the next tick,
+        and committing the same triples again only confirms them."""
         if self.cold is None:
             return {"archived": 0}
         docs = self.cold.find_cold(
             self.settings.archive_age_s(), self.settings.archive_max_access()
         )
         triples = 0
-        blocks_of: dict[str, str] = {}
         for doc in docs:
-            block = await self.graph.blocks.add_text(
-                doc.text or doc.input,
-                source=f"coldcontext:{doc.id}",
-                at=doc.created_at,
-                words=doc.tokens if doc.text else None,
-                speaker=doc.speaker or doc.source,
-            )
-            blocks_of[doc.id] = block.id
             blocks = await self.archive_media(doc)
             if doc.source != "agent" and doc.input:
                 found = [
@@ -202,7 +194,8 @@ class Heartbeat:
                     await self.graph.commit(found, origin="archive")
                     triples += len(found)
         if docs:
-            await self.cold.consume([d.id for d in docs], Place.GRAPH, "archived", blocks_of)
+            moved = await self.cold.consume([d.id for d in docs], Place.GRAPH, "archived")
+            await self.graph.blocks.adopt([d.id for d in moved])
         return {"archived": len(docs), "triples": triples}
 
     async def archive_media(self, doc: ColdDoc) -> tuple[str, ...]:

@@ -131,8 +131,9 @@ class HybridIndex:
                 self._vectors.set(row, vector)
 
     def move(self, doc_id: str, place: Place) -> None:
-        """`doc_id` is kept in `place` now (a recalled turn back in the window): one change
-        of tag, so no search in between misses it and its row, words and session stay."""
+        """`doc_id` is kept in `place` now (a recalled turn back in the window, an archived
+        one in the graph): one change of tag, so no search in between misses it and its row,
+        words and session stay as they were."""
         with self._lock:
             row = self._row_of.get(doc_id)
             if row is not None:
