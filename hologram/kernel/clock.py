@@ -7,6 +7,7 @@ import heapq
 import itertools
 import logging
 import time
+from collections import Counter
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +42,8 @@ class ManualClock:
         self._order = itertools.count()
         self._resting: dict[asyncio.Task, asyncio.Future[None]] = {}
         """Woken tasks `advance` waits on to sleep again, each with the future that says so."""
+        #: Sleepers `advance` has woken, by task name: what moving time costs, and who spends it.
+        self.wakeups: Counter[str] = Counter()
 
     def now(self) -> float:
         return self._now
@@ -80,6 +83,7 @@ class ManualClock:
             if future.done():
                 continue
             future.set_result(None)
+            self.wakeups[task.get_name() if task is not None else ""] += 1
             await self.settle()
             if (
                 rest_timeout_s > 0

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from hologram import Kernel
+from hologram.kernel import ManualClock
 from hologram.llm import ScriptedModelServer
 from hologram.sdk import EventType, ToolCall, ToolResult
 
@@ -99,6 +100,24 @@ async def test_an_idle_terminal_is_closed(kernel: Kernel, events: Recorder) -> N
     await wait_for(lambda: terminal_events(events, "timeout"), "the idle terminal times out")
     assert not alive(pid)
     assert "no terminal" in (await tool(kernel, "terminal_read", terminal="t1")).content
+
+
+async def test_with_no_terminal_open_the_idle_sweep_waits_for_one(
+    data_dir: Path, model: ScriptedModelServer
+) -> None:
+    # A replay moves a kernel's clock through weeks: a sweep polling every second with
+    # nothing to sweep was millions of wake-ups, nearly all of the replay's time.
+    clock = ManualClock()
+    environ = {"HOLOGRAM_LLM_BASE_URL": model.base_url}
+    kernel = await Kernel(data_dir, clock=clock, environ=environ).start()
+    try:
+        await clock.advance(3600.0)
+        assert clock.wakeups["agentcli-idle"] == 0
+        await ok(kernel, "terminal_create")
+        await clock.advance(10.0)
+        assert clock.wakeups["agentcli-idle"] >= 5, "sweeps resume while a terminal is open"
+    finally:
+        await kernel.shutdown()
 
 
 async def test_a_working_directory_outside_the_sandbox_is_refused(kernel: Kernel) -> None:

@@ -67,6 +67,9 @@ class AgentCLI:
         self._sdk: KernelSDK | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._terminals: dict[str, Terminal] = {}
+        #: Set while a terminal is open: the idle sweep waits on it instead of waking on the
+        #: clock for nothing.
+        self._opened = asyncio.Event()
         self._ids = itertools.count(1)
 
     def _setting(self, key: str, default: Any) -> Any:
@@ -244,6 +247,7 @@ class AgentCLI:
         except (OSError, subprocess.SubprocessError) as exc:
             raise ToolError(str(start_failure(exc, network))) from None
         self._terminals[terminal_id] = terminal
+        self._opened.set()
         self._publish(terminal, "created", command=command or " ".join(shell))
         self._parts.tasks.spawn(
             self._watch(terminal, notify, bool(context.get("internal"))),
@@ -278,9 +282,14 @@ class AgentCLI:
         self._publish(terminal, why, status=None if process is None else process.returncode)
 
     async def _sweep(self) -> None:
-        """Close the terminals nobody has touched for `idle_timeout_s`."""
+        """Close the terminals nobody has touched for `idle_timeout_s`. With none open it
+        waits for the first instead of polling: on a replay's clock, weeks of one-second
+        polls were millions of wake-ups, nearly all of a replay's time."""
         clock = self._parts.clock
         while True:
+            if not self._terminals:
+                self._opened.clear()
+                await self._opened.wait()
             idle_s = float(self._setting("idle_timeout_s", 600.0))
             await clock.sleep(max(min(idle_s / 4, 1.0), 0.05))
             now = clock.monotonic()
