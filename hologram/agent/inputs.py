@@ -74,6 +74,8 @@ class InputScheduler:
         `enqueue` trace event the timeline widgets show."""
         self._triaged: set[int] = set()
         self._watcher: asyncio.Task[None] | None = None
+        #: Set when an input is queued: the backlog watcher waits on it while nothing waits.
+        self._queued = asyncio.Event()
         self._stop_records: set[asyncio.Future[None]] = set()
         self.residents: Residents | None = None
         """The main agent's resident sub-agents (set by the scheduler module)."""
@@ -110,6 +112,7 @@ class InputScheduler:
 
     def _inject(self, record: InputRecord, level: Priority, from_plugin: bool) -> Ticket:
         self._previews[record.id] = (record.text[:PREVIEW], record.channel)
+        self._queued.set()
         ticket = self.loop.inject(
             record, level, source=record.source, from_plugin=from_plugin, task_id=record.id
         )
@@ -178,6 +181,11 @@ class InputScheduler:
 
     async def _watch_backlog(self) -> None:
         while True:
+            if not self.loop.scheduler.pending():
+                # Nothing can be overdue: wait for an input rather than for the clock, which
+                # a replay moves through weeks (tens of thousands of idle checks).
+                self._queued.clear()
+                await self._queued.wait()
             await self.clock.sleep(BACKLOG_CHECK_S)
             try:
                 await self.offload()

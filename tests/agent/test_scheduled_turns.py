@@ -199,6 +199,22 @@ async def test_triage_answers_simple_waiting_inputs_and_tells_the_rest_to_wait(
         await asyncio.gather(long_job, plan, return_exceptions=True)
 
 
+async def test_an_idle_kernel_wakes_on_its_clock_only_for_its_heartbeat(
+    data_dir: Path, model: ScriptedModelServer
+) -> None:
+    # A replay moves the clock through weeks: every other wake-up of an idle kernel is
+    # a check with nothing to check, and they were nearly all of a replay's time.
+    from hologram.kernel import ManualClock
+
+    clock = ManualClock()
+    environ = {"HOLOGRAM_LLM_BASE_URL": model.base_url, "HOLOGRAM_LLM_MODEL": "m"}
+    async with Kernel(data_dir, environ=environ, clock=clock):
+        await clock.settle()  # the heartbeat starts when the kernel says it is ready
+        await clock.advance(86400.0)
+    assert clock.wakeups, "the heartbeat ticks through a day"
+    assert {name for name in clock.wakeups if not name.startswith("memory-heartbeat-")} == set()
+
+
 @pytest.mark.parametrize("seed", range(4))
 async def test_a_random_mix_of_inputs_interrupts_and_stops_leaves_no_input_unfinished(
     data_dir: Path, model: ScriptedModelServer, seed: int
