@@ -190,6 +190,21 @@ async def test_distilled_records_are_kept_seven_days(parts) -> None:
     assert (await graph.fetchone("SELECT COUNT(*) FROM distill_records"))[0] == 0
 
 
+async def test_a_rules_tick_with_nothing_recorded_touches_no_database(parts) -> None:
+    graph, clock, pipeline = parts["graph"], parts["clock"], parts["beat"].pipeline
+    await pipeline.record("I live in Paris", "alice")
+    await advance(clock, 10)  # distilled, and processed records past retention looked for
+    statements: list[str] = []
+    for connection in (graph.rdb, graph.wdb):
+        await connection.set_trace_callback(statements.append)
+    await advance(clock, 50)  # five idle ticks of the rules loop
+    assert [s for s in statements if "distill_records" in s] == []
+    await pipeline.record("I now live in Berlin.", "alice")
+    await advance(clock, 10)
+    assert await pipeline.pending() == 0, "a record made since the last tick is distilled"
+    assert any("distill_records" in s for s in statements)
+
+
 async def test_the_merge_loop_asks_once_per_candidate_pair(parts) -> None:
     graph, clock, asked = parts["graph"], parts["clock"], parts["asked"]
     await graph.commit([Triple("New York", "is_a", "city"), Triple("new-york", "has", "subway")])

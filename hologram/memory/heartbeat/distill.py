@@ -92,9 +92,18 @@ def extract(text: str, speaker: str = "user") -> list[Triple]:
     return triples
 
 
+EXPIRY_CHECK_S = 3600.0
+"""How often, on the kernel's clock, processed records past retention are looked for."""
+
+
 class DistillPipeline:
     """Records what users say (durably, in the graph database) and distils the pending
-    records into the graph on each tick."""
+    records into the graph on each tick.
+
+    A tick with nothing recorded since the last one touches no database: the pipeline is
+    the graph database's only writer of records, so it knows. An idle companion's ticks
+    are then free, and a replay's clock, which moves through weeks of ten-minute ticks,
+    does not pay five SQLite round trips for each."""
 
     def __init__(
         self,
@@ -106,6 +115,10 @@ class DistillPipeline:
         self.graph = graph
         self.clock = clock
         self.retention_s = retention_s
+        #: Records may wait: true at start (a run before this one may have left some) and
+        #: after every `record`; cleared as a tick reads them.
+        self._recorded = True
+        self._next_expiry_check = float("-inf")
 
     async def record(self, text: str, speaker: str = "user") -> None:
         if not isinstance(text, str) or not text.strip():
@@ -115,6 +128,7 @@ class DistillPipeline:
                 "INSERT INTO distill_records (speaker, text, at) VALUES (?, ?, ?)",
                 (speaker or "user", text, self.clock.now()),
             )
+        self._recorded = True
 
     async def pending(self) -> int:
         row = await self.graph.fetchone(
@@ -124,24 +138,34 @@ class DistillPipeline:
 
     async def distill_once(self) -> dict[str, Any]:
         """Distil every pending record; drop processed records past retention."""
+        now = self.clock.now()
+        expiring = now >= self._next_expiry_check
+        if not self._recorded and not expiring:
+            return {"records": 0, "triples": 0, "closed": 0, "expired": 0}
+        # Cleared before the read: a record written while this tick runs sets it again.
+        self._recorded = False
         rows = await self.graph.fetchall(
             "SELECT id, speaker, text FROM distill_records WHERE processed_at IS NULL ORDER BY id"
         )
         triples = [t for _, speaker, text in rows for t in extract(text, speaker)]
         report = await self.graph.commit(triples, origin="distill") if triples else None
-        now = self.clock.now()
-        async with self.graph.transaction() as db:
-            await db.executemany(
-                "UPDATE distill_records SET processed_at = ? WHERE id = ?",
-                [(now, r[0]) for r in rows],
-            )
-            cursor = await db.execute(
-                "DELETE FROM distill_records WHERE processed_at IS NOT NULL AND at < ?",
-                (now - self.retention_s(),),
-            )
+        expired = 0
+        if rows or expiring:
+            async with self.graph.transaction() as db:
+                await db.executemany(
+                    "UPDATE distill_records SET processed_at = ? WHERE id = ?",
+                    [(now, r[0]) for r in rows],
+                )
+                if expiring:
+                    cursor = await db.execute(
+                        "DELETE FROM distill_records WHERE processed_at IS NOT NULL AND at < ?",
+                        (now - self.retention_s(),),
+                    )
+                    expired = cursor.rowcount
+                    self._next_expiry_check = now + EXPIRY_CHECK_S
         return {
             "records": len(rows),
             "triples": len(triples),
             "closed": len(report.closed) if report else 0,
-            "expired": cursor.rowcount,
+            "expired": expired,
         }
