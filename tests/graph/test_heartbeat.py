@@ -205,6 +205,21 @@ async def test_a_rules_tick_with_nothing_recorded_touches_no_database(parts) -> 
     assert any("distill_records" in s for s in statements)
 
 
+async def test_merge_and_review_ticks_read_nothing_while_the_graph_is_unchanged(parts) -> None:
+    graph, clock, asked = parts["graph"], parts["clock"], parts["asked"]
+    await advance(clock, 120)  # each loop has looked once and found nothing
+    statements: list[str] = []
+    for connection in (graph.rdb, graph.wdb):
+        await connection.set_trace_callback(statements.append)
+    await advance(clock, 6 * 60)
+    assert [s for s in statements if "FROM entities" in s or "FROM relations" in s] == []
+    # A write is news: the next merge tick looks again and finds the pair.
+    await graph.commit([Triple("New York", "is_a", "city"), Triple("new-york", "has", "subway")])
+    await advance(clock, 120)
+    assert any("FROM entities" in s for s in statements)
+    assert len([t for t in asked.tasks if "merge" in t]) == 1
+
+
 async def test_the_merge_loop_asks_once_per_candidate_pair(parts) -> None:
     graph, clock, asked = parts["graph"], parts["clock"], parts["asked"]
     await graph.commit([Triple("New York", "is_a", "city"), Triple("new-york", "has", "subway")])

@@ -91,6 +91,9 @@ class GraphBase:
         self._now: sqlite3.Connection | None = None
         self._now_lock = threading.Lock()
         self._lock_obj = asyncio.Lock()
+        #: Write transactions committed since open: a reader that found nothing to do can
+        #: tell that nothing has changed since without reading.
+        self.writes = 0
 
     async def open(self) -> list[int]:
         """Open (creating) the database and bring its schema up to date; returns the
@@ -160,6 +163,7 @@ class GraphBase:
                 await db.execute("ROLLBACK")
                 raise
             await db.execute("COMMIT")
+            self.writes += 1
 
     @asynccontextmanager
     async def write_lock(self) -> AsyncIterator[None]:

@@ -92,8 +92,15 @@ def extract(text: str, speaker: str = "user") -> list[Triple]:
     return triples
 
 
-EXPIRY_CHECK_S = 3600.0
-"""How often, on the kernel's clock, processed records past retention are looked for."""
+EXPIRY_CHECK_MAX_S = 86400.0
+"""Processed records past retention are looked for when the oldest of them comes of age,
+and at least this often on the kernel's clock (a retention setting shortened since)."""
+
+
+def _next_check(oldest_at: float | None, retention_s: float, now: float) -> float:
+    """When the processed record said at `oldest_at` comes of age (capped at a day)."""
+    due = float("inf") if oldest_at is None else float(oldest_at) + retention_s
+    return min(due, now + EXPIRY_CHECK_MAX_S)
 
 
 class DistillPipeline:
@@ -116,7 +123,8 @@ class DistillPipeline:
         self.clock = clock
         self.retention_s = retention_s
         #: Records may wait: true at start (a run before this one may have left some) and
-        #: after every `record`; cleared as a tick reads them.
+        #: after every `record`; cleared as a tick reads them. Processed ones are looked for
+        #: past retention at start, then when the oldest comes of age.
         self._recorded = True
         self._next_expiry_check = float("-inf")
 
@@ -145,9 +153,10 @@ class DistillPipeline:
         # Cleared before the read: a record written while this tick runs sets it again.
         self._recorded = False
         rows = await self.graph.fetchall(
-            "SELECT id, speaker, text FROM distill_records WHERE processed_at IS NULL ORDER BY id"
+            "SELECT id, speaker, text, at FROM distill_records WHERE processed_at IS NULL "
+            "ORDER BY id"
         )
-        triples = [t for _, speaker, text in rows for t in extract(text, speaker)]
+        triples = [t for _, speaker, text, _ in rows for t in extract(text, speaker)]
         report = await self.graph.commit(triples, origin="distill") if triples else None
         expired = 0
         if rows or expiring:
@@ -156,13 +165,20 @@ class DistillPipeline:
                     "UPDATE distill_records SET processed_at = ? WHERE id = ?",
                     [(now, r[0]) for r in rows],
                 )
+                retention = self.retention_s()
                 if expiring:
                     cursor = await db.execute(
                         "DELETE FROM distill_records WHERE processed_at IS NOT NULL AND at < ?",
-                        (now - self.retention_s(),),
+                        (now - retention,),
                     )
                     expired = cursor.rowcount
-                    self._next_expiry_check = now + EXPIRY_CHECK_S
+                    oldest = await db.execute_fetchall(
+                        "SELECT MIN(at) FROM distill_records WHERE processed_at IS NOT NULL"
+                    )
+                    self._next_expiry_check = _next_check(oldest[0][0], retention, now)
+                if rows:
+                    soonest = _next_check(min(r[3] for r in rows), retention, now)
+                    self._next_expiry_check = min(self._next_expiry_check, soonest)
         return {
             "records": len(rows),
             "triples": len(triples),

@@ -98,6 +98,10 @@ class Heartbeat:
         self.stats = {name: LoopStats() for name in LOOPS}
         self._tasks: list[asyncio.Task[None]] = []
         self._warned_unconnected = False
+        #: Per loop, the graph's write count (and the settings that decide the loop's
+        #: findings) when it last found nothing: while they stay the same the tick reads
+        #: nothing, so an idle companion's merge and review ticks are free.
+        self._found_nothing: dict[str, tuple[Any, ...]] = {}
         self._ticks = {
             "distill": self.tick_distill,
             "archive": self.tick_archive,
@@ -233,9 +237,14 @@ class Heartbeat:
 
     async def tick_merge(self) -> dict[str, Any]:
         """Entity merge candidates, each put to the model (spec: detectEntityMerge)."""
+        threshold = self.settings.jaccard_threshold()
+        looked = (self.graph.writes, threshold)
+        if self._found_nothing.get("merge") == looked:
+            return {"candidates": 0, "asked": 0}
         asked = await asked_keys(self.graph, "merge")
-        pairs = await merge_candidates(self.graph, self.settings.jaccard_threshold(), asked)
+        pairs = await merge_candidates(self.graph, threshold, asked)
         if not pairs:
+            self._found_nothing["merge"] = looked
             return {"candidates": 0, "asked": 0}
         if not self._connected("merge", len(pairs)):
             return {"candidates": len(pairs), "asked": 0, "waiting": "consolidation channel"}
@@ -253,11 +262,15 @@ class Heartbeat:
     async def tick_review(self) -> dict[str, Any]:
         """Facts checked against their sentences; the doubtful ones go to the model
         (spec: reviewRelations)."""
+        looked = (self.graph.writes,)
+        if self._found_nothing.get("review") == looked:
+            return {"checked": 0, "asked": 0}
         rows = await self.graph.fetchall(
             "SELECT r.id, r.origin FROM relations r WHERE r.invalid_at IS NULL "
             "AND r.reviewed_at IS NULL AND r.sentence_text != '' ORDER BY r.id LIMIT 500"
         )
         if not rows:
+            self._found_nothing["review"] = looked
             return {"checked": 0, "asked": 0}
         names = await self._names()
         doubtful = []
