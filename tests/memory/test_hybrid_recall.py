@@ -98,8 +98,9 @@ async def test_graph_blocks_keep_their_words_and_are_found_by_them_after_reopen(
     block = await graph.blocks.add_text("Xochitl fixed the bicycle")
     await graph.close()
     (words,) = (
-        sqlite3.connect(tmp_path / "graph.db")
-        .execute("SELECT words FROM memory_blocks WHERE id = ?", (block.id,))
+        # A text block is a turn: a graph without the kernel's turn store keeps its own.
+        sqlite3.connect(tmp_path / "graph.turns.db")
+        .execute("SELECT words FROM turns WHERE id = ?", (block.id,))
         .fetchone()
     )
     assert "xochitl" in words
@@ -255,11 +256,29 @@ def test_a_turn_moving_between_places_keeps_one_row() -> None:
     index = HybridIndex(2)
     vector = np.asarray([1.0, 0.0], np.float32)
     for n in range(100):
-        index.add(f"t{n}", float(n), ["kite"], vector, Place.CONTEXT, "qq")
+        index.add(f"t{n}", float(n), ["kite", f"w{n}"], vector, Place.CONTEXT, "qq")
     for n in range(100):
-        index.add(f"t{n}", float(n), ["kite"], vector, Place.COLD_CONTEXT, "qq")
+        index.add(f"t{n}", float(n), ["kite", f"w{n}"], vector, Place.COLD_CONTEXT, "qq")
     assert index.rows == 100
     assert index.count(Place.CONTEXT) == 0 and index.count(Place.COLD_CONTEXT) == 100
     assert index.search(["kite"], vector, 5, (Place.CONTEXT,)) == []
     found = index.search(["kite"], vector, 5, (Place.COLD_CONTEXT,))
     assert len(found) == 5 and {h.place for h in found} == {Place.COLD_CONTEXT}
+
+
+def test_a_ranking_shows_each_thing_said_once() -> None:
+    index = HybridIndex(2)
+    vector = np.asarray([1.0, 0.0], np.float32)
+    for n in range(6):
+        # The same acknowledgement, said on six days; one other turn about the kite.
+        index.add(f"ack{n}", 86400.0 * n, ["sound", "fun"], vector, Place.COLD_CONTEXT, "agent")
+    index.add("kite", 86400.0 * 6, ["kite", "fun"], vector, Place.COLD_CONTEXT, "qq")
+    index.add("silent1", 1.0, [], vector, Place.COLD_CONTEXT, "qq")
+    index.add("silent2", 2.0, [], vector, Place.COLD_CONTEXT, "qq")
+    found = [h.id for h in index.search(["sound", "fun"], vector, 5)]
+    assert len([i for i in found if i.startswith("ack")]) == 1
+    assert "kite" in found
+    # Texts without words are found by their vectors, each on its own.
+    assert {"silent1", "silent2"} <= set(found)
+    index.remove(found[0])
+    assert any(h.id.startswith("ack") for h in index.search(["sound"], vector, 3))

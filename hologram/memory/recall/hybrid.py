@@ -23,6 +23,12 @@ One index serves the context window, the cold context and the graph's text block
 (each document tagged with its `Place`): a turn moves from one to the next as it ages, but
 its session and its neighbours do not, and one ranking over all of them needs one set of
 statistics. Each store still searches its own documents alone through the tag.
+
+A ranking shows each thing said once. A companion hears and says the same words many times
+("That makes sense.", "Good morning!"), and every copy is a turn of its own, with its own
+time; a question about a day would otherwise fill its list with the copies said that day.
+Among documents with the same words only the best ranked is kept (a text without words,
+found by its vector alone, is never merged with another).
 """
 
 from __future__ import annotations
@@ -76,6 +82,8 @@ class HybridIndex:
         self._vectors = VectorIndex(dim)
         self._row_of: dict[str, int] = {}
         self._id_at: list[str | None] = []
+        # doc id -> its words, as a key that tells repeated texts apart from the rest
+        self._said: dict[str, int] = {}
         self._place = np.full(1024, -1, np.int8)  # -1: no document
         self._lock = threading.Lock()
 
@@ -123,6 +131,10 @@ class HybridIndex:
             self._place[row] = place
             self._vectors.set(row, vector)
             self.words.add(doc_id, at, words, tag=place, speaker=speaker)
+            if words:
+                self._said[doc_id] = hash(tuple(words))
+            else:
+                self._said.pop(doc_id, None)
 
     def set_vector(self, doc_id: str, vector: npt.NDArray[np.float32] | None) -> None:
         with self._lock:
@@ -151,6 +163,7 @@ class HybridIndex:
             self._place[row] = -1
             self._vectors.remove(row)
             self.words.remove(doc_id)
+            self._said.pop(doc_id, None)
 
     def search(
         self,
@@ -191,9 +204,17 @@ class HybridIndex:
                     entry[0] += self.vector_weight / (RRF_K + rank)
                     entry[2] = cos
                     entry[3] = rank
-            best = sorted(fused.items(), key=lambda item: (-item[1][0], item[1][3]))[:top]
-            hits = []
-            for doc_id, (score, lexical, cosine, _rank) in best:
+            ranked = sorted(fused.items(), key=lambda item: (-item[1][0], item[1][3]))
+            hits: list[HybridHit] = []
+            shown: set[int] = set()
+            for doc_id, (score, lexical, cosine, _rank) in ranked:
+                said = self._said.get(doc_id)
+                if said is not None:
+                    if said in shown:
+                        continue
+                    shown.add(said)
                 where = Place(int(self._place[self._row_of[doc_id]]))
                 hits.append(HybridHit(doc_id, where, float(score), lexical, cosine))
+                if len(hits) == top:
+                    break
             return hits
