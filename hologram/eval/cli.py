@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
 
 EXECUTORS = ("local", "dask", "ray")
+REPLAY_TARGET_S = 15.0
+"""TARGETS.md: a sweep over a LoCoMo-sized conversation must take minutes, not hours."""
 
 
 def add_eval_parser(commands: Any) -> None:
@@ -101,6 +104,13 @@ def run_eval(args: argparse.Namespace) -> int:
             f"{row['dataset']} · {row['config']}: MRR {row['mrr']:.3f}, retrieval p50 "
             f"{row['latency_p50_ms']:.2f} ms / p95 {row['latency_p95_ms']:.2f} ms, "
             f"memory section {row['prompt_tokens']:.0f} tokens"
+        )
+    replays = {k: i["replay_seconds"] for k, i in results.units.items() if i.get("replay_seconds")}
+    if replays:
+        slowest = max(replays, key=replays.__getitem__)
+        print(
+            f"replay per conversation: median {statistics.median(replays.values()):.1f} s, "
+            f"slowest {replays[slowest]:.1f} s ({slowest}); target ≤ {REPLAY_TARGET_S:.0f} s"
         )
     if results.usage is not None:
         print()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -178,5 +179,6 @@ def test_the_cli_prints_the_comparison_table(
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "recall@10 all" in printed and "episodic" in printed
+    assert re.search(r"replay per conversation: median [\d.]+ s, slowest .*target ≤ 15 s", printed)
     assert (out / "table.csv").exists() and (out / "recall.svg").read_text().startswith("<svg")
     assert main(["eval", str(tmp_path / "nowhere"), "--out", str(out), "--quiet"]) == 2
