@@ -68,6 +68,9 @@ class PinnedClock:
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
 
+    async def idle_until(self, event: asyncio.Event) -> None:
+        await event.wait()
+
     @contextlib.contextmanager
     def at(self, when: float) -> Iterator[None]:
         self._pinned = when

@@ -185,7 +185,7 @@ class InputScheduler:
                 # Nothing can be overdue: wait for an input rather than for the clock, which
                 # a replay moves through weeks (tens of thousands of idle checks).
                 self._queued.clear()
-                await self._queued.wait()
+                await self.clock.idle_until(self._queued)
             await self.clock.sleep(BACKLOG_CHECK_S)
             try:
                 await self.offload()

@@ -27,6 +27,9 @@ class SystemClock:
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
 
+    async def idle_until(self, event: asyncio.Event) -> None:
+        await event.wait()
+
 
 class ManualClock:
     """Time stands still until `advance` moves it; sleepers wake in deadline order.
@@ -42,6 +45,8 @@ class ManualClock:
         self._order = itertools.count()
         self._resting: dict[asyncio.Task, asyncio.Future[None]] = {}
         """Woken tasks `advance` waits on to sleep again, each with the future that says so."""
+        #: Tasks waiting in `idle_until`: at rest, like sleepers, but with no deadline.
+        self._idle: set[asyncio.Task | None] = set()
         #: Sleepers `advance` has woken, by task name: what moving time costs, and who spends it.
         self.wakeups: Counter[str] = Counter()
 
@@ -58,10 +63,23 @@ class ManualClock:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         entry = (self._elapsed + seconds, next(self._order), future, asyncio.current_task())
         heapq.heappush(self._sleepers, entry)
-        rested = self._resting.get(entry[3])
+        self._rest(entry[3])
+        await future
+
+    async def idle_until(self, event: asyncio.Event) -> None:
+        task = asyncio.current_task()
+        self._idle.add(task)
+        self._rest(task)
+        try:
+            await event.wait()
+        finally:
+            self._idle.discard(task)
+
+    def _rest(self, task: asyncio.Task | None) -> None:
+        """`task` waits on this clock now: an `advance` waiting for it to rest goes on."""
+        rested = None if task is None else self._resting.get(task)
         if rested is not None and not rested.done():
             rested.set_result(None)
-        await future
 
     async def advance(self, seconds: float, rest_timeout_s: float = 0.0) -> int:
         """Move time forward, waking each sleeper at its own deadline in turn; after each
@@ -70,10 +88,11 @@ class ManualClock:
         the target wake in the same call.
 
         With `rest_timeout_s`, each woken task is also waited for in real time (up to that
-        long) until it sleeps on this clock again or ends, before time moves on: a tick that
-        waits on a thread (SQLite, an embedder) then finishes before the next deadline, and
-        the order of wake-ups and their effects no longer depends on how busy the machine
-        is. Returns how many woken tasks did not rest in time (each is logged)."""
+        long) until it sleeps on this clock again, idles on it (`idle_until`) or ends, before
+        time moves on: a tick that waits on a thread (SQLite, an embedder) then finishes
+        before the next deadline, and the order of wake-ups and their effects no longer
+        depends on how busy the machine is. Returns how many woken tasks did not rest in
+        time (each is logged)."""
         target = self._elapsed + seconds
         restless = 0
         while self._sleepers and self._sleepers[0][0] <= target:
@@ -103,7 +122,7 @@ class ManualClock:
         return restless
 
     async def _rested(self, task: asyncio.Task, timeout_s: float) -> bool:
-        if task.done() or self._sleeping(task):
+        if task.done() or task in self._idle or self._sleeping(task):
             return True
         # `sleep` and the task's end resolve this at once: no polling, whose timer
         # granularity would cost more than most ticks over the thousands of wake-ups a

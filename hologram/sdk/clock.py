@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Protocol
 
 
@@ -16,4 +17,9 @@ class Clock(Protocol):
 
     async def sleep(self, seconds: float) -> None:
         """Return once `seconds` have passed on this clock."""
+        ...
+
+    async def idle_until(self, event: asyncio.Event) -> None:
+        """Return once `event` is set, with no deadline. The task is idle meanwhile, as in
+        `sleep`: a clock moved by hand moves on without waiting for it."""
         ...

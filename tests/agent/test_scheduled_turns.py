@@ -215,6 +215,24 @@ async def test_an_idle_kernel_wakes_on_its_clock_only_for_its_heartbeat(
     assert {name for name in clock.wakeups if not name.startswith("memory-heartbeat-")} == set()
 
 
+async def test_a_watcher_woken_by_the_clock_that_goes_idle_is_at_rest(
+    data_dir: Path, model: ScriptedModelServer
+) -> None:
+    # The backlog watcher sleeps on the clock while an input waits, and idles once none
+    # does: a replay's `advance` waits for each woken task to rest, and an idle one must
+    # count, or time stands still for the whole rest timeout (30 s in the eval).
+    from hologram.kernel import ManualClock
+
+    clock = ManualClock()
+    environ = {"HOLOGRAM_LLM_BASE_URL": model.base_url, "HOLOGRAM_LLM_MODEL": "m"}
+    async with Kernel(data_dir, environ=environ, clock=clock) as kernel:
+        await clock.settle()
+        model.queue_text("hi")
+        await within_deadline(kernel.say("hello"))
+        assert await clock.advance(60.0, rest_timeout_s=5.0) == 0
+        assert clock.wakeups["backlog-triage"] == 1
+
+
 @pytest.mark.parametrize("seed", range(4))
 async def test_a_random_mix_of_inputs_interrupts_and_stops_leaves_no_input_unfinished(
     data_dir: Path, model: ScriptedModelServer, seed: int

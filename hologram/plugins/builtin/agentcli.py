@@ -289,7 +289,7 @@ class AgentCLI:
         while True:
             if not self._terminals:
                 self._opened.clear()
-                await self._opened.wait()
+                await clock.idle_until(self._opened)
             idle_s = float(self._setting("idle_timeout_s", 600.0))
             await clock.sleep(max(min(idle_s / 4, 1.0), 0.05))
             now = clock.monotonic()
