@@ -76,6 +76,26 @@ def test_a_chinese_question_with_a_date_finds_the_turn_by_its_resolved_date() ->
     assert top_ids(index(ZH, EpisodicWeights()), question) == ["z1-1"]
 
 
+def test_a_turn_about_last_night_is_found_by_the_night_it_names() -> None:
+    # Said on 2 May 2022 about 1 May; the other turns about films say more of the words.
+    docs = [
+        (
+            "n1",
+            at(2022, 5, 2),
+            'Jo said, "I watched the trilogy last night, it was awesome!"',
+            "Jo",
+        ),
+        ("n2", at(2022, 5, 20), 'Jo said, "Watched a movie, then another movie."', "Jo"),
+        ("n3", at(2022, 6, 3), 'Jo said, "Movie night again, I watched two movies."', "Jo"),
+        ("z1", at(2022, 5, 2, 5), "小林说：“我昨晚看了一部电影。”", "小林"),
+        ("z2", at(2022, 5, 20, 5), "小林说：“看电影，又看了一部电影。”", "小林"),
+    ]
+    for question, answer in [("What movie did Jo watch on 1 May 2022?", "n1"),
+                             ("小林2022年5月1日看了什么电影？", "z1")]:  # fmt: skip
+        assert top_ids(index(docs, OFF), question) != [answer]
+        assert top_ids(index(docs, EpisodicWeights()), question) == [answer]
+
+
 def _two_sessions(first: list[str], second: list[str]) -> list[tuple[str, float, str, str]]:
     """Two sessions days apart, with filler between them, each turn by the user."""
     filler = [

@@ -44,6 +44,12 @@ def day(y: int, m: int, d: int) -> Period:
         ("五月二十号是他的生日", day(2023, 5, 20)),
         ("上个星期我很忙", Period("week", date(2023, 5, 1))),
         ("下个月我要去厦门", Period("month", date(2023, 6, 1))),
+        ("I watched the whole trilogy last night!", day(2023, 5, 8)),
+        ("The night before last we ate out", day(2023, 5, 7)),
+        ("I've had my turtles for three years now", Period("year", date(2020, 1, 1))),
+        ("I've been painting for six months now", Period("month", date(2022, 11, 1))),
+        ("我昨晚看了一部电影", day(2023, 5, 8)),
+        ("前晚下了大雨", day(2023, 5, 7)),
     ],
 )
 def test_an_expression_resolves_against_the_day_it_was_said(
@@ -64,7 +70,14 @@ def test_last_saturday_said_on_a_saturday_is_a_week_before() -> None:
 
 @pytest.mark.parametrize(
     "sentence",
-    ["You may be right about that", "I sat down on the sofa", "We march on", "I love it"],
+    [
+        "You may be right about that",
+        "I sat down on the sofa",
+        "We march on",
+        "I love it",
+        "I will stay for two weeks",
+        "The night was long",
+    ],
 )
 def test_common_words_are_not_dates(sentence: str) -> None:
     assert periods(sentence, TUESDAY) == []

@@ -2,9 +2,11 @@
 
 "I went to the support group yesterday", said on 8 May 2023, is about 7 May 2023; a
 question "what did she do on 7 May?" shares no word with it. So each stored turn's
-relative expressions ("yesterday", "last Saturday", "two years ago", "上周六", "去年",
-"前天") and absolute ones ("May 6, 2023", "2023年5月6日") are resolved to calendar periods,
-and a question's own expressions are resolved the same way, against its own moment.
+relative expressions ("yesterday", "last night", "last Saturday", "two years ago", "for
+three years now", "上周六", "去年", "前天", "昨晚") and absolute ones ("May 6, 2023",
+"2023年5月6日") are resolved to calendar periods, and a question's own expressions are
+resolved the same way, against its own moment. A duration up to the moment said ("I've
+had them for three years now") is read as its start, like "three years ago".
 
 The rules read text as the recall index keeps it: lower-cased keywords, stopwords gone
 ("a week ago" arrives as "week ago", "this week" as "week"), English words lightly
@@ -62,6 +64,9 @@ _EN_RULES: list[tuple[str, re.Pattern[str]]] = [
     ("day_before", re.compile(r"\bday\s+befor(?:e)?\s+yesterday\b")),
     ("day_after", re.compile(r"\bday\s+after\s+tomorrow\b")),
     ("yesterday", re.compile(r"\b(yesterday|today|tonight|tomorrow)\b")),
+    ("last_night", re.compile(r"\b(?:(last)\s+night|night\s+befor(?:e)?\s+(last))\b")),
+    # A duration up to the moment said: "I've had them for 3 years now" began in 2020.
+    ("duration", re.compile(rf"\b(?:(\w+)\s+)?{_UNIT}\s+now\b")),
     ("last_weekday", re.compile(rf"\b(last|past|previou?s?|next)\s+{_WEEKDAY}\b")),
     ("last_unit", re.compile(rf"\b(last|past|previou?s?|next)\s+{_UNIT}\b")),
     ("last_month_name", re.compile(rf"\b(last|next)\s+{_MONTH}\b")),
@@ -84,6 +89,7 @@ _ZH_RULES: list[tuple[str, re.Pattern[str]]] = [
     ("zh_rel_month", re.compile(rf"(?<![早晚马路身]){_ZREL}月")),
     ("zh_rel_year", re.compile(r"(大前年|前年|去年|今年|明年|后年)")),
     ("zh_rel_day", re.compile(r"(大前天|前天|昨天|昨日|今天|今日|明天|后天)")),
+    ("zh_rel_night", re.compile(r"(前晚|昨晚|昨夜|今晚|今早|明晚)")),
     ("zh_year", re.compile(r"((?:19|20)\d\d)年(?!\d*月)")),
 ]  # fmt: skip
 
@@ -146,11 +152,13 @@ def _english(kind: str, m: re.Match[str], today: date) -> Period | None:
         return _day(int(g[2]) if g[2] else today.year, _MONTHS[g[0]], int(g[1]))
     if kind == "month_year":
         return Period("month", date(int(g[1]), _MONTHS[g[0]], 1))
-    if kind == "ago":
+    if kind in ("ago", "duration"):
         count = _COUNTS.get(g[0] or "", int(g[0]) if g[0] and g[0].isdigit() else 1)
         return _shift(today, g[1], -count)
     if kind in ("day_before", "day_after"):
         return _shift(today, "day", -2 if kind == "day_before" else 2)
+    if kind == "last_night":
+        return _shift(today, "day", -1 if g[0] else -2)
     if kind == "yesterday":
         return _shift(today, "day", {"yesterday": -1, "tomorrow": 1}.get(g[0], 0))
     if kind == "last_weekday":
@@ -201,6 +209,8 @@ def _chinese(kind: str, m: re.Match[str], today: date) -> Period | None:
     if kind == "zh_rel_day":
         days = {"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "明天": 1, "后天": 2}
         return _shift(today, "day", days.get(g[0], 0))
+    if kind == "zh_rel_night":
+        return _shift(today, "day", {"前晚": -2, "昨晚": -1, "昨夜": -1, "明晚": 1}.get(g[0], 0))
     if kind == "zh_year":
         return Period("year", date(int(g[0]), 1, 1))
     return None
