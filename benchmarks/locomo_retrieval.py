@@ -55,6 +55,8 @@ VARIANTS = {
     "+ expansion (default)": EpisodicWeights(),
     "default, no dates": EpisodicWeights(dates=0.0),
     "default, no when": EpisodicWeights(when=0.0),
+    "default, no outside": EpisodicWeights(outside_period=1.0),
+    "outside at 0.5": EpisodicWeights(outside_period=0.5),
     "dates, said_in 0": EpisodicWeights(said_in=0.0),
     "dates at 0.5": EpisodicWeights(dates=0.5),
     "expansion anywhere": EpisodicWeights(expansion_elsewhere=False),

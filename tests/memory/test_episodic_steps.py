@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from hologram.memory import Segmenter
 from hologram.memory.recall.episodic import EpisodicIndex, EpisodicWeights
 
@@ -48,6 +50,36 @@ def test_a_relative_question_is_resolved_against_its_own_moment() -> None:
     question = "What did Mel do at the beach last Saturday?"
     assert top_ids(index(EN, OFF), question, now=asked) != ["s1-1"]
     assert top_ids(index(EN, EpisodicWeights()), question, now=asked) == ["s1-1"]
+
+
+def test_a_question_naming_a_day_weighs_the_turns_of_other_days_down() -> None:
+    # "What did I tell you happened on …" shares its words with turns of any day; the
+    # turn of the day it names may share none ("I had a call with my grandmother today").
+    en = [
+        ("o1", at(2024, 3, 13), "Holo said, Thanks for telling me.", "Holo"),
+        ("o2", at(2024, 3, 20), "Maya said, Something funny happened on the bus.", "Maya"),
+        ("d1", at(2024, 6, 5), "Maya said, I had a call with my grandmother today.", "Maya"),
+        ("d2", at(2024, 6, 5, 1), "Holo said, That sounds lovely.", "Holo"),
+    ]
+    zh = [
+        ("o1", at(2024, 3, 13), "小荷说：谢谢你告诉我这件事。", "小荷"),
+        ("o2", at(2024, 3, 20), "小雨说：公交车上发生了一件趣事。", "小雨"),
+        ("d1", at(2024, 6, 5), "小雨说：我今天和奶奶视频了很久。", "小雨"),
+        ("d2", at(2024, 6, 5, 1), "小荷说：听起来真好。", "小荷"),
+    ]
+    now = at(2024, 6, 6)
+    for docs, question, plain in (
+        (en, "What did I tell you happened on Wednesday 5 June?", "What did I tell you happened?"),
+        (zh, "我6月5日告诉你发生了什么事？", "我告诉你发生了什么事？"),
+    ):
+        lifted = index(docs, EpisodicWeights(outside_period=1.0))
+        weighed = index(docs, EpisodicWeights(outside_period=0.5))
+        before, after = lifted.scores(question, now), weighed.scores(question, now)
+        assert min(before[:2]) > 0, "the other days' turns share the question's words"
+        assert after[:2].tolist() == pytest.approx((0.5 * before[:2]).tolist())
+        assert after[2:].tolist() == pytest.approx(before[2:].tolist())
+        # A question naming no period ranks as before.
+        assert weighed.scores(plain, now).tolist() == lifted.scores(plain, now).tolist()
 
 
 def test_a_when_question_prefers_the_turn_that_states_a_time() -> None:
