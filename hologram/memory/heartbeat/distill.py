@@ -176,7 +176,7 @@ class DistillPipeline:
                         "SELECT MIN(at) FROM distill_records WHERE processed_at IS NOT NULL"
                     )
                     self._next_expiry_check = _next_check(oldest[0][0], retention, now)
-                if rows:
+                elif rows:
                     soonest = _next_check(min(r[3] for r in rows), retention, now)
                     self._next_expiry_check = min(self._next_expiry_check, soonest)
         return {
