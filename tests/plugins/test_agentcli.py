@@ -114,6 +114,7 @@ async def test_with_no_terminal_open_the_idle_sweep_waits_for_one(
         await clock.advance(3600.0)
         assert clock.wakeups["agentcli-idle"] == 0
         await ok(kernel, "terminal_create")
+        await clock.settle()  # the sweep, woken by the terminal, goes back to the clock
         await clock.advance(10.0)
         assert clock.wakeups["agentcli-idle"] >= 5, "sweeps resume while a terminal is open"
     finally:
