@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
+import numpy as np
 import pytest
 
 from hologram.memory import Segmenter
-from hologram.memory.recall.episodic import EpisodicIndex, EpisodicWeights, stem
+from hologram.memory.recall.episodic import EpisodicIndex, EpisodicWeights, _top_stable, stem
 
 HOUR = 3600.0
 
@@ -129,3 +131,68 @@ def test_the_named_speakers_turns_keep_their_score_and_the_others_are_scaled() -
     # "Ann" is a word of no document, so it adds nothing to any turn's own score.
     assert named["ann"] == pytest.approx(unnamed["ann"])
     assert named["bob"] == pytest.approx(0.7 * unnamed["bob"])
+
+
+def _sessions_of_words(seed: int) -> tuple[EpisodicIndex, dict[str, int], dict[str, list[str]]]:
+    """Forty sessions of three to eight turns, a few turns removed again; each kept turn's
+    session number and words."""
+    rng = random.Random(seed)
+    vocabulary = [f"w{i}" for i in range(30)]
+    docs, session_of, words_of = [], {}, {}
+    at = 0.0
+    for session in range(40):
+        for turn in range(rng.randint(3, 8)):
+            doc_id = f"s{session}t{turn}"
+            words = rng.sample(vocabulary, 2)
+            docs.append((doc_id, at, words))
+            session_of[doc_id], words_of[doc_id] = session, words
+            at += 60.0
+        at += 5 * HOUR
+    index = EpisodicIndex(weights=EpisodicWeights(expansion=0.0, dates=0.0))
+    for doc_id, doc_at, words in docs:
+        index.add(doc_id, doc_at, words)
+    for doc_id in rng.sample(sorted(session_of), 12):
+        index.remove(doc_id)
+        del session_of[doc_id], words_of[doc_id]
+    return index, session_of, words_of
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_every_turn_of_a_session_holding_a_word_is_lifted_and_no_other_turn_scores(
+    seed: int,
+) -> None:
+    # Scores are computed only for the turns a query can reach (its words' turns, their
+    # sessions, their neighbours); a session left out of that reach would lose its lift.
+    index, session_of, words_of = _sessions_of_words(seed)
+    for word in ("w3", "w17", "w29"):
+        scores = dict(zip(index.ids, index.scores_of([word]).tolist(), strict=True))
+        holding = {session_of[d] for d, words in words_of.items() if word in words}
+        assert holding
+        for doc_id, score in scores.items():
+            assert (score > 0) == (session_of[doc_id] in holding), doc_id
+
+
+def test_without_a_session_lift_a_word_reaches_only_its_turns_and_their_neighbours() -> None:
+    index, session_of, words_of = _sessions_of_words(4)
+    index.weights = EpisodicWeights(
+        previous_turn=0.0, session=0.0, expansion=0.0, dates=0.0, neighbour=0.5
+    )
+    ids = index.ids
+    scores = dict(zip(ids, index.scores_of(["w5"]).tolist(), strict=True))
+    hits = {d for d, words in words_of.items() if "w5" in words}
+    near = set(hits)
+    for before, after in itertools.pairwise(ids):
+        if session_of[before] == session_of[after] and (before in hits or after in hits):
+            near |= {before, after}
+    assert {d for d, score in scores.items() if score > 0} == near
+    for doc_id in near - hits:
+        assert scores[doc_id] <= 0.5 * max(scores[d] for d in hits)
+
+
+def test_the_top_of_a_ranking_breaks_ties_to_the_older_turn_as_a_full_sort_does() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        scores = rng.integers(0, 4, size=int(rng.integers(1, 40))).astype(np.float64)
+        for k in (1, 3, 7, 60):
+            expected = np.argsort(-scores, kind="stable")[:k]
+            assert _top_stable(scores, k).tolist() == expected.tolist()

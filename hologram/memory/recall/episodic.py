@@ -161,6 +161,47 @@ def _bm25(
     return idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avgdl))
 
 
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What every query reads of the layout: lengths, sessions and their place in time."""
+
+    size: int
+    previous_turn: float
+    length: npt.NDArray[np.float64]
+    """Each row's length as scored: its words and `previous_turn` of its predecessor's."""
+    avgdl: float
+    sessions: int
+    session_length: npt.NDArray[np.float64]
+    session_avgdl: float
+    session_starts: npt.NDArray[np.int64]
+
+
+def _sum_by(
+    keys: npt.NDArray[np.int64], values: npt.NDArray[np.float64], size: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """The distinct `keys` (ascending, each below `size`) and the sum of the `values` of
+    each, added in the order given: by sorting the keys when they are few, by counting
+    into `size` slots when sorting would cost more."""
+    if len(keys) * max(len(keys), 2).bit_length() < size:
+        distinct, where = np.unique(keys, return_inverse=True)
+        return distinct, np.bincount(where, values)
+    sums = np.bincount(keys, values, minlength=size)
+    distinct = np.flatnonzero(sums)
+    return distinct, sums[distinct]
+
+
+def _top_stable(scores: npt.NDArray[np.float64], k: int) -> npt.NDArray[np.int64]:
+    """The rows of the `k` best scores, best first, ties to the lower row: what a stable
+    sort of every score gives, at the cost of a partition."""
+    if k <= 0:
+        return np.zeros(0, np.int64)
+    if k >= len(scores):
+        return np.argsort(-scores, kind="stable")
+    least = -np.partition(-scores, k - 1)[k - 1]
+    pool = np.flatnonzero(scores >= least)
+    return pool[np.argsort(-scores[pool], kind="stable")][:k]
+
+
 class EpisodicIndex:
     """Turns as (id, time, words, speaker); `add` and `remove` keep it current, `search`
     ranks. `documents` are (id, time, text) or (id, time, text, speaker)."""
@@ -200,6 +241,8 @@ class EpisodicIndex:
         self._prev = np.zeros(0, np.int64)
         self._next = np.zeros(0, np.int64)
         self._session = np.zeros(0, np.int64)
+        # What every query reads of the layout, kept until the layout changes (see `_shape`).
+        self._shape_cache: _Shape | None = None
         for doc_id, at, text, *speaker in documents:
             self.add(doc_id, at, self.words(text), speaker=speaker[0] if speaker else "")
 
@@ -318,6 +361,7 @@ class EpisodicIndex:
             self._relink(np.insert(order, where, added), 0)
         self._added = []
         self._removed = False
+        self._shape_cache = None
 
     def _relink(self, order: npt.NDArray[np.int64], start: int) -> None:
         """Draw the links of `order` (alive rows in time order) from position `start` on;
@@ -389,9 +433,8 @@ class EpisodicIndex:
                     second[np.isin(self._session[:size], self._session[seeds])] = 0.0
                 scores = scores + self.weights.expansion * second
         if self.weights.when and self._times and asks_when(question):
-            stating = np.zeros(size, bool)
-            stating[list(self._times)] = True
-            scores = np.where(stating, scores * (1 + self.weights.when), scores)
+            stating = np.fromiter(self._times, np.int64, len(self._times))
+            scores[stating] *= 1 + self.weights.when
         if self.weights.dates:
             match = self._date_match(question, now, size)
             if match is not None:
@@ -405,20 +448,49 @@ class EpisodicIndex:
         scores[~self._alive[:size]] = 0.0
         return scores
 
-    def _lifted(self, terms: Sequence[str], size: int) -> npt.NDArray[np.float64]:
-        """BM25 of each row (with its predecessor's words), normalised to the best, lifted
-        by its session's score and its neighbours'."""
-        scores = np.zeros(size, np.float64)
-        n = len(self._order)
-        prev, nxt, session = self._prev[:size], self._next[:size], self._session[:size]
+    def _shape(self, size: int) -> _Shape:
+        """The layout's per-query constants, computed once per change of the layout."""
+        shape = self._shape_cache
+        with_prev = self.weights.previous_turn
+        if shape is not None and shape.size == size and shape.previous_turn == with_prev:
+            return shape
+        prev = self._prev[:size]
         own_length = self._length[:size] * self._alive[:size]
-        with_prev = float(self.weights.previous_turn)
         length = own_length
         if with_prev:
             length = own_length + with_prev * np.where(
                 prev >= 0, own_length[np.maximum(prev, 0)], 0.0
             )
-        avgdl = float(length.sum()) / n or 1.0
+        in_order = self._session[self._order]
+        count = int(in_order.max()) + 1 if len(in_order) else 0
+        session_length = np.bincount(in_order, self._length[self._order], minlength=count)
+        shape = _Shape(
+            size=size,
+            previous_turn=with_prev,
+            length=length,
+            avgdl=float(length.sum()) / len(self._order) or 1.0,
+            sessions=count,
+            session_length=session_length,
+            session_avgdl=(float(session_length.sum()) / count if count else 0.0) or 1.0,
+            # Sessions are runs of the time order: session s is _order[starts[s]:starts[s+1]].
+            session_starts=np.searchsorted(in_order, np.arange(count + 1)),
+        )
+        self._shape_cache = shape
+        return shape
+
+    def _lifted(self, terms: Sequence[str], size: int) -> npt.NDArray[np.float64]:
+        """BM25 of each row (with its predecessor's words), normalised to the best, lifted
+        by its session's score and its neighbours'.
+
+        Only the rows a query can reach are computed: those holding a term (or following
+        one), then the rest of their sessions and their neighbours; every other row stays
+        0. The cost follows the query's postings, not the number of turns."""
+        scores = np.zeros(size, np.float64)
+        shape = self._shape(size)
+        n = len(self._order)
+        prev, nxt, session = self._prev[:size], self._next[:size], self._session[:size]
+        with_prev = float(self.weights.previous_turn)
+        reached: list[npt.NDArray[np.int64]] = []
         for term in terms:
             rows, tfs = self._postings_of(term)
             own_rows, own_tfs = rows, tfs
@@ -432,26 +504,49 @@ class EpisodicIndex:
                 linked = before_rows >= 0
                 rows = np.r_[rows, before_rows[linked]]
                 tfs = np.r_[tfs, self.weights.next_turn * own_tfs[linked]]
-            tf = np.bincount(rows, tfs, minlength=size)
-            touched = np.flatnonzero(tf)
-            scores[touched] += _bm25(tf[touched], length[touched], len(touched), n, avgdl)
-        if scores.max() <= 0:
+            touched, tf = _sum_by(rows, tfs, size)
+            scores[touched] += _bm25(tf, shape.length[touched], len(touched), n, shape.avgdl)
+            reached.append(touched)
+        if not reached:
             return scores
-        scores /= scores.max()
+        found = np.unique(np.concatenate(reached))
+        best = scores[found].max() if len(found) else 0.0
+        if best <= 0:
+            return scores
+        scores[found] /= best
         if self.weights.session:
-            scores += self.weights.session * self._session_scores(terms, size)[session]
+            by_session = self._session_scores(terms, shape)
+            lifted = np.flatnonzero(by_session)
+            found = self._rows_of_sessions(lifted, shape)
+            scores[found] += self.weights.session * by_session[session[found]]
         if self.weights.neighbour:
-            before = np.where(prev >= 0, scores[np.maximum(prev, 0)], 0.0)
-            after = np.where(nxt >= 0, scores[np.maximum(nxt, 0)], 0.0)
-            scores = np.maximum(scores, self.weights.neighbour * np.maximum(before, after))
+            if not self.weights.session:
+                # Whole sessions are closed under neighbours already; single rows are not.
+                around = np.r_[found, prev[found], nxt[found]]
+                found = np.unique(around[around >= 0])
+            p, q = prev[found], nxt[found]
+            before = np.where(p >= 0, scores[np.maximum(p, 0)], 0.0)
+            after = np.where(q >= 0, scores[np.maximum(q, 0)], 0.0)
+            scores[found] = np.maximum(
+                scores[found], self.weights.neighbour * np.maximum(before, after)
+            )
         return scores
+
+    def _rows_of_sessions(
+        self, sessions: npt.NDArray[np.int64], shape: _Shape
+    ) -> npt.NDArray[np.int64]:
+        """The alive rows of `sessions` (ascending session numbers), in time order."""
+        starts = shape.session_starts[sessions]
+        counts = shape.session_starts[sessions + 1] - starts
+        offsets = np.repeat(starts - np.r_[0, np.cumsum(counts)[:-1]], counts)
+        return self._order[offsets + np.arange(int(counts.sum()))]
 
     def _seed_terms(
         self, scores: npt.NDArray[np.float64], asked: set[str]
     ) -> tuple[list[str], npt.NDArray[np.int64]]:
         """The second round's words: those of the first round's best turns that the
         question lacks and few turns share, rarest first (ties: the better turn's)."""
-        best = np.argsort(-scores, kind="stable")[: self.weights.expansion_turns]
+        best = _top_stable(scores, self.weights.expansion_turns)
         n = len(self._order)
         cap = max(5.0, self.weights.expansion_max_df * n)
         weight: dict[str, float] = {}
@@ -489,19 +584,21 @@ class EpisodicIndex:
             match[stating] = 1.0
         return match
 
-    def _session_scores(self, terms: Sequence[str], size: int) -> npt.NDArray[np.float64]:
+    def _session_scores(self, terms: Sequence[str], shape: _Shape) -> npt.NDArray[np.float64]:
         """Each session's BM25 over its turns' own words, normalised to the best."""
-        session = self._session[:size]
-        count = int(session[self._order].max()) + 1
-        length = np.bincount(session[self._order], self._length[self._order], minlength=count)
-        avgdl = float(length.sum()) / count or 1.0
-        scores = np.zeros(count, np.float64)
+        session = self._session
+        scores = np.zeros(shape.sessions, np.float64)
         for term in terms:
             rows, tfs = self._postings_of(term)
-            tf = np.bincount(session[rows], tfs, minlength=count)
-            touched = np.flatnonzero(tf)
-            scores[touched] += _bm25(tf[touched], length[touched], len(touched), count, avgdl)
-        best = scores.max()
+            touched, tf = _sum_by(session[rows], tfs, shape.sessions)
+            scores[touched] += _bm25(
+                tf,
+                shape.session_length[touched],
+                len(touched),
+                shape.sessions,
+                shape.session_avgdl,
+            )
+        best = scores.max() if len(scores) else 0.0
         return scores / best if best > 0 else scores
 
     def scores(self, query: str, now: float | None = None) -> npt.NDArray[np.float64]:
