@@ -8,9 +8,10 @@ hundreds of megabytes a query. The built-in hashed embedder's vectors are mostly
 (about 40 of 384 numbers set), so the rows written so far are also kept by column (each
 dimension's rows and values): a query then reads only the columns its own vector sets, a
 tenth of the numbers, and the scores are the same sums. The column copy is made once the
-vectors prove sparse and rebuilt as the rows grow by a share of themselves (so building
-costs a constant per row); rows written or changed since are scanned whole. Dense vectors
-(a model's) are always scanned whole: by column they would cost more.
+vectors prove sparse, and extended when the rows written after it reach an eighth of it:
+only those rows are cut into columns, and the old columns are copied, never sorted again.
+Rows written after the copy, or rewritten under it, are scanned whole. Dense vectors (a
+model's) are always scanned whole: by column they would cost more.
 """
 
 from __future__ import annotations
@@ -36,12 +37,40 @@ class _Columns:
     """The rows below `rows` by column: for each dimension, the rows that set it and the
     values they set (concatenated, cut by `starts`)."""
 
-    def __init__(self, matrix: npt.NDArray[np.float32]) -> None:
-        self.rows = len(matrix)
-        row, dim = np.nonzero(matrix.T)[::-1]  # by dimension, then row
-        self.row = row.astype(np.int32)
-        self.value = matrix[row, dim]
-        self.starts = np.searchsorted(dim, np.arange(matrix.shape[1] + 1))
+    def __init__(
+        self,
+        rows: int,
+        row: npt.NDArray[np.int32],
+        value: npt.NDArray[np.float32],
+        starts: npt.NDArray[np.int64],
+    ) -> None:
+        self.rows, self.row, self.value, self.starts = rows, row, value, starts
+
+    @classmethod
+    def of(cls, block: npt.NDArray[np.float32], first: int = 0) -> _Columns:
+        """The rows of `block`, numbered from `first`, by column."""
+        set_ = block != 0
+        value = block[set_]
+        row, dim = np.nonzero(set_)  # by row, then dimension
+        order = np.argsort(dim.astype(np.int16), kind="stable")  # a radix sort
+        starts = np.searchsorted(dim[order], np.arange(block.shape[1] + 1))
+        return cls(first + len(block), (row[order] + first).astype(np.int32), value[order], starts)
+
+    def extended(self, block: npt.NDArray[np.float32]) -> _Columns:
+        """These columns with the rows of `block` after them: the new rows are cut into
+        columns alone, and each column's old entries are copied, never sorted again."""
+        new = _Columns.of(block, self.rows)
+        old_counts, new_counts = np.diff(self.starts), np.diff(new.starts)
+        starts = np.r_[0, np.cumsum(old_counts + new_counts)]
+        row = np.empty(int(starts[-1]), np.int32)
+        value = np.empty(int(starts[-1]), np.float32)
+        for part, counts, shift in (
+            (self, old_counts, starts[:-1] - self.starts[:-1]),
+            (new, new_counts, starts[:-1] + old_counts - new.starts[:-1]),
+        ):
+            at = np.arange(len(part.row)) + np.repeat(shift, counts)
+            row[at], value[at] = part.row, part.value
+        return _Columns(new.rows, row, value, starts)
 
     def scores(self, query: npt.NDArray[np.float32]) -> Scores:
         """Each row's dot product with `query`, the sum over the dimensions it sets."""
@@ -108,9 +137,12 @@ class VectorIndex:
         columns = self._columns
         sparse = self._set <= SPARSE_SHARE * self.dim * self._written
         if sparse and self.size >= SEALED_MIN_ROWS:
-            if columns is None or self.size - columns.rows > max(columns.rows // 4, 1024):
-                columns = self._columns = _Columns(self._matrix[: self.size])
+            if columns is None:
+                columns = self._columns = _Columns.of(self._matrix[: self.size])
                 self._changed = set()
+            elif self.size - columns.rows > max(columns.rows // 8, SEALED_MIN_ROWS):
+                block = self._matrix[columns.rows : self.size]
+                columns = self._columns = columns.extended(block)
         elif columns is not None:
             columns = self._columns = None
             self._changed = set()
