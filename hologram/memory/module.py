@@ -153,6 +153,9 @@ class TextMemoryModule:
     requires = (Facility.CONFIG,)
     provides = (Facility.TEXT_MEMORY,)
 
+    def __init__(self) -> None:
+        self._log: TextLog | None = None
+
     async def init(self, state: Any) -> None:
         settings = state.config.read(MemorySettings)
         state.text_memory = TextLog(
@@ -161,3 +164,8 @@ class TextMemoryModule:
             max_bytes=settings.text_max_bytes,
             retention_days=settings.text_retention_days,
         )
+        self._log = state.text_memory
+
+    async def close(self) -> None:
+        if self._log is not None:
+            self._log.close()

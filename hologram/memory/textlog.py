@@ -4,13 +4,12 @@ deleted as days pass."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from hologram.sdk import Clock
 
@@ -34,8 +33,11 @@ class TextLog:
         self.clock = clock
         self.max_bytes = max_bytes
         self.retention_days = retention_days
-        self._lock = asyncio.Lock()
         self._day: str | None = None
+        # The part being written, open, and its size: a line costs one write call, not a
+        # listing of the directory and an open.
+        self._part: BinaryIO | None = None
+        self._part_size = 0
 
     def _today(self) -> str:
         return datetime.fromtimestamp(self.clock.now(), UTC).strftime("%Y-%m-%d")
@@ -49,8 +51,7 @@ class TextLog:
                 found.append((match.group(1), int(match.group(2)), path))
         return [path for _, _, path in sorted(found)]
 
-    def _current(self, size: int) -> Path:
-        day = self._today()
+    def _current(self, size: int, day: str) -> Path:
         parts = self.files(day)
         if parts and parts[-1].stat().st_size + size <= self.max_bytes:
             return parts[-1]
@@ -69,14 +70,26 @@ class TextLog:
                 removed.append(path)
         return removed
 
-    def _write(self, line: bytes) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        today = self._today()
-        if today != self._day:
+    def _write(self, line: bytes, day: str) -> None:
+        if day != self._day:
             self._expire()
-            self._day = today
-        with self._current(len(line)).open("ab") as handle:
-            handle.write(line)
+            self._day = day
+            self.close()
+        if self._part is None or self._part_size + len(line) > self.max_bytes:
+            self.close()
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._part = self._current(len(line), day).open("ab", buffering=0)
+            self._part_size = self._part.tell()
+        # Unbuffered: the line is in the file (the page cache) when this returns, so a
+        # killed process loses none; the turn store, not this log, is memory's record.
+        self._part.write(line)
+        self._part_size += len(line)
+
+    def close(self) -> None:
+        """Close the part being written (the next line opens it again)."""
+        if self._part is not None:
+            self._part.close()
+            self._part = None
 
     async def write(self, role: str, text: str, **fields: Any) -> None:
         """Append one utterance. `role` says who (user, agent, tool, system)."""
@@ -84,8 +97,8 @@ class TextLog:
             raise ValueError("a text-log entry needs a role and a text")
         record = {"ts": self.clock.now(), "role": role, "text": text, **fields}
         line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
-        async with self._lock:
-            await asyncio.to_thread(self._write, line)
+        # A line is one write call to an open file: cheaper inline than a hop to a thread.
+        self._write(line, self._today())
 
     def read(self, day: str | None = None) -> list[dict[str, Any]]:
         """Entries of one UTC day (YYYY-MM-DD; default today), in order. Unreadable lines
