@@ -224,9 +224,10 @@ class Memory:
         if with_window:
             places.add(Place.CONTEXT)
         index = self.cold.recall_index
+        known = self.context.known_vector(query)
 
         def find() -> tuple[Asked, list[HybridHit]]:
-            asked = Asked.of(query, self.cold.keywords, self.embedder)
+            asked = Asked.of(query, self.cold.keywords, self.embedder, known)
             return asked, index.search(asked.terms, asked.vector, top, places, text=query)
 
         if self._segmented and len(index) < INLINE_SEARCH_DOCS:

@@ -251,3 +251,22 @@ async def test_append_refuses_an_event_without_a_source(window) -> None:
 
     with pytest.raises(ValueError, match="non-empty source"):
         await window.append("", input="x")
+
+
+async def test_a_prune_by_the_input_just_appended_reuses_its_vector(tmp_path: Path, clock) -> None:
+    embedder = AxisEmbedder()
+    window = ContextWindow(
+        TurnStore(tmp_path / "w" / "turns.db"), embedder, clock, top_k=2, protected_recent=1
+    )
+    await window.open()
+    await fill(window, clock, ["coffee", "rain", "coffee  again"])
+    embedded = len(embedder.embedded)
+    report = await window.prune("coffee again ")  # the input as the turn has it
+    assert len(embedder.embedded) == embedded, "the input was embedded a second time"
+    assert report.pruned
+    await fill(window, clock, ["tea"])
+    await window.prune("rain and tea")  # not an event's text: embedded
+    assert embedder.embedded[embedded:] == ["tea", "rain and tea"]
+    # A vector of another space is never reused.
+    window.embedder = AxisEmbedder("v2", ["rain", "coffee"])
+    assert window.known_vector("coffee again") is None

@@ -23,9 +23,18 @@ class Asked:
     vector: npt.NDArray[np.float32]
 
     @classmethod
-    def of(cls, text: str, keywords: Callable[[str], list[str]], embedder: Embedder) -> Asked:
-        """May load jieba on first use: the first call belongs off the event loop."""
-        return cls(text, tuple(keywords(text)), embedder.embed_texts([text])[0])
+    def of(
+        cls,
+        text: str,
+        keywords: Callable[[str], list[str]],
+        embedder: Embedder,
+        vector: npt.NDArray[np.float32] | None = None,
+    ) -> Asked:
+        """`vector`: the text's, when the caller has it already (else it is embedded). May
+        load jieba on first use: the first call belongs off the event loop."""
+        if vector is None:
+            vector = embedder.embed_texts([text])[0]
+        return cls(text, tuple(keywords(text)), vector)
 
     @property
     def terms(self) -> list[str]:

@@ -13,12 +13,14 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 from hologram.kernel.tasks import Once, TaskScope
 from hologram.memory.embed.registry import StoredVector
 from hologram.memory.recall.episodic import stems
 from hologram.memory.recall.hybrid import HybridIndex
 from hologram.memory.recall.index import VectorIndex
+from hologram.memory.text import clean_text
 from hologram.memory.turns import Place, TurnStore
 from hologram.memory.window.event import (
     NEVER_ARCHIVED,
@@ -39,6 +41,9 @@ from hologram.sdk.events import discard
 log = logging.getLogger(__name__)
 
 Emit = Callable[..., Any]
+
+KNOWN_VECTOR_EVENTS = 4
+"""The newest events `known_vector` looks through: the turn's input is among them."""
 
 
 class ColdArchive(Protocol):
@@ -196,6 +201,16 @@ class ContextWindow:
     def find(self, event_id: str) -> ContextEvent | None:
         """The event of that id still in the window (a scan: for the rare re-run)."""
         return next((e for e in self._events if e.id == event_id), None)
+
+    def known_vector(self, text: str) -> npt.NDArray[np.float32] | None:
+        """The vector, in the current space, of a recent event whose text for its vector is
+        `text` (whitespace aside): a turn prunes and recalls with the input it has just
+        appended, whose vector is made already. None when no such event is at hand."""
+        wanted = clean_text(text)
+        for event in reversed(self._events[-KNOWN_VECTOR_EVENTS:]):
+            if event.vector_text == wanted and self._usable(event):
+                return event.vector.vector  # type: ignore[union-attr]
+        return None
 
     async def stored(self, event_id: str) -> ContextEvent | None:
         """The turn of that id wherever the turn store keeps it now (window, cold context or
@@ -455,7 +470,9 @@ class ContextWindow:
         cut = before - protected_n
         candidates = events[:cut]
         keep_n = max(self.top_k - protected_n, 0)
-        query_vector = (await asyncio.to_thread(self.embedder.embed_texts, [query]))[0]
+        query_vector = self.known_vector(query)
+        if query_vector is None:
+            query_vector = (await asyncio.to_thread(self.embedder.embed_texts, [query]))[0]
         scores = self._matrix.scores_at(query_vector, np.asarray(self._slots[:cut], np.int64))
         keep_mask = np.zeros(cut, dtype=bool)
         keep_mask[keep_order(scores)[:keep_n]] = True
