@@ -19,8 +19,9 @@ issue 22:
   size, so a run stopped early still shows its growth.
 
 The full year is slow: every turn pays the stores' real writes (the turn store's
-transactions, the text log, the graph's transaction when it is archived), about 150-200
-turns/s on a busy 2-core machine, so 200,000 turns take twenty minutes or more.
+transactions, the text log, the graph's transaction when it is archived), about 400
+turns/s on a quiet 2-core machine (half that on a busy one), so 200,000 turns take ten
+minutes or more.
 
 What is replayed. The sentences, sessions and probes come from the project's own dataset
 generator (`datasets/generate.py`, the one that writes `companion_en` and `companion_zh`;
