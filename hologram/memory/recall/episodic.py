@@ -161,6 +161,38 @@ def _bm25(
     return idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avgdl))
 
 
+class _Postings:
+    """One word's rows and term frequencies, in the order added, in arrays that grow by
+    doubling: a query reads them as they are, where lists would be copied into arrays
+    again after every turn that says the word (and a turn's query says its own words)."""
+
+    __slots__ = ("dead", "rows", "size", "tfs")
+
+    def __init__(self) -> None:
+        self.rows = np.empty(4, np.int64)
+        self.tfs = np.empty(4, np.float64)
+        self.size = 0
+        self.dead = False
+        """Some rows were removed since the last `keep`."""
+
+    def append(self, row: int, tf: int) -> None:
+        if self.size == len(self.rows):
+            self.rows = np.resize(self.rows, 2 * self.size)
+            self.tfs = np.resize(self.tfs, 2 * self.size)
+        self.rows[self.size] = row
+        self.tfs[self.size] = tf
+        self.size += 1
+
+    def keep(self, alive: npt.NDArray[np.bool_]) -> None:
+        """Drop the rows that are not `alive`, so removals never make postings grow."""
+        live = alive[self.rows[: self.size]]
+        count = int(live.sum())
+        self.rows[:count] = self.rows[: self.size][live]
+        self.tfs[:count] = self.tfs[: self.size][live]
+        self.size = count
+        self.dead = False
+
+
 @dataclass(frozen=True, slots=True)
 class _Shape:
     """What every query reads of the layout: lengths, sessions and their place in time."""
@@ -231,8 +263,7 @@ class EpisodicIndex:
         # Resolved time expressions: term ("@d2023-05-06", "@m2023-05") -> rows stating it.
         self._times: dict[int, list[str]] = {}
         self._time_rows: dict[str, set[int]] = {}
-        self._postings: dict[str, tuple[list[int], list[int]]] = {}
-        self._arrays: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
+        self._postings: dict[str, _Postings] = {}
         self._df: dict[str, int] = {}
         # Time order and sessions, rebuilt lazily (see `_layout`).
         self._order = np.zeros(0, np.int64)
@@ -288,11 +319,11 @@ class EpisodicIndex:
             for term in stated:
                 self._time_rows.setdefault(term, set()).add(row)
         for word, tf in counts.items():
-            rows, tfs = self._postings.setdefault(word, ([], []))
-            rows.append(row)
-            tfs.append(tf)
+            postings = self._postings.get(word)
+            if postings is None:
+                postings = self._postings[word] = _Postings()
+            postings.append(row, tf)
             self._df[word] = self._df.get(word, 0) + 1
-            self._arrays.pop(word, None)
         self._added.append(row)
 
     def _code_of(self, speaker: str) -> int:
@@ -321,10 +352,11 @@ class EpisodicIndex:
                 del self._time_rows[term]
         for word in self._words.pop(row, []):
             self._df[word] -= 1
-            self._arrays.pop(word, None)
             if self._df[word] <= 0:
                 del self._df[word]
-                self._postings.pop(word, None)
+                del self._postings[word]
+            else:
+                self._postings[word].dead = True
         self._removed = True
         return True
 
@@ -399,17 +431,10 @@ class EpisodicIndex:
     # ---- reading ------------------------------------------------------------------------
 
     def _postings_of(self, word: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-        arrays = self._arrays.get(word)
-        if arrays is None:
-            rows, tfs = self._postings[word]
-            r = np.asarray(rows, np.int64)
-            alive = self._alive[r]
-            arrays = (r[alive], np.asarray(tfs, np.float64)[alive])
-            if not alive.all():
-                # Dead rows leave the lists here, so removals never make postings grow.
-                self._postings[word] = (arrays[0].tolist(), arrays[1].astype(int).tolist())
-            self._arrays[word] = arrays
-        return arrays
+        postings = self._postings[word]
+        if postings.dead:
+            postings.keep(self._alive)
+        return postings.rows[: postings.size], postings.tfs[: postings.size]
 
     def _row_scores(
         self, terms: Sequence[str], text: str | None = None, now: float | None = None
@@ -507,18 +532,17 @@ class EpisodicIndex:
             touched, tf = _sum_by(rows, tfs, size)
             scores[touched] += _bm25(tf, shape.length[touched], len(touched), n, shape.avgdl)
             reached.append(touched)
-        if not reached:
-            return scores
-        found = np.unique(np.concatenate(reached))
-        best = scores[found].max() if len(found) else 0.0
+        best = max((scores[touched].max() for touched in reached if len(touched)), default=0.0)
         if best <= 0:
             return scores
-        scores[found] /= best
+        scores /= best  # one pass over every row costs less than finding the rows reached
         if self.weights.session:
             by_session = self._session_scores(terms, shape)
             lifted = np.flatnonzero(by_session)
             found = self._rows_of_sessions(lifted, shape)
             scores[found] += self.weights.session * by_session[session[found]]
+        else:
+            found = np.unique(np.concatenate(reached))
         if self.weights.neighbour:
             if not self.weights.session:
                 # Whole sessions are closed under neighbours already; single rows are not.
