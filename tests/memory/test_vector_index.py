@@ -100,3 +100,22 @@ def test_a_small_index_is_scanned_whole() -> None:
         index.set(row, vector)
     _check(index, vectors, rng)
     assert index.by_column == 0
+
+
+def test_a_row_written_again_with_its_own_vector_is_not_scanned_again() -> None:
+    # A turn moving from the window to the cold context is indexed again with the vector
+    # it had: the column copy still holds it, so searches need not read it whole.
+    rng = np.random.default_rng(5)
+    index = VectorIndex(DIM)
+    vectors = dict(enumerate(_sparse(rng, SEALED_MIN_ROWS + 100, 0.1)))
+    for row, vector in vectors.items():
+        index.set(row, vector)
+    _check(index, vectors, rng)
+    for row in range(0, 400, 4):
+        index.set(row, vectors[row].copy())
+    assert index.rescanned == 0
+    for row, vector in zip(range(1, 10, 2), _sparse(rng, 5, 0.1), strict=True):
+        index.set(row, vector)
+        vectors[row] = vector
+    assert index.rescanned == 5
+    _check(index, vectors, rng)

@@ -114,11 +114,13 @@ class VectorIndex:
         self.size = max(self.size, row + 1)
         if vector is None:
             self._valid[row] = False
-        else:
-            self._matrix[row] = vector
-            self._valid[row] = True
-            self._set += int(np.count_nonzero(vector))
-            self._written += 1
+            return
+        if self._valid[row] and np.array_equal(self._matrix[row], vector):
+            return  # a turn moving on keeps its vector: the column copy still holds it
+        self._matrix[row] = vector
+        self._valid[row] = True
+        self._set += int(np.count_nonzero(vector))
+        self._written += 1
         if self._columns is not None and row < self._columns.rows:
             self._changed.add(row)
 
@@ -130,6 +132,12 @@ class VectorIndex:
     def by_column(self) -> int:
         """Rows the column copy covers now (0: every search scans the rows whole)."""
         return 0 if self._columns is None else self._columns.rows
+
+    @property
+    def rescanned(self) -> int:
+        """Rows under the column copy that changed since it was made: each search reads
+        them whole."""
+        return len(self._changed)
 
     def _all_scores(self, query: npt.NDArray[np.float32]) -> Scores:
         """Every row's dot product with `query`: by column below the copy's end, the rows
