@@ -3,9 +3,7 @@ time, access counts and ageing, rebuilding from files, fingerprints."""
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
-import threading
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,6 @@ from hologram.kernel import ManualClock
 from hologram.memory import (
     COLD_STORAGE_SOURCE,
     ColdContext,
-    ContextEvent,
     ContextWindow,
     HashedNgramEmbedder,
     Segmenter,
@@ -197,31 +194,3 @@ async def test_chinese_and_english_recall_with_the_default_embedder(tmp_path: Pa
     await cold.commit("今天下雨了，没有出门")
     assert (await cold.query("女儿在哪里上大学？", top=1))[0].doc.id == zh.id
     assert (await cold.query("who repairs bikes? my brother", top=1))[0].doc.id == en.id
-
-
-async def test_a_read_count_being_written_holds_up_no_archive(
-    cold: ColdContext, clock: ManualClock
-) -> None:
-    # A recall counts its reads and writes the counts in the background; a prune's archive
-    # right after must not wait for that write.
-    doc = await cold.commit("coffee with oat milk")
-    writing, release = threading.Event(), threading.Event()
-    store_access = cold.turns.set_access
-
-    def slow_access(counts: list[tuple[str, int, float | None]]) -> None:
-        writing.set()
-        release.wait(10)
-        store_access(counts)
-
-    cold.turns.set_access = slow_access  # type: ignore[method-assign]
-    try:
-        await cold.touch([doc.id])
-        await asyncio.to_thread(writing.wait, 10)
-        await clock.advance(60)
-        event = ContextEvent(timestamp=clock.now(), source="qq", input="tea", vector_text="tea")
-        await asyncio.wait_for(cold.archive([event]), 5)
-        assert cold.get(event.id) is not None
-    finally:
-        release.set()
-    await cold.flush()
-    assert (await asyncio.to_thread(cold.turns.get, doc.id)).access_count == 1

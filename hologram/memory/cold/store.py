@@ -249,7 +249,7 @@ class ColdContext:
         )
 
     def _write_access(self, docs: Sequence[ColdDoc]) -> None:
-        self.turns.set_access([(d.id, d.access_count, d.last_access) for d in docs])
+        self.turns.set_access((d.id, d.access_count, d.last_access) for d in docs)
 
     def __len__(self) -> int:
         return len(self._docs)
@@ -435,19 +435,14 @@ class ColdContext:
             await self._flush_untold()
 
     async def _flush_untold(self) -> None:
-        # Counts touched while a write runs are written by the next round. Not under the
-        # store's lock: a prune's archive would wait behind the write. A document consumed
-        # meanwhile is not written back (it left `_docs`); one consumed during the write
-        # keeps its row, whose counts the write only updates.
+        # Counts touched while a write runs are written by the next round.
         while self._untold:
-            ids, self._untold = self._untold, set()
-            counts = [
-                (d.id, d.access_count, d.last_access)
-                for d in map(self._docs.get, ids)
-                if d is not None
-            ]
-            if counts:
-                await asyncio.to_thread(self.turns.set_access, counts)
+            async with self._lock:
+                ids, self._untold = self._untold, set()
+                # Under the lock: a document consumed meanwhile is not written back.
+                docs = [d for d in map(self._docs.get, ids) if d is not None]
+                if docs:
+                    await asyncio.to_thread(self._write_access, docs)
 
     async def _touch_locked(self, docs: Sequence[ColdDoc]) -> None:
         now = self.clock.now()
