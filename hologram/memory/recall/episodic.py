@@ -262,6 +262,7 @@ class EpisodicIndex:
         self._words: dict[int, list[str]] = {}
         # Resolved time expressions: term ("@d2023-05-06", "@m2023-05") -> rows stating it.
         self._times: dict[int, list[str]] = {}
+        self._stating: npt.NDArray[np.int64] | None = None  # the rows of `_times`, as an array
         self._time_rows: dict[str, set[int]] = {}
         self._postings: dict[str, _Postings] = {}
         self._df: dict[str, int] = {}
@@ -316,6 +317,7 @@ class EpisodicIndex:
         stated = time_terms(" ".join(words), day_of(at))
         if stated:
             self._times[row] = stated
+            self._stating = None
             for term in stated:
                 self._time_rows.setdefault(term, set()).add(row)
         for word, tf in counts.items():
@@ -345,6 +347,8 @@ class EpisodicIndex:
         if row is None:
             return False
         self._alive[row] = False
+        if row in self._times:
+            self._stating = None
         for term in self._times.pop(row, []):
             rows = self._time_rows[term]
             rows.discard(row)
@@ -458,8 +462,9 @@ class EpisodicIndex:
                     second[np.isin(self._session[:size], self._session[seeds])] = 0.0
                 scores = scores + self.weights.expansion * second
         if self.weights.when and self._times and asks_when(question):
-            stating = np.fromiter(self._times, np.int64, len(self._times))
-            scores[stating] *= 1 + self.weights.when
+            if self._stating is None:
+                self._stating = np.fromiter(self._times, np.int64, len(self._times))
+            scores[self._stating] *= 1 + self.weights.when
         if self.weights.dates:
             match = self._date_match(question, now, size)
             if match is not None:
