@@ -20,8 +20,19 @@ def _sparse(rng: np.random.Generator, rows: int, share: float) -> npt.NDArray[np
     return values / np.linalg.norm(values, axis=1, keepdims=True)
 
 
+def _filled(
+    rng: np.random.Generator, rows: int, share: float
+) -> tuple[VectorIndex, dict[int, npt.NDArray[np.float32]]]:
+    """An index of `rows` vectors with about `share` of their numbers set, and the vectors."""
+    index = VectorIndex(DIM)
+    vectors = dict(enumerate(_sparse(rng, rows, share)))
+    for row, vector in vectors.items():
+        index.set(row, vector)
+    return index, vectors
+
+
 def _whole_scan(
-    index: VectorIndex, vectors: dict[int, npt.NDArray[np.float32]], query: npt.NDArray[np.float32]
+    vectors: dict[int, npt.NDArray[np.float32]], query: npt.NDArray[np.float32]
 ) -> dict[int, float]:
     return {row: float(vector @ query) for row, vector in vectors.items()}
 
@@ -29,7 +40,7 @@ def _whole_scan(
 def _check(index: VectorIndex, vectors: dict[int, npt.NDArray[np.float32]], rng) -> None:
     for query in _sparse(rng, 20, 0.2):
         rows, scores = index.search(query, 30, -1.0)
-        expected = _whole_scan(index, vectors, query)
+        expected = _whole_scan(vectors, query)
         assert set(rows.tolist()) <= set(expected)
         # The scores are the whole scan's, and no row left out beats one returned.
         for row, score in zip(rows.tolist(), scores.tolist(), strict=True):
@@ -41,10 +52,7 @@ def _check(index: VectorIndex, vectors: dict[int, npt.NDArray[np.float32]], rng)
 
 def test_mostly_zero_vectors_are_read_by_column_and_rank_as_a_whole_scan_does() -> None:
     rng = np.random.default_rng(1)
-    index = VectorIndex(DIM)
-    vectors = dict(enumerate(_sparse(rng, SEALED_MIN_ROWS + 500, 0.1)))
-    for row, vector in vectors.items():
-        index.set(row, vector)
+    index, vectors = _filled(rng, SEALED_MIN_ROWS + 500, 0.1)
     _check(index, vectors, rng)
     assert index.by_column == SEALED_MIN_ROWS + 500
     # Rows written after the copy, rows rewritten under it and rows removed from it.
@@ -65,10 +73,7 @@ def test_mostly_zero_vectors_are_read_by_column_and_rank_as_a_whole_scan_does() 
 
 def test_the_column_copy_is_extended_as_the_rows_grow() -> None:
     rng = np.random.default_rng(2)
-    index = VectorIndex(DIM)
-    vectors = dict(enumerate(_sparse(rng, 2 * SEALED_MIN_ROWS, 0.1)))
-    for row, vector in vectors.items():
-        index.set(row, vector)
+    index, vectors = _filled(rng, 2 * SEALED_MIN_ROWS, 0.1)
     _check(index, vectors, rng)
     first = index.by_column
     # Rows rewritten under the copy stay scanned whole after it is extended.
@@ -84,20 +89,14 @@ def test_the_column_copy_is_extended_as_the_rows_grow() -> None:
 
 def test_dense_vectors_are_always_scanned_whole() -> None:
     rng = np.random.default_rng(3)
-    index = VectorIndex(DIM)
-    vectors = dict(enumerate(_sparse(rng, SEALED_MIN_ROWS + 10, 1.0)))
-    for row, vector in vectors.items():
-        index.set(row, vector)
+    index, vectors = _filled(rng, SEALED_MIN_ROWS + 10, 1.0)
     _check(index, vectors, rng)
     assert index.by_column == 0
 
 
 def test_a_small_index_is_scanned_whole() -> None:
     rng = np.random.default_rng(4)
-    index = VectorIndex(DIM)
-    vectors = dict(enumerate(_sparse(rng, SEALED_MIN_ROWS - 1, 0.1)))
-    for row, vector in vectors.items():
-        index.set(row, vector)
+    index, vectors = _filled(rng, SEALED_MIN_ROWS - 1, 0.1)
     _check(index, vectors, rng)
     assert index.by_column == 0
 
@@ -106,10 +105,7 @@ def test_a_row_written_again_with_its_own_vector_is_not_scanned_again() -> None:
     # A turn moving from the window to the cold context is indexed again with the vector
     # it had: the column copy still holds it, so searches need not read it whole.
     rng = np.random.default_rng(5)
-    index = VectorIndex(DIM)
-    vectors = dict(enumerate(_sparse(rng, SEALED_MIN_ROWS + 100, 0.1)))
-    for row, vector in vectors.items():
-        index.set(row, vector)
+    index, vectors = _filled(rng, SEALED_MIN_ROWS + 100, 0.1)
     _check(index, vectors, rng)
     for row in range(0, 400, 4):
         index.set(row, vectors[row].copy())
