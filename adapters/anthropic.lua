@@ -96,6 +96,22 @@ local function message_blocks(m)
   return m.role, blocks
 end
 
+local function wire_tools(tools)
+  local out = json.array()
+  for i, tool in ipairs(tools) do
+    out[i] = {
+      name = tool.name, description = tool.description, input_schema = tool.parameters,
+    }
+  end
+  return out
+end
+
+-- The body fields of a tool set. The host calls this once per distinct set and adds its
+-- answer to every request that carries the set; transform_request then gets no tools.
+function adapter.transform_tools(raw)
+  return { tools = wire_tools(json.decode(raw)) }
+end
+
 function adapter.transform_request(raw)
   local req = json.decode(raw)
   local max_tokens = req.max_tokens or DEFAULT_MAX_TOKENS
@@ -121,14 +137,7 @@ function adapter.transform_request(raw)
     end
   end
   if #system > 0 then body.system = table.concat(system, "\n\n") end
-  if req.tools and #req.tools > 0 then
-    body.tools = json.array()
-    for i, tool in ipairs(req.tools) do
-      body.tools[i] = {
-        name = tool.name, description = tool.description, input_schema = tool.parameters,
-      }
-    end
-  end
+  if req.tools and #req.tools > 0 then body.tools = wire_tools(req.tools) end
   -- No temperature: the Messages API's request type (anthropic SDK 2.x) has no sampling
   -- parameters, and thinking refuses one. An older model that takes it gets it via extra.
   if req.thinking then

@@ -194,6 +194,24 @@ local function gemini_ids(messages)
   return ids
 end
 
+local function wire_tools(tools)
+  local declarations = json.array()
+  for i, tool in ipairs(tools) do
+    declarations[i] = {
+      name = tool.name,
+      description = tool.description,
+      parameters = clean_schema(tool.parameters),
+    }
+  end
+  return json.array({ { functionDeclarations = declarations } })
+end
+
+-- The body fields of a tool set. The host calls this once per distinct set and adds its
+-- answer to every request that carries the set; transform_request then gets no tools.
+function adapter.transform_tools(raw)
+  return { tools = wire_tools(json.decode(raw)) }
+end
+
 function adapter.transform_request(raw)
   local req = json.decode(raw)
   local body = { contents = json.array() }
@@ -234,17 +252,7 @@ function adapter.transform_request(raw)
     end
   end
   if #system > 0 then body.systemInstruction = { parts = json.array(system) } end
-  if req.tools and #req.tools > 0 then
-    local declarations = json.array()
-    for i, tool in ipairs(req.tools) do
-      declarations[i] = {
-        name = tool.name,
-        description = tool.description,
-        parameters = clean_schema(tool.parameters),
-      }
-    end
-    body.tools = json.array({ { functionDeclarations = declarations } })
-  end
+  if req.tools and #req.tools > 0 then body.tools = wire_tools(req.tools) end
   local config = { temperature = req.temperature, maxOutputTokens = req.max_tokens }
   if req.thinking then config.thinkingConfig = { includeThoughts = true } end
   if next(config) then body.generationConfig = config end

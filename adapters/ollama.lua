@@ -47,22 +47,31 @@ local function wire_message(m)
   return msg
 end
 
+local function wire_tools(tools)
+  local out = json.array()
+  for i, tool in ipairs(tools) do
+    out[i] = {
+      type = "function",
+      ["function"] = {
+        name = tool.name, description = tool.description, parameters = tool.parameters,
+      },
+    }
+  end
+  return out
+end
+
+-- The body fields of a tool set. The host calls this once per distinct set and adds its
+-- answer to every request that carries the set; transform_request then gets no tools.
+function adapter.transform_tools(raw)
+  return { tools = wire_tools(json.decode(raw)) }
+end
+
 function adapter.transform_request(raw)
   local req = json.decode(raw)
   -- Ollama streams unless told not to, so "stream" is always sent.
   local body = { model = req.model, messages = json.array(), stream = req.stream and true or false }
   for i, m in ipairs(req.messages) do body.messages[i] = wire_message(m) end
-  if req.tools and #req.tools > 0 then
-    body.tools = json.array()
-    for i, tool in ipairs(req.tools) do
-      body.tools[i] = {
-        type = "function",
-        ["function"] = {
-          name = tool.name, description = tool.description, parameters = tool.parameters,
-        },
-      }
-    end
-  end
+  if req.tools and #req.tools > 0 then body.tools = wire_tools(req.tools) end
   -- num_ctx: the server's default window (2048 to 4096 tokens) cuts a longer prompt from the
   -- front without a word, so the window the kernel plans for is always asked for.
   body.options = {

@@ -80,6 +80,24 @@ local function add_items(items, m)
   end
 end
 
+local function wire_tools(tools)
+  local out = json.array()
+  for i, tool in ipairs(tools) do
+    -- strict = false: strict mode demands every property required and no extra keys.
+    out[i] = {
+      type = "function", name = tool.name, description = tool.description,
+      parameters = tool.parameters, strict = false,
+    }
+  end
+  return out
+end
+
+-- The body fields of a tool set. The host calls this once per distinct set and adds its
+-- answer to every request that carries the set; transform_request then gets no tools.
+function adapter.transform_tools(raw)
+  return { tools = wire_tools(json.decode(raw)) }
+end
+
 function adapter.transform_request(raw)
   local req = json.decode(raw)
   local body = { model = req.model, input = json.array(), store = false }
@@ -92,16 +110,7 @@ function adapter.transform_request(raw)
     end
   end
   if #system > 0 then body.instructions = table.concat(system, "\n\n") end
-  if req.tools and #req.tools > 0 then
-    body.tools = json.array()
-    for i, tool in ipairs(req.tools) do
-      -- strict = false: strict mode demands every property required and no extra keys.
-      body.tools[i] = {
-        type = "function", name = tool.name, description = tool.description,
-        parameters = tool.parameters, strict = false,
-      }
-    end
-  end
+  if req.tools and #req.tools > 0 then body.tools = wire_tools(req.tools) end
   body.temperature = req.temperature
   body.max_output_tokens = req.max_tokens
   if req.thinking then

@@ -106,20 +106,29 @@ local function wire_messages(messages)
   return out
 end
 
+local function wire_tools(tools)
+  local out = json.array()
+  for i, tool in ipairs(tools) do
+    out[i] = {
+      type = "function",
+      ["function"] = {
+        name = tool.name, description = tool.description, parameters = tool.parameters,
+      },
+    }
+  end
+  return out
+end
+
+-- The body fields of a tool set. The host calls this once per distinct set and adds its
+-- answer to every request that carries the set; transform_request then gets no tools.
+function adapter.transform_tools(raw)
+  return { tools = wire_tools(json.decode(raw)) }
+end
+
 function adapter.transform_request(raw)
   local req = json.decode(raw)
   local body = { model = req.model, messages = wire_messages(req.messages), stream = req.stream }
-  if req.tools and #req.tools > 0 then
-    body.tools = json.array()
-    for i, tool in ipairs(req.tools) do
-      body.tools[i] = {
-        type = "function",
-        ["function"] = {
-          name = tool.name, description = tool.description, parameters = tool.parameters,
-        },
-      }
-    end
-  end
+  if req.tools and #req.tools > 0 then body.tools = wire_tools(req.tools) end
   body.temperature = req.temperature
   -- max_tokens is deprecated (and refused by reasoning models); an older compatible server
   -- that wants it gets it through the request's extra.

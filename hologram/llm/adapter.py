@@ -7,6 +7,12 @@ An adapter is a Lua script that returns a table:
     endpoint               path appended to the source's base_url ("{model}" is replaced)
     headers                table of static headers (the host adds the API key)
     transform_request(raw_json)    unified request JSON -> the API's request body
+    transform_tools(tools_json)    optional: the request's `tools` (a JSON list) -> the body
+                                   fields they become ({tools = ...}, a table or JSON text of an
+                                   object). Called once per distinct tool set; its answer is
+                                   kept, `transform_request` then gets the request without
+                                   `tools`, and the host adds the fields to the body it
+                                   returns (a field that body sets itself stays as it is)
     transform_response(raw_body, http)   the API's response body -> unified response;
                                    `http` is {status, headers} (header names lower-case)
     transform_stream_chunk(line)   optional: one SSE data payload or NDJSON line -> chunk
@@ -28,25 +34,27 @@ from __future__ import annotations
 
 import json
 import logging
+import marshal
 import re
 import secrets
-from collections.abc import Callable
+from collections import OrderedDict
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import lupa.lua54 as lupa
 
 from hologram.llm.errors import AdapterError, AdapterOutputError
 from hologram.llm.lua_sandbox import HttpHandler, LuaSandbox, LuaSandboxError
-from hologram.llm.tool_tables import KEPT_TOOL_SETS, ToolTables
 
 log = logging.getLogger(__name__)
 
 ADAPTER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 STREAM_FORMATS = ("sse", "ndjson")
-_T = TypeVar("_T")
+KEPT_TOOL_SETS = 4
+"""Tool sets whose body fields an adapter keeps: the turn's, and a few others (a child
+agent's, an internal turn's) that alternate with it."""
 
 
 def shipped_adapters_dir() -> Path:
@@ -100,6 +108,7 @@ class _Contract:
     auth_prefix: str
     has_stream: bool
     has_error: bool
+    has_tools: bool
     accepts_images: bool
 
 
@@ -174,6 +183,7 @@ def _check_contract(table: Any, sandbox: LuaSandbox, origin: str) -> _Contract:
     function("transform_response", True)
     has_stream = function("transform_stream_chunk", False)
     has_error = function("transform_error", False)
+    has_tools = function("transform_tools", False)
     if problems:
         raise AdapterError(
             name or origin, f"{origin} does not follow the adapter contract: " + "; ".join(problems)
@@ -189,6 +199,7 @@ def _check_contract(table: Any, sandbox: LuaSandbox, origin: str) -> _Contract:
         auth_prefix,
         has_stream,
         has_error,
+        has_tools,
         accepts_images,
     )
 
@@ -204,8 +215,8 @@ class LuaAdapter:
         path: Path,
         keep_tool_sets: int = KEPT_TOOL_SETS,
     ) -> None:
-        """`keep_tool_sets`: how many tool sets `transform_request` keeps converted (0:
-        none, each request's tools are converted anew; see tool_tables.py)."""
+        """`keep_tool_sets`: how many tool sets' body fields (`transform_tools`) are kept;
+        0: none, and each request's tools go to `transform_request` with the rest."""
         self.sandbox = sandbox
         self.path = path
         self._table = table
@@ -214,6 +225,7 @@ class LuaAdapter:
         self._response_fn = table["transform_response"]
         self._chunk_fn = table["transform_stream_chunk"] if contract.has_stream else None
         self._error_fn = table["transform_error"] if contract.has_error else None
+        self._tools_fn = table["transform_tools"] if contract.has_tools else None
         self.name = contract.name
         self.version = contract.version
         self.endpoint = contract.endpoint
@@ -224,7 +236,12 @@ class LuaAdapter:
         self.auth_prefix = contract.auth_prefix
         #: Whether the model behind this format reads images (the adapter's declaration).
         self.accepts_images = contract.accepts_images
-        self._tool_tables = ToolTables(sandbox, keep_tool_sets)
+        self._keep_tool_sets = keep_tool_sets
+        # marshal's bytes of a tool set -> its body fields; marshal, not JSON text, as the
+        # key: equal bytes are equal data, and it is ten times cheaper to make than the text.
+        self._tool_fields: OrderedDict[bytes, _ToolFields] = OrderedDict()
+        #: Tool sets given to `transform_tools` (a set seen again is not given again).
+        self.tool_sets_transformed = 0
 
     @classmethod
     def load(
@@ -260,12 +277,6 @@ class LuaAdapter:
         return cls(sandbox, table, contract, Path(filename), keep_tool_sets)
 
     @property
-    def tool_sets_converted(self) -> int:
-        """How many distinct tool sets `transform_request` has converted into Lua (a set
-        kept from an earlier request is not converted again)."""
-        return self._tool_tables.converted
-
-    @property
     def streams(self) -> bool:
         return self._chunk_fn is not None
 
@@ -280,33 +291,62 @@ class LuaAdapter:
     ) -> str:
         stand_ins = ImageStandIns()
         taken = stand_ins.take(unified)
-        tools = self._tool_tables.request(taken)
-        if tools is None:
-            raw = json.dumps(taken, ensure_ascii=False)
-            result = await self._call(self._request_fn, "transform_request", raw, http)
-        else:
-            with self.sandbox.decoding(tools.raw, self._lua_step(tools.decoded)):
-                result = await self._call(self._request_fn, "transform_request", tools.raw, http)
-        if isinstance(result, str):
-            return stand_ins.restore(result)
-        try:
-            if tools is None:
+        tools = taken.get("tools")
+        fields = None
+        if tools and self._tools_fn is not None and self._keep_tool_sets:
+            # A turn's request is mostly its tools (40-odd schemas, ~20 KB of ~23 KB), the
+            # same from one request to the next: sent through the script each time, they
+            # were most of its cost (decoded into Lua, rebuilt, converted back, encoded).
+            fields = await self._fields_of(tools, http)
+            taken = {key: value for key, value in taken.items() if key != "tools"}
+        raw = json.dumps(taken, ensure_ascii=False)
+        result = await self._call(self._request_fn, "transform_request", raw, http)
+        if fields is None:
+            if isinstance(result, str):
+                return stand_ins.restore(result)
+            try:
                 body = json.dumps(self.sandbox.to_python(result), ensure_ascii=False)
-            else:
-                body = self._lua_step(lambda: tools.encode(result))
-        except ValueError as exc:
+            except ValueError as exc:
+                raise AdapterOutputError(
+                    self.name, "transform_request", "(result)", "a JSON-encodable table", str(exc)
+                ) from None
+            return stand_ins.restore(body)
+        data = self._plain(result, "transform_request")
+        if not isinstance(data, dict):
             raise AdapterOutputError(
-                self.name, "transform_request", "(result)", "a JSON-encodable table", str(exc)
-            ) from None
+                self.name, "transform_request", "(result)", "a JSON object", repr(data)[:80]
+            )
+        body = json.dumps(data, ensure_ascii=False)
+        added = [member for key, member in fields.members if key not in data]
+        if added:
+            body = ("{" if body == "{}" else body[:-1] + ", ") + ", ".join(added) + "}"
         return stand_ins.restore(body)
 
-    def _lua_step(self, step: Callable[[], _T]) -> _T:
-        """A step of the host's own in the sandbox; reaching the memory cap fails the
-        transform as it would have failed the script."""
+    async def _fields_of(self, tools: Any, http: HttpHandler | None) -> _ToolFields:
+        """The body fields of a tool set, from `transform_tools` or kept from before."""
         try:
-            return step()
-        except lupa.LuaError as exc:
-            raise AdapterError(self.name, f"transform_request failed: {exc}") from exc
+            key: bytes | None = marshal.dumps(tools)
+        except ValueError:  # not plain data: transformed each time (json.dumps decides)
+            key = None
+        found = None if key is None else self._tool_fields.get(key)
+        if found is not None:
+            self._tool_fields.move_to_end(key)  # type: ignore[arg-type]
+            return found
+        raw = json.dumps(tools, ensure_ascii=False)
+        data = self._plain(
+            await self._call(self._tools_fn, "transform_tools", raw, http), "transform_tools"
+        )
+        if not isinstance(data, dict):
+            raise AdapterOutputError(
+                self.name, "transform_tools", "(result)", "a table of body fields", repr(data)[:80]
+            )
+        self.tool_sets_transformed += 1
+        found = _ToolFields(tuple((name, _member(name, value)) for name, value in data.items()))
+        if key is not None:
+            self._tool_fields[key] = found
+            while len(self._tool_fields) > self._keep_tool_sets:
+                self._tool_fields.popitem(last=False)
+        return found
 
     async def transform_response(
         self, body: str, http: HttpHandler | None = None, meta: dict[str, Any] | None = None
@@ -360,6 +400,16 @@ class LuaAdapter:
             raise AdapterOutputError(
                 self.name, where, "(result)", "a JSON-like table", str(exc)
             ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class _ToolFields:
+    members: tuple[tuple[str, str], ...]
+    """(field name, its JSON member text: `"name": value`), in the order the script gave."""
+
+
+def _member(name: str, value: Any) -> str:
+    return f"{json.dumps(name, ensure_ascii=False)}: {json.dumps(value, ensure_ascii=False)}"
 
 
 class ImageStandIns:

@@ -25,12 +25,10 @@ an object drops the key (Lua cannot hold nil in a table); inside an array it bec
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import lupa.lua54 as lupa
@@ -182,90 +180,6 @@ function M.host_function(name)
 end
 function M.mark_array(t) return setmetatable(t, ARRAY) end
 
--- Tables the host keeps from one call to the next (the tool schemas of a request, see
--- hologram/llm/tool_tables.py). Scripts never get the kept tables themselves, only copies;
--- every access here is raw, so a metatable a script sets changes nothing of what is read.
-local rawget, rawset = rawget, rawset
-
-local function same(a, b)
-  if getmetatable(a) ~= getmetatable(b) then return false end
-  local n = 0
-  for k, v in next, a do
-    local w = rawget(b, k)
-    if type(v) == "table" then
-      if type(w) ~= "table" or not same(v, w) then return false end
-    elseif v ~= w or mathtype(v) ~= mathtype(w) then
-      return false
-    end
-    n = n + 1
-  end
-  for _ in next, b do n = n - 1 end
-  return n == 0
-end
-
--- Numbers the tables of `list` worth keeping whole (the list, each entry, each entry's
--- tables): marks[table] = id, tables[id] = table.
-function M.mark(list)
-  local marks, tables, n = {}, {}, 0
-  local function add(t) n = n + 1; marks[t] = n; tables[n] = t end
-  add(list)
-  for _, entry in next, list do
-    if type(entry) == "table" then
-      add(entry)
-      for _, value in next, entry do
-        if type(value) == "table" then add(value) end
-      end
-    end
-  end
-  return marks, tables, n
-end
-
--- A deep copy of `source`; each copy of a marked table is noted: known[copy] = its id.
-function M.copy(source, marks, known)
-  local function copy(s)
-    local o = {}
-    for k, v in next, s do
-      if type(v) == "table" then v = copy(v) end
-      rawset(o, k, v)
-    end
-    local mt = getmetatable(s)
-    if mt ~= nil then setmetatable(o, mt) end
-    local id = marks[s]
-    if id ~= nil then known[o] = id end
-    return o
-  end
-  return copy(source)
-end
-
--- In `result`, each known copy still equal to the table it was copied from gives way to
--- `prefix .. id`; returns what to put back (`unswap`) and how many gave way.
-function M.swap(result, known, tables, prefix)
-  local undo, seen, n = {}, {}, 0
-  local function walk(t)
-    seen[t] = true
-    for k, v in next, t do
-      if type(v) == "table" and not seen[v] then
-        local id = known[v]
-        if id ~= nil and same(v, tables[id]) then
-          n = n + 1
-          undo[n] = { t, k, v }
-          rawset(t, k, prefix .. id)
-        else
-          walk(v)
-        end
-      end
-    end
-  end
-  walk(result)
-  return undo, n
-end
-
-function M.unswap(undo)
-  for i = #undo, 1, -1 do
-    local u = undo[i]
-    rawset(u[1], u[2], u[3])
-  end
-end
 function M.is_array(t) return getmetatable(t) == ARRAY end
 function M.compile(source, chunkname)
   local fn, err = load(source, chunkname, "t", _ENV)
@@ -339,18 +253,6 @@ return M
 """
 
 
-@dataclass(frozen=True, slots=True)
-class KeptTables:
-    """The Lua helpers for tables the host keeps between calls (hologram/llm/tool_tables.py):
-    `mark(list)` -> (marks, tables, count); `copy(source, marks, known)` -> a deep copy;
-    `swap(result, known, tables, prefix)` -> (undo, count); `unswap(undo)`."""
-
-    mark: Any
-    copy: Any
-    swap: Any
-    unswap: Any
-
-
 class LuaSandbox:
     """One Lua runtime, owned by one adapter (or one Lua plugin)."""
 
@@ -383,8 +285,6 @@ class LuaSandbox:
         self._run = helpers.run
         self._mark_array = helpers.mark_array
         self._is_array = helpers.is_array
-        self.kept = KeptTables(helpers.mark, helpers.copy, helpers.swap, helpers.unswap)
-        self._decode_once: tuple[str, Any] | None = None
         env = self._lua.globals()
         for name_ in _REMOVED_GLOBALS:
             env[name_] = None
@@ -541,29 +441,8 @@ class LuaSandbox:
 
     # ---- built-ins --------------------------------------------------------------------------
 
-    @contextlib.contextmanager
-    def decoding(self, text: str, table: Any) -> Iterator[None]:
-        """While inside: the first `json.decode` of exactly `text` returns `table` (made by
-        the host more cheaply, equal to what decoding gives) instead of decoding it.
-
-        The table is made before the call, not when the script decodes: a Lua function
-        called from Python inside a running call's callback (a deep copy, made there)
-        corrupted lupa 2.8's heap within a few hundred calls. A call that overlaps another
-        (both waiting on http_*) may take the slot from it: that one decodes as usual."""
-        entry = (text, table)
-        self._decode_once = entry
-        try:
-            yield
-        finally:
-            if self._decode_once is entry:
-                self._decode_once = None
-
     def _py_decode(self, text: str) -> tuple[bool, Any, bool]:
         """(ok, value or error, whether the script side still marks the arrays)."""
-        once = self._decode_once
-        if once is not None and text == once[0]:
-            self._decode_once = None
-            return True, once[1], False
         try:
             value = json.loads(text)
             if type(value) in (dict, list) and _whole_convertible(text):
