@@ -180,6 +180,9 @@ class ConfigRegistry:
                 plain[key] = cipher.decrypt(value, key)
         self._stored.update(plain)
         self._cipher = cipher
+        for key in plain:
+            # Readable now: whoever caches what it read by `version` must read again.
+            self._changed(key)
         if check is None:
             await self._write(KEY_CHECK, _KEY_CHECK_TEXT)
         migrated = [k for k, v in self._stored.items() if self._seals(k, v) and k not in plain]

@@ -15,6 +15,7 @@ from hologram import Kernel
 from hologram.config import ConfigError, ConfigRegistry
 from hologram.kernel import BootError
 from hologram.security import SecretCipher, SecretKeyError
+from hologram.security.credentials import CredentialGate
 
 TOKEN = "ghp_TopSecretValue_12345"
 KEY = "core.security.credential.github.secret"
@@ -124,3 +125,25 @@ def test_the_cipher_refuses_text_that_is_not_its_ciphertext() -> None:
     with pytest.raises(SecretKeyError, match="not an encrypted value"):
         cipher.decrypt("plain", "core.x.token")
     assert cipher.decrypt(cipher.encrypt("秘密 value")) == "秘密 value"
+
+
+async def test_what_reads_the_config_before_the_unlock_sees_the_secrets_after_it(
+    data_dir: Path,
+) -> None:
+    """Readers that cache by the registry's version (the credential gate, the LLM sources)
+    must see a secret once it can be read: an unlock changes what reads return."""
+    cipher = SecretCipher(Fernet.generate_key(), "test")
+    registry = await ConfigRegistry.open(data_dir / "config.db", {})
+    await registry.unlock(cipher)
+    await registry.set(KEY, TOKEN)
+    await registry.close()
+
+    registry = await ConfigRegistry.open(data_dir / "config.db", {})
+    gate = CredentialGate(registry)
+    assert TOKEN not in gate.values()  # still sealed: the gate cannot know it yet
+    before = registry.version
+    await registry.unlock(cipher)
+    assert registry.version > before
+    assert TOKEN in gate.values()
+    assert gate.mask(f"token {TOKEN} here") == "token @{github} here"
+    await registry.close()
