@@ -134,6 +134,10 @@ class ProviderManager:
         """Tokens and cost of every answer, per source, day and channel."""
         self._random = random.Random()
         self._settings_read: tuple[int, LLMSettings | None] = (-1, None)
+        self._refreshed: tuple[int, tuple[Any, ...]] | None = None
+        """The config's version and the adapter files' stamps the sources were last built
+        from: `refresh`, asked before every model call, reads the settings again only when
+        one of them has changed."""
 
     # ---- sources ----------------------------------------------------------------------------
 
@@ -202,6 +206,8 @@ class ProviderManager:
 
     async def refresh(self) -> None:
         """Bring the sources in line with the config: new, changed and removed ones."""
+        if self._refreshed == (self.config.version, self._adapter_stamps()):
+            return
         names = source_names(self.config)
         seed = self.config.read(SourceSettings, name=OFFLINE_SOURCE)
         if len(names) > 1 and not seed.base_url:
@@ -221,16 +227,28 @@ class ProviderManager:
                 await self._drop(name)
             self._states[name] = await self._build(name, read, fingerprint)
         self._states = {name: self._states[name] for name in names}
+        self._refreshed = (self.config.version, self._adapter_stamps())
+
+    def _adapter_stamps(self) -> tuple[Any, ...]:
+        """Which file each source's adapter is and when it was written: an adapter edited,
+        added to the user's directory or removed is a change of its sources."""
+        return tuple(
+            self._adapter_stamp(state.fingerprint[0].adapter)
+            for state in self._states.values()
+            if isinstance(state.fingerprint[0], SourceConfig)
+        )
+
+    def _adapter_stamp(self, adapter: str) -> Any:
+        try:
+            path = self.adapters.find(adapter)
+            return (str(path), path.stat().st_mtime_ns)
+        except (AdapterError, OSError):
+            return None
 
     def _fingerprint(self, read: SourceConfig | SourceProblem) -> tuple[Any, ...]:
         if isinstance(read, SourceProblem):
             return read.fingerprint
-        try:
-            path = self.adapters.find(read.adapter)
-            stamp: Any = (str(path), path.stat().st_mtime_ns)
-        except (AdapterError, OSError):
-            stamp = None
-        return (read, stamp)
+        return (read, self._adapter_stamp(read.adapter))
 
     async def _build(
         self, name: str, read: SourceConfig | SourceProblem, fingerprint: tuple[Any, ...]
@@ -287,6 +305,7 @@ class ProviderManager:
             await state.provider.aclose()
 
     async def close(self) -> None:
+        self._refreshed = None
         for name in list(self._states):
             await self._drop(name)
         if self._offline is not None:

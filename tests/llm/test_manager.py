@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import os
 from pathlib import Path
 
 import pytest
@@ -388,3 +390,30 @@ async def test_a_skipped_source_is_announced_in_the_log_and_on_the_bus(
     assert line.startswith("LLM source first skipped: ")
     [skipped] = recorder.of(EventType.PROVIDER_SKIPPED)
     assert skipped.payload["llm_source"] == "first" and skipped.payload["reason"]
+
+
+async def test_an_adapter_added_edited_or_removed_is_used_at_the_next_call(
+    config: ConfigRegistry, manager: ProviderManager, server: ScriptedModelServer, tmp_path: Path
+) -> None:
+    """Sources are rebuilt only when something they are built from changed: a setting, or
+    an adapter file. Nothing but the file changes here."""
+    await add_source(config, "first", server.base_url)
+    shipped = (manager.adapters.shipped_dir / "openai.lua").read_text()
+    override = tmp_path / "adapters" / "openai.lua"
+
+    async def tag_sent() -> object:
+        server.queue_text("ok")
+        await manager.chat(HELLO)
+        return json.loads(server.last_request.body).get("tag")
+
+    assert await tag_sent() is None
+    override.parent.mkdir()
+    override.write_text(shipped.replace("body.temperature = req.temperature", 'body.tag = "one"'))
+    assert await tag_sent() == "one"
+    assert await tag_sent() == "one"
+    override.write_text(shipped.replace("body.temperature = req.temperature", 'body.tag = "two"'))
+    stamp = override.stat().st_mtime_ns + 1_000_000_000  # a coarse clock may not move
+    os.utime(override, ns=(stamp, stamp))
+    assert await tag_sent() == "two"
+    override.unlink()
+    assert await tag_sent() is None
