@@ -259,11 +259,22 @@ def test_a_turn_moving_between_places_keeps_one_row() -> None:
         index.add(f"t{n}", float(n), ["kite", f"w{n}"], vector, Place.CONTEXT, "qq")
     for n in range(100):
         index.add(f"t{n}", float(n), ["kite", f"w{n}"], vector, Place.COLD_CONTEXT, "qq")
-    assert index.rows == 100
-    assert index.count(Place.CONTEXT) == 0 and index.count(Place.COLD_CONTEXT) == 100
+    index.add("quiet", 100.0, [], vector, Place.CONTEXT, "qq")
+    index.add("quiet", 100.0, [], vector, Place.COLD_CONTEXT, "qq")
+    assert index.rows == 101
+    # The same turn is retagged, not indexed again: its words are not counted twice.
+    assert index.words.rows == 101
+    assert index.count(Place.CONTEXT) == 0 and index.count(Place.COLD_CONTEXT) == 101
     assert index.search(["kite"], vector, 5, (Place.CONTEXT,)) == []
     found = index.search(["kite"], vector, 5, (Place.COLD_CONTEXT,))
     assert len(found) == 5 and {h.place for h in found} == {Place.COLD_CONTEXT}
+
+    # A turn that comes back changed (its words, time or speaker) is indexed anew.
+    index.add("t0", 0.0, ["kite", "string"], vector, Place.COLD_CONTEXT, "qq")
+    index.add("t1", 5.0, ["kite", "w1"], vector, Place.COLD_CONTEXT, "qq")
+    index.add("t2", 2.0, ["kite", "w2"], vector, Place.COLD_CONTEXT, "agent")
+    assert index.words.rows == 104 and index.rows == 101
+    assert index.search(["string"], None, 3)[0].id == "t0"
 
 
 def test_a_ranking_shows_each_thing_said_once() -> None:

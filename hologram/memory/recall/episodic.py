@@ -336,6 +336,17 @@ class EpisodicIndex:
                 self._named.setdefault(name, set()).add(code)
         return code
 
+    def said_as(self, doc_id: str, at: float, speaker: str) -> bool:
+        """Whether `doc_id` is indexed as said at `at` by `speaker`."""
+        row = self._row_of.get(doc_id)
+        code = self._speaker_code.get(speaker)
+        return (
+            row is not None
+            and code is not None
+            and self._at[row] == at
+            and (self._speaker[row] == code)
+        )
+
     def retag(self, doc_id: str, tag: int) -> None:
         """Mark `doc_id` as living elsewhere now: its words, session and neighbours stay."""
         row = self._row_of.get(doc_id)
@@ -366,6 +377,11 @@ class EpisodicIndex:
 
     def __len__(self) -> int:
         return len(self._row_of)
+
+    @property
+    def rows(self) -> int:
+        """Rows indexed so far, removed ones included (a re-indexed turn takes a new one)."""
+        return len(self._id_at)
 
     def __contains__(self, doc_id: object) -> bool:
         return doc_id in self._row_of

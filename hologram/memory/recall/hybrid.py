@@ -117,8 +117,21 @@ class HybridIndex:
         `words` and, when it has one in the current space, its `vector`; an id already
         present is replaced in its row (a turn moving from the window to the cold context
         keeps one row, so the rows a vector search scans stay as many as the turns)."""
+        said = hash(tuple(words)) if words else None
         with self._lock:
             row = self._row_of.get(doc_id)
+            if (
+                row is not None
+                and self._said.get(doc_id) == said
+                and self.words.said_as(doc_id, at, speaker)
+            ):
+                # The same turn moving (from the window to the cold context): retagged, not
+                # indexed again, so its words are not counted and its time words not read
+                # a second time.
+                self._place[row] = place
+                self._vectors.set(row, vector)
+                self.words.retag(doc_id, place)
+                return
             if row is None:
                 row = len(self._id_at)
                 if row >= len(self._place):
@@ -131,8 +144,8 @@ class HybridIndex:
             self._place[row] = place
             self._vectors.set(row, vector)
             self.words.add(doc_id, at, words, tag=place, speaker=speaker)
-            if words:
-                self._said[doc_id] = hash(tuple(words))
+            if said is not None:
+                self._said[doc_id] = said
             else:
                 self._said.pop(doc_id, None)
 
