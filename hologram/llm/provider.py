@@ -27,6 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import httpx
 
+from hologram.llm import netio
 from hologram.llm.adapter import LuaAdapter
 from hologram.llm.budget import context_window
 from hologram.llm.errors import AdapterError, ContextTooLong, FailureKind, ProviderError
@@ -178,7 +179,7 @@ class LuaAdaptedProvider:
         self.timeout = source.timeout_s
         self.lua_http_timeout = lua_http_timeout
         # A model call goes where the source says, never through an environment proxy.
-        self._transport = transport or httpx.AsyncHTTPTransport(trust_env=False)
+        self._transport = transport or netio.transport()
         self._client = httpx.AsyncClient(
             timeout=httpx.Timeout(source.timeout_s, connect=min(source.timeout_s, 10.0)),
             transport=self._transport,
