@@ -127,8 +127,27 @@ class CredentialGate:
         return StreamScrubber(self)
 
 
+_SCALARS = (int, float, bool, type(None))
+
+
 def _deep(value: Any, change: Callable[[str], str]) -> Any:
-    """A copy of a JSON-like value with `change` applied to every string, keys included."""
+    """A copy of a JSON-like value with `change` applied to every string, keys included.
+    Every event's payload passes here: strings and numbers inside a container are handled
+    in place, without a call each (a prune's payload lists a score and an id per event)."""
+    kind = type(value)
+    if kind is dict:
+        return {
+            (change(k) if type(k) is str else _deep(k, change)): (
+                change(v) if type(v) is str else v if type(v) in _SCALARS else _deep(v, change)
+            )
+            for k, v in value.items()
+        }
+    if kind is list or kind is tuple:
+        return [
+            change(v) if type(v) is str else v if type(v) in _SCALARS else _deep(v, change)
+            for v in value
+        ]
+    # Subclasses (a StrEnum, a named tuple) land here.
     if isinstance(value, str):
         return change(value)
     if isinstance(value, dict):

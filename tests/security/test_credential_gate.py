@@ -4,6 +4,7 @@ and are caught even when a stream cuts them in pieces."""
 from __future__ import annotations
 
 import itertools
+from enum import StrEnum
 
 import pytest
 
@@ -118,3 +119,23 @@ def test_an_empty_piece_keeps_what_is_held_for_the_next_piece_to_decide(
     assert scrubber.feed("") == ""  # a chunk with no text in between
     assert scrubber.feed(GITHUB[len("ghp_R3") :] + " done") == "@{github} done"
     assert scrubber.feed("") == "" and scrubber.flush() == ""
+
+
+def test_every_string_of_a_payload_is_masked_wherever_it_sits(gate: CredentialGate) -> None:
+    class Kind(StrEnum):
+        LEAKY = f"kind-{GITHUB}"
+
+    payload = {
+        "ids": ["a1", f"id-{GITHUB}"],
+        GITHUB: (1, 2.5, None, True, [{"deep": f"x {OPENAI} y"}]),
+        "kind": Kind.LEAKY,
+        "scores": [0.1, None],
+        7: "seven",
+    }
+    assert gate.mask_deep(payload) == {
+        "ids": ["a1", "id-@{github}"],
+        "@{github}": [1, 2.5, None, True, [{"deep": "x @{llm.sources.default.api_key} y"}]],
+        "kind": "kind-@{github}",
+        "scores": [0.1, None],
+        7: "seven",
+    }
