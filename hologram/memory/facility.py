@@ -7,7 +7,6 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Protocol
 
 from hologram.media import MediaStore
@@ -40,7 +39,9 @@ _SOURCE_OF = {Place.COLD_CONTEXT: "coldcontext", Place.GRAPH: "graph.blocks"}
 
 
 def _when(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M")
+    # Every line of the timeline and of the recalled docs, each turn: gmtime is a third
+    # of what a datetime costs for the same text.
+    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(ts))
 
 
 @dataclass(frozen=True, slots=True)
