@@ -202,8 +202,10 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         local = None if local_address is None else (local_address, 0)
         try:
             async with asyncio.timeout(timeout):
+                # Happy eyeballs as anyio does it: a host whose first address (often IPv6)
+                # does not answer is not waited on for the whole connect timeout.
                 transport, connection = await loop.create_connection(
-                    _Connection, host, port, local_addr=local
+                    _Connection, host, port, local_addr=local, happy_eyeballs_delay=0.25
                 )
         except TimeoutError:
             message = f"no connection to {host}:{port} within {timeout} s"
