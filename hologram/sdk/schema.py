@@ -257,10 +257,16 @@ def to_json(value: Any) -> Any:
     kind = type(value)
     if kind in _PLAIN:
         return value
+    # Every event the service streams passes here: plain values inside a container are
+    # taken in place, without a call each (a prune's event lists a score and an id per
+    # event of the window).
     if kind is dict:
-        return {k if type(k) is str else str(k): to_json(v) for k, v in value.items()}
+        return {
+            k if type(k) is str else str(k): v if type(v) in _PLAIN else to_json(v)
+            for k, v in value.items()
+        }
     if kind is list or kind is tuple:
-        return [to_json(v) for v in value]
+        return [v if type(v) in _PLAIN else to_json(v) for v in value]
     if isinstance(value, enum.Enum):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
