@@ -9,7 +9,13 @@ import numpy as np
 import pytest
 
 from hologram.memory import Segmenter
-from hologram.memory.recall.episodic import EpisodicIndex, EpisodicWeights, _top_stable, stem
+from hologram.memory.recall.episodic import (
+    EpisodicIndex,
+    EpisodicWeights,
+    _top_stable,
+    member_of,
+    stem,
+)
 
 HOUR = 3600.0
 
@@ -196,3 +202,13 @@ def test_the_top_of_a_ranking_breaks_ties_to_the_older_turn_as_a_full_sort_does(
         for k in (1, 3, 7, 60):
             expected = np.argsort(-scores, kind="stable")[:k]
             assert _top_stable(scores, k).tolist() == expected.tolist()
+
+
+def test_membership_by_table_answers_as_numpys_isin() -> None:
+    """member_of stands in for np.isin on every query (places, tags, sessions)."""
+    rng = np.random.default_rng(7)
+    for dtype, low, high in ((np.int8, -1, 3), (np.int64, 0, 5000)):
+        for _ in range(200):
+            values = rng.integers(low, high, rng.integers(0, 300)).astype(dtype)
+            wanted = np.unique(rng.integers(low, high, rng.integers(0, 12))).astype(dtype)
+            assert (member_of(values, wanted) == np.isin(values, wanted)).all()

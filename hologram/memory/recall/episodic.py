@@ -222,6 +222,26 @@ def _sum_by(
     return distinct, sums[distinct]
 
 
+def member_of(
+    values: npt.NDArray[np.integer], wanted: npt.NDArray[np.integer]
+) -> npt.NDArray[np.bool_]:
+    """`np.isin(values, wanted)` for values that are small integers, non-negative or -1 (a
+    removed row's place). np.isin sorts: 2.6 ms a query over 200k rows. A few wanted values
+    (places, tags) are compared one by one, more (the sessions of a query's seeds) looked
+    up in a table of the wanted ones."""
+    if len(values) == 0 or len(wanted) == 0:
+        return np.zeros(len(values), bool)
+    if len(wanted) <= 4:
+        found = values == wanted[0]
+        for value in wanted[1:]:
+            found |= values == value
+        return found
+    top = int(max(values.max(), wanted.max()))
+    chosen = np.zeros(top + 2, bool)  # the last slot stands for -1
+    chosen[wanted] = True
+    return chosen[values]
+
+
 def _top_stable(scores: npt.NDArray[np.float64], k: int) -> npt.NDArray[np.int64]:
     """The rows of the `k` best scores, best first, ties to the lower row: what a stable
     sort of every score gives, at the cost of a partition."""
@@ -475,7 +495,7 @@ class EpisodicIndex:
             if more:
                 second = self._lifted(more, size)
                 if self.weights.expansion_elsewhere:
-                    second[np.isin(self._session[:size], self._session[seeds])] = 0.0
+                    second[member_of(self._session[:size], self._session[seeds])] = 0.0
                 scores = scores + self.weights.expansion * second
         if self.weights.when and self._times and asks_when(question):
             if self._stating is None:
@@ -678,7 +698,7 @@ class EpisodicIndex:
             return []
         scores = self.scores_of(terms, text=text, now=now)
         if tags is not None and len(scores):
-            wanted = np.isin(self._tag[self._order], np.fromiter(tags, np.int8))
+            wanted = member_of(self._tag[self._order], np.fromiter(tags, np.int8))
             scores = np.where(wanted, scores, 0.0)
         hits = np.flatnonzero(scores > 0)
         # Diversifying reorders: it needs candidates beyond the `top` it returns.

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hologram.memory.recall.episodic import EpisodicIndex, EpisodicWeights
+from hologram.memory.recall.episodic import EpisodicIndex, EpisodicWeights, member_of
 from hologram.memory.recall.index import VectorIndex
 from hologram.memory.turns import Place
 
@@ -203,7 +203,7 @@ class HybridIndex:
                 size = len(self._id_at)
                 allowed = None
                 if places is not None:
-                    allowed = np.isin(self._place[:size], np.fromiter(places, np.int8))
+                    allowed = member_of(self._place[:size], np.fromiter(places, np.int8))
                 rows, cosines = self._vectors.search(
                     query_vector, wide, self.min_similarity, allowed
                 )
