@@ -364,7 +364,7 @@ class EpisodicIndex:
             row is not None
             and code is not None
             and self._at[row] == at
-            and (self._speaker[row] == code)
+            and self._speaker[row] == code
         )
 
     def retag(self, doc_id: str, tag: int) -> None:
