@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from hologram.memory import Segmenter
+from hologram.memory.recall import episodic
 from hologram.memory.recall.episodic import (
     EpisodicIndex,
     EpisodicWeights,
@@ -176,6 +177,33 @@ def test_every_turn_of_a_session_holding_a_word_is_lifted_and_no_other_turn_scor
         assert holding
         for doc_id, score in scores.items():
             assert (score > 0) == (session_of[doc_id] in holding), doc_id
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_a_lift_over_every_row_scores_as_the_lift_over_the_sessions_reached_to_the_bit(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # When the sessions a query reaches hold most rows, the session and neighbour lifts
+    # pass over every row instead; removed rows (which keep a stale session number) and
+    # sessions not reached must come out exactly as the gathered lift leaves them.
+    index, _, _ = _sessions_of_words(seed)
+    index.weights = EpisodicWeights(dates=0.0)  # with the second round as well
+    queries = (["w3"], ["w8", "w21"], ["w1", "w2", "w4", "w9"], ["w11", "nothing"])
+    size = len(index._id_at)  # removed rows included: a row is never reused
+
+    def scored() -> list[np.ndarray]:
+        # The ranking, and the lifted scores of every row before the removed ones are
+        # zeroed (what the second round picks its seed turns from).
+        known = [[w for w in q if w != "nothing"] for q in queries]
+        return [index.scores_of(q) for q in queries] + [index._lifted(q, size) for q in known]
+
+    monkeypatch.setattr(episodic, "GATHER_COST", 0)  # never every row
+    gathered = scored()
+    monkeypatch.setattr(episodic, "GATHER_COST", 10**9)  # every row whenever one is reached
+    passed = scored()
+    for one, other in zip(gathered, passed, strict=True):
+        assert one.any()
+        assert np.array_equal(one, other)
 
 
 def test_without_a_session_lift_a_word_reaches_only_its_turns_and_their_neighbours() -> None:

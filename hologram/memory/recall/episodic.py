@@ -81,6 +81,10 @@ _SUFFIXES = (
 )  # fmt: skip
 
 K1, B = 1.2, 0.75
+#: A lift over the rows of the sessions a query reached gathers and scatters each of them,
+#: about this many times the cost of a pass over every row; past that, the lift passes over
+#: every row (at 200k turns the sessions reached hold a quarter of the rows at the median).
+GATHER_COST = 4
 """Okapi BM25's usual constants, the same as `hologram.memory.recall.index.Bm25Index`."""
 
 
@@ -295,6 +299,7 @@ class EpisodicIndex:
         self._session = np.zeros(0, np.int64)
         # What every query reads of the layout, kept until the layout changes (see `_shape`).
         self._shape_cache: _Shape | None = None
+        self._row_sessions: npt.NDArray[np.int64] | None = None  # see `_session_of_rows`
         for doc_id, at, text, *speaker in documents:
             self.add(doc_id, at, self.words(text), speaker=speaker[0] if speaker else "")
 
@@ -434,6 +439,7 @@ class EpisodicIndex:
         self._added = []
         self._removed = False
         self._shape_cache = None
+        self._row_sessions = None
 
     def _relink(self, order: npt.NDArray[np.int64], start: int) -> None:
         """Draw the links of `order` (alive rows in time order) from position `start` on;
@@ -551,7 +557,9 @@ class EpisodicIndex:
         Only the rows a query can reach are computed: those holding a term (or following
         one), then the rest of their sessions and their neighbours; every other row stays
         0. The cost follows the query's postings, not the number of turns."""
-        scores = np.zeros(size, np.float64)
+        # One slot past the rows stays 0: a missing neighbour's link is -1, which reads it.
+        padded = np.zeros(size + 1, np.float64)
+        scores = padded[:size]
         shape = self._shape(size)
         n = len(self._order)
         prev, nxt, session = self._prev[:size], self._next[:size], self._session[:size]
@@ -577,25 +585,49 @@ class EpisodicIndex:
         if best <= 0:
             return scores
         scores /= best  # one pass over every row costs less than finding the rows reached
+        # The rows lifted below; None: every row, when the sessions reached hold so many that
+        # passes over all rows cost less than gathering and scattering theirs. A row of a
+        # session not reached scores 0, as do its neighbours (links stay within a session),
+        # so both lifts leave it 0 either way, and the scores are the same to the bit.
+        found: npt.NDArray[np.int64] | None
         if self.weights.session:
             by_session = self._session_scores(terms, shape)
             lifted = np.flatnonzero(by_session)
-            found = self._rows_of_sessions(lifted, shape)
-            scores[found] += self.weights.session * by_session[session[found]]
+            starts = shape.session_starts
+            reach = int((starts[lifted + 1] - starts[lifted]).sum())
+            if reach * GATHER_COST > size:
+                found = None
+                # The sessions' scores with a 0 after them, which the dead rows read.
+                sessions = np.r_[by_session, 0.0]
+                scores += self.weights.session * sessions[self._session_of_rows(shape)]
+            else:
+                found = self._rows_of_sessions(lifted, shape)
+                scores[found] += self.weights.session * by_session[session[found]]
         else:
             found = np.unique(np.concatenate(reached))
         if self.weights.neighbour:
-            if not self.weights.session:
+            if found is not None and not self.weights.session:
                 # Whole sessions are closed under neighbours already; single rows are not.
                 around = np.r_[found, prev[found], nxt[found]]
                 found = np.unique(around[around >= 0])
-            p, q = prev[found], nxt[found]
-            before = np.where(p >= 0, scores[np.maximum(p, 0)], 0.0)
-            after = np.where(q >= 0, scores[np.maximum(q, 0)], 0.0)
-            scores[found] = np.maximum(
-                scores[found], self.weights.neighbour * np.maximum(before, after)
-            )
+            p, q = (prev, nxt) if found is None else (prev[found], nxt[found])
+            lift = self.weights.neighbour * np.maximum(padded[p], padded[q])
+            if found is None:
+                np.maximum(scores, lift, out=scores)
+            else:
+                scores[found] = np.maximum(scores[found], lift)
         return scores
+
+    def _session_of_rows(self, shape: _Shape) -> npt.NDArray[np.int64]:
+        """Each row's session, and for a dead row `shape.sessions` (one past the last), kept
+        until the layout changes."""
+        cached = self._row_sessions
+        if cached is not None and len(cached) == shape.size:
+            return cached
+        by_row = np.full(shape.size, shape.sessions, np.int64)
+        by_row[self._order] = self._session[self._order]
+        self._row_sessions = by_row
+        return by_row
 
     def _rows_of_sessions(
         self, sessions: npt.NDArray[np.int64], shape: _Shape

@@ -73,15 +73,16 @@ class _Columns:
         return _Columns(new.rows, row, value, starts)
 
     def scores(self, query: npt.NDArray[np.float32]) -> Scores:
-        """Each row's dot product with `query`, the sum over the dimensions it sets."""
-        used = np.flatnonzero(query)
-        begin, end = self.starts[used], self.starts[used + 1]
-        counts = end - begin
-        at = np.repeat(begin - np.r_[0, np.cumsum(counts)[:-1]], counts) + np.arange(
-            int(counts.sum())
-        )
-        weights = self.value[at] * np.repeat(query[used], counts)
-        return np.bincount(self.row[at], weights, minlength=self.rows).astype(np.float32)
+        """Each row's dot product with `query`, the sum over the dimensions it sets. The
+        columns it reads are copied out slice by slice: an index of every entry to gather
+        them by cost twice as much at 200k rows."""
+        starts = self.starts.tolist()
+        used = np.flatnonzero(query).tolist()
+        if not used:
+            return np.zeros(self.rows, np.float32)
+        rows = np.concatenate([self.row[starts[d] : starts[d + 1]] for d in used])
+        weights = np.concatenate([self.value[starts[d] : starts[d + 1]] * query[d] for d in used])
+        return np.bincount(rows, weights, minlength=self.rows).astype(np.float32)
 
 
 class VectorIndex:
