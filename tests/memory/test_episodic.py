@@ -227,9 +227,11 @@ def test_the_top_of_a_ranking_breaks_ties_to_the_older_turn_as_a_full_sort_does(
     rng = np.random.default_rng(3)
     for _ in range(50):
         scores = rng.integers(0, 4, size=int(rng.integers(1, 40))).astype(np.float64)
-        for k in (1, 3, 7, 60):
+        for k in (1, 3, 7, 12, 60):
             expected = np.argsort(-scores, kind="stable")[:k]
+            given = scores.copy()
             assert _top_stable(scores, k).tolist() == expected.tolist()
+            assert np.array_equal(scores, given)  # taken out one by one, and put back
 
 
 def test_membership_by_table_answers_as_numpys_isin() -> None:
