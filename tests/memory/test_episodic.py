@@ -195,7 +195,7 @@ def test_a_lift_over_every_row_scores_as_the_lift_over_the_sessions_reached_to_t
         # The ranking, and the lifted scores of every row before the removed ones are
         # zeroed (what the second round picks its seed turns from).
         known = [[w for w in q if w != "nothing"] for q in queries]
-        return [index.scores_of(q) for q in queries] + [index._lifted(q, size) for q in known]
+        return [index.scores_of(q) for q in queries] + [index._lifted(q, size)[0] for q in known]
 
     monkeypatch.setattr(episodic, "GATHER_COST", 0)  # never every row
     gathered = scored()

@@ -513,14 +513,18 @@ class EpisodicIndex:
         terms = [t for t in dict.fromkeys(terms) if t in self._df]
         if len(self._order) == 0:
             return np.zeros(size, np.float64)
-        scores = self._lifted(terms, size) if terms else np.zeros(size, np.float64)
+        scores = self._lifted(terms, size)[0] if terms else np.zeros(size, np.float64)
         if self.weights.expansion and scores.max() > 0:
             more, seeds = self._seed_terms(scores, set(terms))
             if more:
-                second = self._lifted(more, size)
+                # The second round's rare words reach few rows: only theirs are added.
+                second, rows = self._lifted(more, size)
+                if rows is None:
+                    rows = np.arange(size)
+                lift = second[rows]
                 if self.weights.expansion_elsewhere:
-                    second[member_of(self._session[:size], self._session[seeds])] = 0.0
-                scores = scores + self.weights.expansion * second
+                    lift[member_of(self._session[rows], self._session[seeds])] = 0.0
+                scores[rows] += self.weights.expansion * lift
         if self.weights.when and self._times and asks_when(question):
             if self._stating is None:
                 self._stating = np.fromiter(self._times, np.int64, len(self._times))
@@ -568,9 +572,12 @@ class EpisodicIndex:
         self._shape_cache = shape
         return shape
 
-    def _lifted(self, terms: Sequence[str], size: int) -> npt.NDArray[np.float64]:
+    def _lifted(
+        self, terms: Sequence[str], size: int
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64] | None]:
         """BM25 of each row (with its predecessor's words), normalised to the best, lifted
-        by its session's score and its neighbours'.
+        by its session's score and its neighbours'; and the rows reached (None: any row
+        may score), outside which every score is 0.
 
         Only the rows a query can reach are computed: those holding a term (or following
         one), then the rest of their sessions and their neighbours; every other row stays
@@ -601,7 +608,7 @@ class EpisodicIndex:
             reached.append(touched)
         best = max((scores[touched].max() for touched in reached if len(touched)), default=0.0)
         if best <= 0:
-            return scores
+            return scores, np.zeros(0, np.int64)
         scores /= best  # one pass over every row costs less than finding the rows reached
         # The rows lifted below; None: every row, when the sessions reached hold so many that
         # passes over all rows cost less than gathering and scattering theirs. A row of a
@@ -634,7 +641,7 @@ class EpisodicIndex:
                 np.maximum(scores, lift, out=scores)
             else:
                 scores[found] = np.maximum(scores[found], lift)
-        return scores
+        return scores, found
 
     def _session_of_rows(self, shape: _Shape) -> npt.NDArray[np.int64]:
         """Each row's session, and for a dead row `shape.sessions` (one past the last), kept
