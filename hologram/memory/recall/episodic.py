@@ -548,13 +548,13 @@ class EpisodicIndex:
         with_prev = self.weights.previous_turn
         if shape is not None and shape.size == size and shape.previous_turn == with_prev:
             return shape
-        prev = self._prev[:size]
-        own_length = self._length[:size] * self._alive[:size]
+        # One slot past the rows stays 0: a turn without a predecessor (link -1) reads it.
+        padded = np.zeros(size + 1, np.float64)
+        own_length = padded[:size]
+        np.multiply(self._length[:size], self._alive[:size], out=own_length)
         length = own_length
         if with_prev:
-            length = own_length + with_prev * np.where(
-                prev >= 0, own_length[np.maximum(prev, 0)], 0.0
-            )
+            length = own_length + with_prev * padded[self._prev[:size]]
         in_order = self._session[self._order]
         count = int(in_order.max()) + 1 if len(in_order) else 0
         session_length = np.bincount(in_order, self._length[self._order], minlength=count)
