@@ -81,13 +81,13 @@ _SUFFIXES = (
 )  # fmt: skip
 
 K1, B = 1.2, 0.75
+"""Okapi BM25's usual constants, the same as `hologram.memory.recall.index.Bm25Index`."""
 #: A lift over the rows of the sessions a query reached gathers and scatters each of them,
 #: about this many times the cost of a pass over every row; past that, the lift passes over
 #: every row (at 200k turns the sessions reached hold a quarter of the rows at the median).
 GATHER_COST = 4
 #: Up to this many of the best rows are taken out one by one (see `_top_stable`).
 FEW = 8
-"""Okapi BM25's usual constants, the same as `hologram.memory.recall.index.Bm25Index`."""
 
 
 @functools.lru_cache(maxsize=65536)
