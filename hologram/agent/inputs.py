@@ -229,7 +229,7 @@ class InputScheduler:
             return
         delivered = await self.agent.deliver(record.channel, answer, source="triage")
         await self._remember(record, answer)
-        await self.journal.mark(record.id, InputState.DONE, answer)
+        await self._mark_over(record.id, InputState.DONE, answer)
         result = TurnResult(answer, record.channel, 0, EndedBy.TRIAGE, delivered)
         self.loop.withdraw(task.id, result)
 
@@ -271,8 +271,20 @@ class InputScheduler:
             await self.journal.mark(record.id, InputState.FAILED)
             raise
         state = InputState.STOPPED if result.outcome is EndedBy.STOPPED else InputState.DONE
-        await self._outlast(self.journal.mark(record.id, state, result.reply))
+        await self._outlast(self._mark_over(record.id, state, result.reply))
         return result
+
+    async def _mark_over(self, input_id: int, state: InputState, reply: str | None = None) -> None:
+        """Mark an input over once what its turn recorded in memory is durable: a crash
+        before that runs it again, and the memory's re-run check finds what was stored. A
+        record that could not be stored fails the input."""
+        if self.agent.memory is not None:
+            try:
+                await self.agent.memory.flush()
+            except Exception:
+                await self.journal.mark(input_id, InputState.FAILED)
+                raise
+        await self.journal.mark(input_id, state, reply)
 
     async def _outlast(self, work: Awaitable[T]) -> T:
         """Finish `work` through any number of cancellations. A stop or preemption that
@@ -314,7 +326,7 @@ class InputScheduler:
         if turn is not None and turn.ended_by is not EndedBy.STOPPED:
             await turn.record_stop()
             turn.publish_finished()
-        await self.journal.mark(task.payload.id, InputState.STOPPED)
+        await self._mark_over(task.payload.id, InputState.STOPPED)
 
     def _intercept_for(self, task: Task) -> Callable[[], list[str]]:
         """The intercept channel of one turn: interrupts that wait behind it (they could not

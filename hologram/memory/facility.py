@@ -176,7 +176,8 @@ class Memory:
         attempt: int = 1,
         media: Sequence[MediaRef] = (),
     ) -> ContextEvent:
-        """The input, durably in the context (and the text log) before the turn goes on.
+        """The input, in the context (its row queued for the turn store: `flush`) and the
+        text log before the turn goes on.
 
         An input from the journal is keyed by its id, so a re-run after a crash (`attempt`
         above 1) finds what the cut-off run recorded and records it no second time."""
@@ -199,6 +200,14 @@ class Memory:
 
     async def prune(self, query: str) -> PruneReport:
         return await self.context.prune(query)
+
+    async def flush(self) -> None:
+        """Wait until every turn memory has queued is in the turn store (durable across a
+        SIGKILL); raises TurnStoreError naming the writes that failed."""
+        turns = self.context.turns
+        if turns.settled:
+            return
+        await asyncio.to_thread(turns.flush)
 
     async def search(self, query: str, top: int, *, with_window: bool = True) -> list[Recollection]:
         """The `top` turns and documents most related to `query`, in one ranking over every

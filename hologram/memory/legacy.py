@@ -90,7 +90,7 @@ def window_into_turns(directory: Path) -> int:
         outcome.append((log_path, clean))
     turns = []
     for event in events.values():
-        turn = turn_of_event(event, Place.CONTEXT, None)
+        turn = turn_of_event(event, Place.CONTEXT)
         turn.stored_at = turn.entered_at = event.timestamp
         turns.append(turn)
     _put(directory.parent / TURNS_DB, turns, "moved from the context window's journal")

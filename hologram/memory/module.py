@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
 from typing import Any
 
 import threadpoolctl
@@ -54,6 +55,12 @@ class ColdContextModule:
     async def init(self, state: Any) -> None:
         config = state.config
         self.turns = await asyncio.to_thread(TurnStore, state.data_dir / "memory" / "turns.db")
+        loop, emit = asyncio.get_running_loop(), state.events.emit
+        self.turns.on_failure = lambda problem: loop.call_soon_threadsafe(
+            partial(
+                emit, EventType.MEMORY_DEGRADED, source="memory", layer="turns", problems=[problem]
+            )
+        )
         settings = config.read(MemorySettings)
         limit_blas(settings.blas_threads)
         embedder = choose_embedder(config, EmbedderRegistry(BUILTIN_EMBEDDERS), state.events.emit)

@@ -14,15 +14,27 @@ point (SIGKILL included); only a power cut can take back the transactions since 
 checkpoint, and what they recorded was an input the input journal (which fsyncs) holds and
 runs again. That is why no fsync is on a turn's path.
 
+Queued changes: a turn's own writes (its input and reply stored, a pruned turn dropped) need
+not hold the turn up, since the input journal already has the input and runs it again after
+a crash that cut them off. A change made with `wait=False` is queued for the store's writer
+thread and the call returns at once. Queued changes are written in order, in one
+transaction, when someone waits for them or `WRITE_DELAY_S` after the first. Every other
+call first waits for the changes queued before it, so it reads what they wrote. `flush`
+waits for all of them and raises what failed: the journal marks an input done only after
+its turn's memory is flushed, so a turn's writes go in at its end.
+
 Blocking: call from a thread. One connection, serialised by a lock, serves every caller.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -36,6 +48,8 @@ from hologram.memory.embed.registry import StoredVector
 from hologram.sdk import MediaRef
 
 __all__ = ["MIGRATIONS", "Move", "Place", "Turn", "TurnStore", "TurnStoreError"]
+
+log = logging.getLogger(__name__)
 
 
 class Place(IntEnum):
@@ -206,10 +220,30 @@ def _turn(row: Sequence[Any]) -> Turn:
         raise ValueError(f"a field is of the wrong type: {exc}") from None
 
 
+WRITE_DELAY_S = 0.05
+"""A queued change waits this long for others to share its transaction, unless someone
+waits for it (`flush`, a read): a turn's writes then go in at its end, when the journal
+flushes, rather than in the middle, where the writer would hold the GIL against the turn's
+own recall."""
+
+Change = tuple[Callable[..., None], tuple[Any, ...]]
+"""A queued change: one of the store's writes (run with the lock held, in a transaction)
+and its arguments."""
+
+
 class TurnStore:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, on_failure: Callable[[str], None] | None = None) -> None:
         self.path = path
+        self.on_failure = on_failure
+        """Told (from the writer thread) of each queued change that could not be written."""
         self._lock = threading.Lock()
+        self._queue: deque[Change] = deque()
+        self._queued = self._written = self._wanted = 0
+        self._first_queued_at = 0.0
+        self._failures: list[str] = []
+        self._changed = threading.Condition()
+        self._writer: threading.Thread | None = None
+        self._closing = False
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -220,14 +254,128 @@ class TurnStore:
             raise TurnStoreError(f"{path}: the turn store cannot be opened ({exc})") from exc
 
     def close(self) -> None:
+        """Write what is queued, then close."""
+        with self._changed:
+            self._closing = True
+            self._changed.notify_all()
+        if self._writer is not None:
+            self._writer.join()
         with self._lock:
             self._db.close()
+
+    # ---- queued changes ---------------------------------------------------------------------
+
+    @property
+    def settled(self) -> bool:
+        """Nothing queued is unwritten and no failure is untold (`flush` would not wait)."""
+        with self._changed:
+            return self._written == self._queued and not self._failures
+
+    def flush(self) -> None:
+        """Wait until every change queued so far is written. Raises TurnStoreError naming
+        the queued changes that failed since the last flush (each was logged and told to
+        `on_failure` when it failed)."""
+        self._settle()
+        with self._changed:
+            failures, self._failures = self._failures, []
+        if failures:
+            raise TurnStoreError(f"{self.path}: queued writes failed: " + "; ".join(failures))
+
+    def _queue_change(self, change: Callable[..., None], *args: Any) -> None:
+        with self._changed:
+            if self._closing:
+                raise TurnStoreError(f"{self.path}: the turn store is closed")
+            if not self._queue:
+                self._first_queued_at = time.monotonic()
+            self._queue.append((change, args))
+            self._queued += 1
+            if self._writer is None:
+                self._writer = threading.Thread(
+                    target=self._write_queued, name=f"turn-store-{self.path.name}", daemon=True
+                )
+                self._writer.start()
+            self._changed.notify_all()
+
+    def _settle(self) -> None:
+        """Wait for the changes queued before this call (the writer itself never waits)."""
+        if threading.current_thread() is self._writer:
+            return
+        with self._changed:
+            target = self._queued
+            if self._written < target:
+                self._wanted = max(self._wanted, target)
+                self._changed.notify_all()
+            while self._written < target:
+                self._changed.wait()
+
+    def _write_queued(self) -> None:
+        while True:
+            with self._changed:
+                while not self._due():
+                    wait = None if not self._queue else self._first_queued_at + WRITE_DELAY_S
+                    self._changed.wait(None if wait is None else max(wait - time.monotonic(), 0))
+                if not self._queue:
+                    return
+                batch = list(self._queue)
+                self._queue.clear()
+            failures = self._apply(batch)
+            with self._changed:
+                self._written += len(batch)
+                self._failures += failures
+                self._changed.notify_all()
+
+    def _due(self) -> bool:
+        """Whether to write what is queued now (called with `_changed` held)."""
+        if self._closing or self._wanted > self._written:
+            return True
+        return bool(self._queue) and time.monotonic() >= self._first_queued_at + WRITE_DELAY_S
+
+    def _apply(self, batch: list[Change]) -> list[str]:
+        """Write `batch` in one transaction; if that fails, each change in one of its own,
+        so a change that cannot be written costs no other its place."""
+        try:
+            self._write(batch)
+            return []
+        except Exception as exc:
+            if len(batch) == 1:
+                return [self._failed(batch[0], exc)]
+        failures = []
+        for change in batch:
+            try:
+                self._write([change])
+            except Exception as exc:
+                failures.append(self._failed(change, exc))
+        return failures
+
+    def _failed(self, change: Change, exc: Exception) -> str:
+        what = change[0].__name__.strip("_")
+        message = f"a queued {what} was not written ({type(exc).__name__}: {exc})"
+        log.error("turn store %s: %s", self.path, message)
+        if self.on_failure is not None:
+            try:
+                self.on_failure(message)
+            except Exception:  # the writer goes on whatever the listener does
+                log.exception("turn store %s: telling of a failed write failed", self.path)
+        return message
+
+    def _write(self, changes: Sequence[Change]) -> None:
+        with self._lock, self._transaction():
+            for change, args in changes:
+                change(*args)
+
+    def _change(self, wait: bool, change: Callable[..., None], *args: Any) -> None:
+        if wait:
+            self._settle()
+            self._write([(change, args)])
+        else:
+            self._queue_change(change, *args)
 
     # ---- reading ----------------------------------------------------------------------------
 
     def load(self, place: Place) -> tuple[list[Turn], list[str]]:
         """Every turn in `place`, oldest first, and a line for each row that could not be
         read (left where it is, untouched, for a repair to look at)."""
+        self._settle()
         with self._lock:
             rows = self._db.execute(
                 f"SELECT {_COLUMNS} FROM turns WHERE place = ? ORDER BY at, rowid", (int(place),)
@@ -241,6 +389,7 @@ class TurnStore:
         return turns, problems
 
     def get(self, turn_id: str) -> Turn | None:
+        self._settle()
         with self._lock:
             row = self._db.execute(
                 f"SELECT {_COLUMNS} FROM turns WHERE id = ?", (turn_id,)
@@ -249,6 +398,7 @@ class TurnStore:
 
     def get_many(self, ids: Sequence[str]) -> list[Turn]:
         """The stored turns of `ids`, in that order (ids not stored are left out)."""
+        self._settle()
         found: dict[str, Turn] = {}
         with self._lock:
             for chunk in _chunks(ids):
@@ -260,6 +410,7 @@ class TurnStore:
         return [found[i] for i in ids if i in found]
 
     def history(self, turn_id: str) -> list[Move]:
+        self._settle()
         with self._lock:
             rows = self._db.execute(
                 "SELECT at, from_place, to_place, why FROM moves WHERE turn = ? ORDER BY seq",
@@ -272,6 +423,7 @@ class TurnStore:
 
     def stale(self, place: Place, fingerprint: str) -> list[Turn]:
         """The turns of `place` without a vector of the space `fingerprint`."""
+        self._settle()
         with self._lock:
             rows = self._db.execute(
                 f"SELECT {_COLUMNS} FROM turns WHERE place = ? AND (vector IS NULL OR "
@@ -287,77 +439,97 @@ class TurnStore:
         return found
 
     def counts(self) -> dict[Place, int]:
+        self._settle()
         with self._lock:
             rows = self._db.execute("SELECT place, COUNT(*) FROM turns GROUP BY place").fetchall()
         return {Place(place): count for place, count in rows}
 
-    # ---- changing ---------------------------------------------------------------------------
+    # ---- changing (each in one transaction; `wait=False` queues it) --------------------------
 
-    def put(self, turns: Sequence[Turn], why: str, now: float) -> None:
+    def put(self, turns: Sequence[Turn], why: str, now: float, *, wait: bool = True) -> None:
         """Store each turn whole, in its `place`: a new one is added, one already stored is
         rewritten where it is and moved if its place changed (its speaker and first-stored
-        time stay). One transaction; every change of place is recorded in its history."""
-        if not turns:
-            return
-        with self._lock, self._transaction():
-            was = self._places([t.id for t in turns])
-            for turn in turns:
-                if turn.id not in was:
-                    # A new turn may bring its own times (an import, a migration).
-                    turn.stored_at = turn.stored_at or now
-                    turn.entered_at = turn.entered_at or now
-                elif was[turn.id] != turn.place:
-                    turn.entered_at = now
-            self._db.executemany(
-                f"INSERT INTO turns ({_COLUMNS}) VALUES ({', '.join('?' * 18)}) "
-                "ON CONFLICT(id) DO UPDATE SET place = excluded.place, source = excluded.source, "
-                "channel = excluded.channel, input = excluded.input, "
-                "response = excluded.response, tools = excluded.tools, text = excluded.text, "
-                "words = excluded.words, fingerprint = excluded.fingerprint, "
-                "vector = excluded.vector, media = excluded.media, "
-                "entered_at = excluded.entered_at, access_count = excluded.access_count, "
-                "last_access = excluded.last_access",
-                [_row(t) for t in turns],
-            )
-            moved = [t for t in turns if was.get(t.id) != t.place]
-            self._record(now, ((t.id, was.get(t.id), int(t.place), why) for t in moved))
+        time stay). Every change of place is recorded in its history."""
+        if turns:
+            self._change(wait, self._put, list(turns), why, now)
 
-    def move(self, ids: Sequence[str], place: Place, why: str, now: float) -> None:
-        """Move stored turns to `place` (turns not stored are skipped), in one transaction."""
-        with self._lock, self._transaction():
-            was = self._places(ids)
-            moving = [i for i in ids if i in was and was[i] != place]
-            self._db.executemany(
-                "UPDATE turns SET place = ?, entered_at = ? WHERE id = ?",
-                [(int(place), now, i) for i in moving],
-            )
-            self._record(now, ((i, was[i], int(place), why) for i in moving))
+    def move(
+        self, ids: Sequence[str], place: Place, why: str, now: float, *, wait: bool = True
+    ) -> None:
+        """Move stored turns to `place` (turns not stored are skipped)."""
+        if ids:
+            self._change(wait, self._move, list(ids), place, why, now)
 
-    def drop(self, ids: Sequence[str], why: str, now: float) -> None:
+    def drop(self, ids: Sequence[str], why: str, now: float, *, wait: bool = True) -> None:
         """Forget stored turns; their history keeps the drop."""
-        with self._lock, self._transaction():
-            was = self._places(ids)
-            self._db.executemany("DELETE FROM turns WHERE id = ?", [(i,) for i in was])
-            self._record(now, ((i, place, None, why) for i, place in was.items()))
+        if ids:
+            self._change(wait, self._drop, list(ids), why, now)
 
-    def set_vectors(self, vectors: Iterable[tuple[str, StoredVector]]) -> None:
+    def set_vectors(
+        self, vectors: Iterable[tuple[str, StoredVector]], *, wait: bool = True
+    ) -> None:
         """Write re-embedded vectors back (not a move)."""
         rows = [
             (v.fingerprint, np.ascontiguousarray(v.vector, dtype="<f4").tobytes(), turn_id)
             for turn_id, v in vectors
         ]
-        with self._lock, self._transaction():
-            self._db.executemany("UPDATE turns SET fingerprint = ?, vector = ? WHERE id = ?", rows)
+        if rows:
+            self._change(wait, self._set_vectors, rows)
 
-    def set_access(self, counts: Iterable[tuple[str, int, float | None]]) -> None:
-        """Write read counts and last-read times back (not a move)."""
+    def set_access(
+        self, counts: Iterable[tuple[str, int, float | None]], *, wait: bool = True
+    ) -> None:
+        """Write read counts and last-read times back (not a move), as they are now."""
         rows = [(count, last, turn_id) for turn_id, count, last in counts]
-        with self._lock, self._transaction():
-            self._db.executemany(
-                "UPDATE turns SET access_count = ?, last_access = ? WHERE id = ?", rows
-            )
+        if rows:
+            self._change(wait, self._set_access, rows)
 
-    # ---- inside -----------------------------------------------------------------------------
+    # ---- inside: the changes, run with the lock held and a transaction open ------------------
+
+    def _put(self, turns: list[Turn], why: str, now: float) -> None:
+        was = self._places([t.id for t in turns])
+        for turn in turns:
+            if turn.id not in was:
+                # A new turn may bring its own times (an import, a migration).
+                turn.stored_at = turn.stored_at or now
+                turn.entered_at = turn.entered_at or now
+            elif was[turn.id] != turn.place:
+                turn.entered_at = now
+        self._db.executemany(
+            f"INSERT INTO turns ({_COLUMNS}) VALUES ({', '.join('?' * 18)}) "
+            "ON CONFLICT(id) DO UPDATE SET place = excluded.place, source = excluded.source, "
+            "channel = excluded.channel, input = excluded.input, "
+            "response = excluded.response, tools = excluded.tools, text = excluded.text, "
+            "words = excluded.words, fingerprint = excluded.fingerprint, "
+            "vector = excluded.vector, media = excluded.media, "
+            "entered_at = excluded.entered_at, access_count = excluded.access_count, "
+            "last_access = excluded.last_access",
+            [_row(t) for t in turns],
+        )
+        moved = [t for t in turns if was.get(t.id) != t.place]
+        self._record(now, ((t.id, was.get(t.id), int(t.place), why) for t in moved))
+
+    def _move(self, ids: list[str], place: Place, why: str, now: float) -> None:
+        was = self._places(ids)
+        moving = [i for i in ids if i in was and was[i] != place]
+        self._db.executemany(
+            "UPDATE turns SET place = ?, entered_at = ? WHERE id = ?",
+            [(int(place), now, i) for i in moving],
+        )
+        self._record(now, ((i, was[i], int(place), why) for i in moving))
+
+    def _drop(self, ids: list[str], why: str, now: float) -> None:
+        was = self._places(ids)
+        self._db.executemany("DELETE FROM turns WHERE id = ?", [(i,) for i in was])
+        self._record(now, ((i, place, None, why) for i, place in was.items()))
+
+    def _set_vectors(self, rows: list[tuple[str, bytes, str]]) -> None:
+        self._db.executemany("UPDATE turns SET fingerprint = ?, vector = ? WHERE id = ?", rows)
+
+    def _set_access(self, rows: list[tuple[int, float | None, str]]) -> None:
+        self._db.executemany(
+            "UPDATE turns SET access_count = ?, last_access = ? WHERE id = ?", rows
+        )
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,9 @@ from hologram import Kernel
 from hologram.agent import InputJournal, InputState, TaskStopped
 from hologram.channels import CollectingChannel
 from hologram.llm import ScriptedModelServer, ScriptedReply
-from hologram.sdk import Priority, ToolCall, ToolDef
-from tests.agent.conftest import SlowNote, within_deadline
+from hologram.memory import TurnStoreError
+from hologram.sdk import EventType, Priority, ToolCall, ToolDef
+from tests.agent.conftest import Recorder, SlowNote, within_deadline
 
 SLOW = 30.0  # seconds the model "thinks": far longer than any test waits
 
@@ -274,3 +276,32 @@ async def test_a_random_mix_of_inputs_interrupts_and_stops_leaves_no_input_unfin
                 assert row["state"] == InputState.DONE and row["reply"] == outcome.reply
         status = kernel.inputs.status()
         assert status["running"] is None and status["stack"] == [] and status["queue"] == []
+
+
+async def test_an_input_is_marked_done_only_once_its_memory_is_stored(
+    kernel: Kernel, model: ScriptedModelServer, data_dir: Path, events: Recorder
+) -> None:
+    """A turn's memory writes are queued, not awaited mid-turn; the journal marks the input
+    done only after they are written, so a crash before then runs it again. A write that
+    fails fails its input (reply or not), and only its input."""
+    with sqlite3.connect(data_dir / "memory" / "turns.db") as db:
+        db.execute(
+            "CREATE TRIGGER poison BEFORE INSERT ON turns WHEN NEW.input = 'poison pill' "
+            "BEGIN SELECT RAISE(ABORT, 'poisoned row'); END"
+        )
+    model.queue_text("swallowed")
+    model.queue_text("fine")
+    poisoned = await kernel.inject("poison pill")
+    good = await kernel.inject("a good input")
+    with pytest.raises(TurnStoreError, match="poisoned row"):
+        await within_deadline(poisoned)
+    assert (await within_deadline(good)).reply == "fine"
+    journal = kernel.inputs.journal
+    assert (await journal.get(poisoned.id))["state"] == InputState.FAILED
+    assert (await journal.get(good.id))["state"] == InputState.DONE
+    with sqlite3.connect(data_dir / "memory" / "turns.db") as db:
+        stored = {row[0] for row in db.execute("SELECT input FROM turns")}
+    assert "a good input" in stored and "poison pill" not in stored
+    degraded = [e.payload for e in events.of(EventType.MEMORY_DEGRADED)]
+    assert [p["layer"] for p in degraded] == ["turns"]
+    assert "poisoned row" in degraded[0]["problems"][0]

@@ -1,6 +1,7 @@
 """Run by test_durability: a real kernel taking inputs until it is killed.
 
-Prints "ack <n>" after `append` of input n returned, i.e. after the kernel acknowledged it.
+Prints "ack <n>" once input n is durable: appended, then flushed, as the kernel's journal
+marks an input done only after its turn's memory is flushed.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ async def main(data_dir: str) -> None:
         while True:
             text = f"message {n} about {'coffee' if n % 3 else 'rain'}"
             await memory.context.append("qq", input=text)
-            print(f"ack {n}", flush=True)
+            if n % 2:  # two appends queued at a time
+                await memory.flush()
+                print(f"ack {n - 1}\nack {n}", flush=True)
             if n % 5 == 4:
                 await memory.context.prune(text)
             n += 1

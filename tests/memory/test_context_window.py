@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
+import time
 from pathlib import Path
+
+import pytest
 
 from hologram.events import EventBus
 from hologram.kernel import ManualClock
@@ -15,6 +19,7 @@ from hologram.memory import (
     ToolOutput,
 )
 from hologram.memory.turns import TurnStore
+from hologram.memory.window import context as context_module
 from hologram.memory.window.event import text_for_vector
 from hologram.sdk import EmbedderUnavailable, Event, EventType, ToolDef
 from tests.memory.helpers import AxisEmbedder
@@ -196,6 +201,7 @@ async def test_damaged_rows_are_reported_skipped_and_kept(
     window = ContextWindow(TurnStore(tmp_path / "w" / "turns.db"), embedder, clock)
     await window.open()
     events = await fill(window, clock, ["coffee 1", "coffee 2", "coffee 3", "tea 4"])
+    await window.close()  # its rows written
     with sqlite3.connect(tmp_path / "w" / "turns.db") as db:
         db.execute("UPDATE turns SET tools = '[[1' WHERE id = ?", (events[1].id,))
         db.execute("UPDATE turns SET at = 'soon' WHERE id = ?", (events[3].id,))
@@ -228,6 +234,7 @@ async def test_an_input_is_kept_when_its_embedding_fails(
     event = await window.append("qq", input="remember me")
     assert event.vector is None
     assert any(e.type == EventType.MEMORY_DEGRADED for e in published)
+    await window.close()
     reopened = ContextWindow(TurnStore(tmp_path / "w" / "turns.db"), AxisEmbedder(), clock)
     await reopened.open()
     assert [e.input for e in reopened.events] == ["remember me"]
@@ -270,3 +277,40 @@ async def test_a_prune_by_the_input_just_appended_reuses_its_vector(tmp_path: Pa
     # A vector of another space is never reused.
     window.embedder = AxisEmbedder("v2", ["rain", "coffee"])
     assert window.known_vector("coffee again") is None
+
+
+SLOW_EMBED_S = 0.15
+
+
+class _Timed(AxisEmbedder):
+    """Records the thread each embedding ran on; `slow` makes it take longer than a hop."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.slow = False
+        self.threads: list[str] = []
+
+    def embed_texts(self, texts):
+        self.threads.append(threading.current_thread().name)
+        if self.slow:
+            time.sleep(SLOW_EMBED_S)
+        return super().embed_texts(texts)
+
+
+async def test_an_append_embeds_on_the_loop_only_while_that_is_cheaper_than_a_hop(
+    tmp_path: Path, clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A wide line, so a busy machine's stall does not push a fast embedding over it.
+    monkeypatch.setattr(context_module, "INLINE_EMBED_S", SLOW_EMBED_S / 3)
+    embedder = _Timed()
+    window = ContextWindow(TurnStore(tmp_path / "w" / "turns.db"), embedder, clock)
+    await window.open()
+    loop = threading.current_thread().name
+    await fill(window, clock, ["coffee", "tea", "rain"])
+    # The first goes to a worker (its cost is not known yet), the fast ones after it not.
+    assert embedder.threads[0] != loop and embedder.threads[1:] == [loop, loop]
+    embedder.slow = True
+    await fill(window, clock, ["coffee", "tea"])
+    # Measured slow once on the loop, it goes to a worker from then on.
+    assert embedder.threads[3] == loop and embedder.threads[4] != loop
+    await window.close()

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from hologram.kernel import ManualClock
 from hologram.memory import ColdContext, ContextWindow, Segmenter
 from hologram.memory.cold.tools import recall_into_context
-from hologram.memory.turns import Place, Turn, TurnStore
+from hologram.memory.turns import Place, Turn, TurnStore, TurnStoreError
 from tests.memory.helpers import AxisEmbedder
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,14 +37,19 @@ INGEST = textwrap.dedent(
         await cold.wait_ready()
         window = ContextWindow(turns, embedder, clock, top_k=8, protected_recent=4, cold=cold)
         await window.open()
-        n = start
+        n, unflushed = start, []
         while True:
             n += 1
             await clock.advance(1)
             event = await window.append("qq", input=f"coffee turn {n}")
-            print(event.id, flush=True)  # acknowledged: the append returned
+            unflushed.append(event.id)
             if n % 5 == 0:
                 await window.prune("coffee")
+            if n % 3 == 0:
+                # Acknowledged once flushed, as the journal marks an input done.
+                await asyncio.to_thread(turns.flush)
+                print("\\n".join(unflushed), flush=True)
+                unflushed.clear()
 
     asyncio.run(main(sys.argv[1], int(sys.argv[2])))
     """
@@ -167,4 +175,89 @@ async def test_a_turn_recalled_into_the_window_stays_in_the_shared_recall_index(
     assert place_of_kite() is Place.COLD_CONTEXT
     await recall_into_context(window, cold, "kite", top=1)
     assert place_of_kite() is Place.CONTEXT
+    turns.close()
+
+
+def _stored_ids(path: Path) -> list[str]:
+    """The turn ids on disk, read through a connection of its own (what a restart sees)."""
+    with sqlite3.connect(path) as db:
+        return [row[0] for row in db.execute("SELECT id FROM turns ORDER BY at")]
+
+
+def test_queued_changes_are_written_in_order_and_read_back_by_the_next_call(
+    tmp_path: Path,
+) -> None:
+    turns = TurnStore(tmp_path / "turns.db")
+    try:
+        turns.put([Turn("a", Place.CONTEXT, 1.0, "qq", text="a")], "said", 1.0, wait=False)
+        turns.put([Turn("b", Place.CONTEXT, 2.0, "qq", text="b")], "said", 1.0, wait=False)
+        turns.move(["a"], Place.COLD_CONTEXT, "pruned", 2.0, wait=False)
+        turns.drop(["b"], "pruned", 3.0, wait=False)
+        # A read waits for what was queued before it, whatever the writer's delay.
+        assert turns.get("a") is not None and turns.get("a").place is Place.COLD_CONTEXT
+        assert turns.get("b") is None
+        assert [m.to_place for m in turns.history("b")] == [Place.CONTEXT, None]
+        assert turns.settled
+    finally:
+        turns.close()
+
+
+def test_flush_and_close_make_queued_changes_durable(tmp_path: Path) -> None:
+    path = tmp_path / "turns.db"
+    turns = TurnStore(path)
+    turns.put([Turn("a", Place.CONTEXT, 1.0, "qq", text="a")], "said", 1.0, wait=False)
+    turns.flush()
+    assert _stored_ids(path) == ["a"]
+    turns.put([Turn("b", Place.CONTEXT, 2.0, "qq", text="b")], "said", 1.0, wait=False)
+    turns.close()
+    assert _stored_ids(path) == ["a", "b"]
+    with pytest.raises(TurnStoreError, match="closed"):
+        turns.put([Turn("c", Place.CONTEXT, 3.0, "qq")], "said", 1.0, wait=False)
+
+
+def test_a_queued_change_that_fails_costs_no_other_its_place_and_flush_names_it(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "turns.db"
+    told: list[str] = []
+    turns = TurnStore(path, on_failure=told.append)
+    with sqlite3.connect(path) as db:  # a real write failure, from SQLite itself
+        db.execute(
+            "CREATE TRIGGER poison BEFORE INSERT ON turns WHEN NEW.input = 'poison' "
+            "BEGIN SELECT RAISE(ABORT, 'poisoned row'); END"
+        )
+    try:
+        for n, text in enumerate(["good 1", "poison", "good 2"]):
+            turn = Turn(f"t{n}", Place.CONTEXT, float(n), "qq", input=text, text=text)
+            turns.put([turn], "said", 1.0, wait=False)
+        with pytest.raises(TurnStoreError, match="poisoned row"):
+            turns.flush()
+        assert _stored_ids(path) == ["t0", "t2"]
+        assert len(told) == 1 and "put" in told[0] and "poisoned row" in told[0]
+        turns.flush()  # told once: the next flush has nothing to report
+    finally:
+        turns.close()
+
+
+async def test_an_archived_turn_is_cut_once_even_when_it_has_no_words(tmp_path: Path) -> None:
+    """ "How are you?" is all stopwords: cut into no words, which is an answer, not a
+    reason to cut it again (and rewrite its row) when it is archived."""
+    clock = ManualClock(start=1_700_000_000.0)
+    embedder = AxisEmbedder()
+    counting = CountingSegmenter()
+    turns = TurnStore(tmp_path / "turns.db")
+    cold = ColdContext(turns, embedder, counting.keywords, clock)
+    await cold.wait_ready()
+    window = ContextWindow(
+        turns, embedder, clock, top_k=1, protected_recent=1, cold=cold,
+        recall_index=cold.recall_index, keywords=counting.keywords,
+    )  # fmt: skip
+    greeting = await window.append("qq", input="How are you?")
+    await clock.advance(1)
+    await window.append("qq", input="rain")
+    await window.prune("rain")
+    assert cold.get(greeting.id) is not None
+    assert counting.cut_texts.count("How are you?") == 1
+    stored = turns.get(greeting.id)
+    assert stored is not None and stored.place is Place.COLD_CONTEXT and stored.words == []
     turns.close()

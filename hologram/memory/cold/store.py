@@ -192,11 +192,7 @@ class ColdContext:
         return docs, problems
 
     def stale(self) -> list[ColdDoc]:
-        return [
-            d
-            for d in self._docs.values()
-            if d.vector is None or not d.vector.matches(self.embedder)
-        ]
+        return [d for d in self._docs.values() if not self._current(d)]
 
     async def reembed(self, progress: Callable[[int, int], None] | None = None) -> int:
         await self.wait_ready()
@@ -237,8 +233,7 @@ class ColdContext:
     def _index(self, doc: ColdDoc) -> None:
         self._docs[doc.id] = doc
         # Only a vector of the current space is compared; another's waits for re-embedding.
-        usable = doc.vector is not None and doc.vector.matches(self.embedder)
-        vector = doc.vector.vector if usable else None  # type: ignore[union-attr]
+        vector = doc.vector.vector if self._current(doc) else None  # type: ignore[union-attr]
         self.recall_index.add(
             doc.id,
             doc.created_at,
@@ -303,29 +298,22 @@ class ColdContext:
             embedder=self.embedder.name,
         )
 
-    def _prepare(self, docs: Sequence[ColdDoc], fresh: bool) -> list[ColdDoc]:
-        """Embed and cut what each document lacks (all of it when `fresh`); returns those
-        that changed. Blocking."""
-        lacking = [
-            d
-            for d in docs
-            if fresh
-            or (not d.tokens and d.text)
-            or d.vector is None
-            or not d.vector.matches(self.embedder)
-        ]
-        if lacking:
-            found = self.embedder.embed_texts([d.text for d in lacking])
-            for doc, vector in zip(lacking, found, strict=True):
-                doc.vector = StoredVector(self.embedder.fingerprint, vector)
-                doc.tokens = self.keywords(doc.text)
-        return lacking
+    def _prepare(self, docs: Sequence[ColdDoc]) -> None:
+        """Embed and cut each document anew. Blocking."""
+        found = self.embedder.embed_texts([d.text for d in docs])
+        for doc, vector in zip(docs, found, strict=True):
+            doc.vector = StoredVector(self.embedder.fingerprint, vector)
+            doc.tokens = self.keywords(doc.text)
+
+    def _current(self, doc: ColdDoc) -> bool:
+        """Whether the document's vector is of the current space (only those are compared)."""
+        return doc.vector is not None and doc.vector.matches(self.embedder)
 
     async def _store(self, docs: list[ColdDoc], why: str) -> None:
         """New documents: embedded, cut, stored in the cold place and indexed."""
 
         def prepare() -> None:
-            self._prepare(docs, fresh=True)
+            self._prepare(docs)
             self.turns.put([turn_of_doc(d) for d in docs], why, self.clock.now())
 
         await self.wait_ready()
@@ -336,30 +324,30 @@ class ColdContext:
 
     async def archive(self, events: Sequence[ContextEvent]) -> None:
         """Take pruned context events (spec: ContextToColdContext): each turn moves in the
-        turn store, keeping its id, original time, speaker, words and vector. Stored when
-        this returns."""
-        ids = [e.id for e in events]
-        if not ids:
+        turn store, keeping its id, original time, speaker, words and vector. The move is
+        queued for the store's writer, after the window's own writes (its `flush` waits
+        for it); the documents are the events as the window has them, since a window row
+        holds nothing the event does not (the window keeps no read counts)."""
+        if not events:
             return
         now = self.clock.now()
-
-        def move() -> list[ColdDoc]:
-            self.turns.move(ids, Place.COLD_CONTEXT, "pruned", now)
-            stored = {t.id: t for t in self.turns.get_many(ids)}
-            docs = [
-                doc_of_turn(stored.get(e.id) or turn_of_event(e, Place.COLD_CONTEXT, None))
-                for e in events
-            ]
-            # What the window stored without words or a vector of this space (or an event
-            # it never stored) gets them now.
-            changed = self._prepare(docs, fresh=False)
-            if changed:
-                self.turns.put([turn_of_doc(d) for d in changed], "pruned", now)
-            return docs
-
+        docs = [doc_of_turn(turn_of_event(e, Place.COLD_CONTEXT)) for e in events]
+        for doc in docs:
+            doc.stored_at = now
+        # What the window holds without words (never cut: None; a text of stopwords alone
+        # was cut into none) or without a vector of this space gets them now.
+        pairs = zip(docs, events, strict=True)
+        lacking = [(d, e) for d, e in pairs if e.words is None or not self._current(d)]
         await self.wait_ready()
         async with self._lock:
-            docs = await asyncio.to_thread(move)
+            self.turns.move([e.id for e in events], Place.COLD_CONTEXT, "pruned", now, wait=False)
+            if lacking:
+                await asyncio.to_thread(self._prepare, [d for d, _ in lacking])
+                rows = [turn_of_event(e, Place.COLD_CONTEXT) for _, e in lacking]
+                for row, (doc, _) in zip(rows, lacking, strict=True):
+                    row.words, row.vector = doc.tokens, doc.vector
+                # Whole rows: one the window never managed to store is stored now.
+                self.turns.put(rows, "pruned", now, wait=False)
             for doc in docs:
                 if doc.media:
                     self.announce_text_only()
@@ -368,7 +356,7 @@ class ColdContext:
             EventType.COLD_CONTEXT_ARCHIVED,
             source="memory",
             ids=[d.id for d in docs],
-            events=ids,
+            events=[e.id for e in events],
         )
 
     async def restore(self, docs: Sequence[ColdDoc]) -> None:

@@ -1,12 +1,15 @@
 """The context window (spec: RelevanceContext): the timeline the model sees, pruned by
-relevance to the current input, durable across a SIGKILL. Its events are the turn store's
-rows in place CONTEXT (`hologram.memory.turns`); a prune moves them to the cold context."""
+relevance to the current input. Its events are the turn store's rows in place CONTEXT
+(`hologram.memory.turns`); a prune moves them to the cold context. A turn's own writes are
+queued for the store's writer, so they do not hold the turn up: they are durable, across a
+SIGKILL too, once the store is flushed, as the journal does before it marks an input done."""
 
 from __future__ import annotations
 
 import asyncio
 import bisect
 import logging
+import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -44,6 +47,11 @@ Emit = Callable[..., Any]
 
 KNOWN_VECTOR_EVENTS = 4
 """The newest events `known_vector` looks through: the turn's input is among them."""
+
+INLINE_EMBED_S = 0.0003
+"""An append embeds and cuts its event on the event loop when that took less than this
+last time (the built-in embedder: ~70 µs), and in a worker thread otherwise (a model, a
+remote embedder, the segmenter's first load): a hop to a thread and back costs ~100 µs."""
 
 
 class ColdArchive(Protocol):
@@ -137,9 +145,9 @@ def keep_order(scores: np.ndarray) -> np.ndarray:
 
 
 class ContextWindow:
-    """Time-ordered events. `append` is durable before it returns; `prune` keeps the newest
-    `protected_recent` unconditionally and the `top_k - protected_recent` (floor 0) others
-    most similar to the query, and archives the rest to the cold context."""
+    """Time-ordered events. `append` queues the event's row for the turn store; `prune`
+    keeps the newest `protected_recent` unconditionally and the `top_k - protected_recent`
+    (floor 0) others most similar to the query, and archives the rest to the cold context."""
 
     def __init__(
         self,
@@ -168,8 +176,6 @@ class ContextWindow:
         self.problems: list[str] = []
         self._emit = emit or discard
         self.turns = turns
-        self._stored_words: dict[str, list[str]] = {}
-        """Words of the events `open` loaded, until `_index_loaded` puts them in the index."""
         self._events: list[ContextEvent] = []
         # Each event's vector lives in a row ("slot") of one matrix, so a prune scores the
         # whole window with one matrix-vector product; `_slots` runs parallel to `_events`.
@@ -186,6 +192,8 @@ class ContextWindow:
         # session mates, and an experiment can rank every stored turn at once.
         self.recall_index = recall_index
         self._keywords = keywords
+        self._embed_seconds = float("inf")
+        """How long the last append took to embed and cut its event (none yet: too long)."""
         self._indexing = Once(tasks, self._index_loaded, "context-index")
 
     # ---- reading ----------------------------------------------------------------------------
@@ -242,8 +250,6 @@ class ContextWindow:
             turns, problems = await asyncio.to_thread(self.turns.load, Place.CONTEXT)
             for turn in turns:
                 self._insert(event_of_turn(turn))
-                if turn.words is not None:
-                    self._stored_words[turn.id] = turn.words
             if problems:
                 self._announce_problems(problems)
         return problems
@@ -258,18 +264,15 @@ class ContextWindow:
         if self.recall_index is None:
             return
         events = [e for e in self.events if e.id not in self.recall_index]
-        stored, self._stored_words = self._stored_words, {}
         # Words cut when the event was stored are read back, not cut again.
-        words = await asyncio.to_thread(
-            lambda: [stems(stored[e.id]) if e.id in stored else self._words(e) for e in events]
-        )
+        uncut = [e for e in events if e.words is None]
+        words = await asyncio.to_thread(lambda: [self._keywords_of(e) for e in uncut])
         async with self._lock:
-            for event, its_words in zip(events, words, strict=True):
+            for event, its_words in zip(uncut, words, strict=True):
+                event.words = its_words
+            for event in events:
                 if event.id in self._ids:
-                    self._index_event(event, its_words)
-
-    def _words(self, event: ContextEvent) -> list[str]:
-        return stems(self._keywords_of(event))
+                    self._index_event(event, stems(event.words or []))
 
     def _keywords_of(self, event: ContextEvent) -> list[str]:
         assert self._keywords is not None
@@ -294,8 +297,10 @@ class ContextWindow:
         self._emit(EventType.MEMORY_DEGRADED, source="memory", layer="context", problems=problems)
 
     async def close(self) -> None:
-        """Stop indexing; every event is in the turn store already (its owner closes it)."""
+        """Stop indexing and wait for the rows queued for the turn store (its owner closes
+        it); raises TurnStoreError naming those that failed."""
         await self._indexing.cancel()
+        await asyncio.to_thread(self.turns.flush)
 
     # ---- changing ---------------------------------------------------------------------------
 
@@ -356,7 +361,8 @@ class ContextWindow:
     ) -> ContextEvent:
         """Add one event (timestamp: now, unless given, e.g. a recalled document's original
         time; its id made up unless given: a stored turn of that id moves into the window,
-        `why` in its history) and return it once it is stored. Embedding failures do not
+        `why` in its history) and return it, its row queued for the turn store (the
+        store's `flush` waits for it). Embedding failures do not
         lose the event: it is stored without a vector, announced, and embedded again at the
         next prune."""
         if not isinstance(source, str) or not source:
@@ -378,10 +384,15 @@ class ContextWindow:
         if event_id is not None:
             event.id = event_id
         async with self._lock:
-            error, words = await asyncio.to_thread(self._embed_and_store, event, why)
+            if self._embed_seconds < INLINE_EMBED_S:
+                error = self._embed_and_cut(event)
+            else:
+                error = await asyncio.to_thread(self._embed_and_cut, event)
+            # Not awaited: the input journal runs the turn again if a crash cuts it off.
+            self.turns.put([turn_of_event(event, Place.CONTEXT)], why, self.clock.now(), wait=False)
             self._insert(event)
-            if words is not None and self.recall_index is not None:
-                self._index_event(event, stems(words))
+            if event.words is not None and self.recall_index is not None:
+                self._index_event(event, stems(event.words))
             if error is not None:
                 self._announce_problems([f"event {event.id} stored without a vector: {error}"])
         self._emit(
@@ -393,18 +404,20 @@ class ContextWindow:
         )
         return event
 
-    def _embed_and_store(
-        self, event: ContextEvent, why: str
-    ) -> tuple[str | None, list[str] | None]:
+    def _embed_and_cut(self, event: ContextEvent) -> str | None:
+        """Set the event's vector and words; returns the error when it could not be
+        embedded. Timed: the next append runs it inline if it took less than a hop."""
+        started = time.perf_counter()
         error = None
         try:
             vector = self.embedder.embed_texts([event.vector_text])[0]
             event.vector = StoredVector(self.embedder.fingerprint, vector)
         except EmbedderError as exc:
             error = str(exc)
-        words = None if self._keywords is None else self._keywords_of(event)
-        self.turns.put([turn_of_event(event, Place.CONTEXT, words)], why, self.clock.now())
-        return error, words
+        if self._keywords is not None:
+            event.words = self._keywords_of(event)
+        self._embed_seconds = time.perf_counter() - started
+        return error
 
     # ---- vectors ----------------------------------------------------------------------------
 
@@ -488,7 +501,7 @@ class ContextWindow:
         archived = {e.id for e in to_archive}
         dropped = [e.id for e in gone if e.id not in archived]
         if dropped:
-            await asyncio.to_thread(self.turns.drop, dropped, "pruned", self.clock.now())
+            self.turns.drop(dropped, "pruned", self.clock.now(), wait=False)
         self._keep_only(kept + [True] * protected_n, archived)
         report.candidates = candidates
         report.scores = scores

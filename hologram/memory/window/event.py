@@ -53,6 +53,9 @@ class ContextEvent:
     speaker: str = ""
     """Who said it, when that is not `source`: a turn recalled from the cold context shows
     as `cold_storage` and keeps who said it."""
+    words: list[str] | None = field(default=None, compare=False)
+    """Its keywords as cut once (None until cut), stored with it and never cut again; not
+    part of its JSON."""
 
     def to_json(self) -> dict[str, Any]:
         obj: dict[str, Any] = {
@@ -167,7 +170,7 @@ def text_for_vector(
     return clean_text(" ".join(p for p in parts if p))
 
 
-def turn_of_event(event: ContextEvent, place: Place, words: list[str] | None) -> Turn:
+def turn_of_event(event: ContextEvent, place: Place) -> Turn:
     return Turn(
         id=event.id,
         place=place,
@@ -179,7 +182,7 @@ def turn_of_event(event: ContextEvent, place: Place, words: list[str] | None) ->
         response=event.response,
         tools=[(t.name, t.content) for t in event.tool_outputs],
         text=event.vector_text,
-        words=words,
+        words=event.words,
         vector=event.vector,
         media=list(event.media),
     )
@@ -198,4 +201,5 @@ def event_of_turn(turn: Turn) -> ContextEvent:
         vector=turn.vector,
         media=list(turn.media),
         speaker=turn.speaker if turn.speaker != turn.source else "",
+        words=turn.words,
     )
