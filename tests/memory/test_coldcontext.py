@@ -126,6 +126,7 @@ async def test_the_index_is_rebuilt_from_the_files_at_start(
     first = store(tmp_path / "c", embedder, clock)
     doc = await first.commit("coffee beans from kenya")
     await first.query("coffee", top=1)
+    await first.close()  # its read count written
     second = store(tmp_path / "c", embedder, clock)
     hits = await second.query("kenya coffee", top=3)
     assert [h.doc.id for h in hits] == [doc.id]

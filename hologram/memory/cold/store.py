@@ -149,10 +149,6 @@ class ColdContext:
         self._lock = asyncio.Lock()
         self._tasks = tasks or KernelTasks().scope("coldcontext")
         self._loading = Once(self._tasks, self._load, "coldcontext-load")
-        self._untold: set[str] = set()
-        """Documents read through the shared index whose new access counts are not on disk
-        yet (`touch`): written by `_flusher`, off the reader's path."""
-        self._flusher: asyncio.Task[None] | None = None
 
     # ---- life cycle -------------------------------------------------------------------------
 
@@ -243,8 +239,15 @@ class ColdContext:
             doc.speaker or doc.source,
         )
 
-    def _write_access(self, docs: Sequence[ColdDoc]) -> None:
-        self.turns.set_access((d.id, d.access_count, d.last_access) for d in docs)
+    def _count_read(self, docs: Sequence[ColdDoc]) -> None:
+        """Count a read of each document now; the new counts are queued for the turn store
+        (after any change queued before: a document consumed later is rewritten later)."""
+        now = self.clock.now()
+        for doc in docs:
+            doc.access_count += 1
+            doc.last_access = now
+        rows = [(d.id, d.access_count, d.last_access) for d in docs]
+        self.turns.set_access(rows, wait=False)
 
     def __len__(self) -> int:
         return len(self._docs)
@@ -397,47 +400,20 @@ class ColdContext:
         await self.wait_ready()
         async with self._lock:
             hits = await asyncio.to_thread(self._search, text, top)
-            await self._touch_locked([h.doc for h in hits])
+            self._count_read([h.doc for h in hits])
         return hits
 
     async def touch(self, ids: Sequence[str]) -> None:
-        """Count a read of each document (one recalled through the shared index). The count
-        changes now; its file is rewritten in the background (`flush`), so a recall neither
-        waits for the store's lock, which an archive holds while it embeds and fsyncs, nor
-        for the write itself."""
+        """Count a read of each document (one recalled through the shared index), without
+        waiting for the store's lock, which an archive holds while it embeds, or for the
+        write itself."""
         await self.wait_ready()
-        now = self.clock.now()
-        for doc in map(self._docs.get, ids):
-            if doc is not None:
-                doc.access_count += 1
-                doc.last_access = now
-                self._untold.add(doc.id)
-        if self._untold and (self._flusher is None or self._flusher.done()):
-            self._flusher = self._tasks.spawn(self._flush_untold(), name="coldcontext-touch")
+        self._count_read([doc for doc in map(self._docs.get, ids) if doc is not None])
 
     async def flush(self) -> None:
-        """Write every access count `touch` changed (close calls it)."""
-        while self._flusher is not None and not self._flusher.done():
-            await asyncio.shield(self._flusher)
-        if self._untold:
-            await self._flush_untold()
-
-    async def _flush_untold(self) -> None:
-        # Counts touched while a write runs are written by the next round.
-        while self._untold:
-            async with self._lock:
-                ids, self._untold = self._untold, set()
-                # Under the lock: a document consumed meanwhile is not written back.
-                docs = [d for d in map(self._docs.get, ids) if d is not None]
-                if docs:
-                    await asyncio.to_thread(self._write_access, docs)
-
-    async def _touch_locked(self, docs: Sequence[ColdDoc]) -> None:
-        now = self.clock.now()
-        for doc in docs:
-            doc.access_count += 1
-            doc.last_access = now
-        await asyncio.to_thread(self._write_access, docs)
+        """Wait until every change queued for the turn store is written (close calls it)."""
+        if not self.turns.settled:
+            await asyncio.to_thread(self.turns.flush)
 
     async def consume(self, ids: Sequence[str], into: Place, why: str) -> list[ColdDoc]:
         """Move documents out of the cold context, `into` the window (recalled) or the graph
