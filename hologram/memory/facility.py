@@ -149,6 +149,8 @@ class Memory:
     _pending_media: list[MediaRef] = field(default_factory=list)
     _tools: list[ToolDef] = field(default_factory=list)
     _layers: list[MemoryLayer] = field(default_factory=list)
+    _lines: dict[str, tuple[ContextEvent, str]] = field(default_factory=dict)
+    """Each window event's timeline line, by id (with the event it was made of)."""
     _segmented: bool = False
 
     def add_layer(self, layer: MemoryLayer) -> None:
@@ -311,8 +313,20 @@ class Memory:
         return list(seen.values())
 
     def timeline(self) -> list[str]:
-        """The window as prompt lines, oldest first (the prompt keeps the newest that fit)."""
-        return [event_line(e) for e in self.context.events]
+        """The window as prompt lines, oldest first (the prompt keeps the newest that fit).
+        Each request shows the window again, where only the newest events are new: a line
+        is made once per event and kept while the event is in the window."""
+        events, kept = self.context.events, self._lines
+        lines = []
+        for event in events:
+            made = kept.get(event.id)
+            if made is None or made[0] is not event:
+                made = kept[event.id] = (event, event_line(event))
+            lines.append(made[1])
+        if len(kept) > 2 * len(events) + 16:
+            window = {e.id for e in events}
+            self._lines = {i: made for i, made in kept.items() if i in window}
+        return lines
 
     async def append_tool_results(self, results: Sequence[ToolResult]) -> None:
         """Tool outputs of this turn: they travel with the reply event (spec: an agent

@@ -450,7 +450,7 @@ class EpisodicIndex:
             len(order) == 0 or len(added) == 0 or self._at[order[-1]] <= self._at[added[0]]
         )
         if appending:
-            self._relink(np.r_[order, added], len(order))
+            self._relink(np.concatenate((order, added)), len(order))
         else:
             where = np.searchsorted(self._at[order], self._at[added], side="right")
             self._relink(np.insert(order, where, added), 0)
@@ -482,7 +482,9 @@ class EpisodicIndex:
         if start == 0 and len(part):
             self._prev[part[0]] = -1
         if len(part):
-            self._session[part] = first_session + np.r_[0, np.cumsum(~linked)]
+            steps = np.zeros(len(part), np.int64)
+            np.cumsum(~linked, out=steps[1:])
+            self._session[part] = first_session + steps
             self._next[part[-1]] = -1
         self._order = order
 
@@ -753,8 +755,11 @@ class EpisodicIndex:
         one of `tags` (all when None). Ties go to the older turn."""
         if top <= 0:
             return []
-        scores = self.scores_of(terms, text=text, now=now)
-        if tags is not None and len(scores):
+        by_row = self._row_scores(terms, text, now)
+        if not by_row.any():  # nothing matched (a greeting, words never said): no hits
+            return []
+        scores = by_row[self._order]
+        if tags is not None:
             wanted = member_of(self._tag[self._order], np.fromiter(tags, np.int8))
             scores = np.where(wanted, scores, 0.0)
         hits = np.flatnonzero(scores > 0)
