@@ -598,13 +598,13 @@ class EpisodicIndex:
             if with_prev:
                 followers = nxt[own_rows]
                 linked = followers >= 0
-                rows = np.r_[rows, followers[linked]]
-                tfs = np.r_[tfs, with_prev * own_tfs[linked]]
+                rows = np.concatenate((rows, followers[linked]))
+                tfs = np.concatenate((tfs, with_prev * own_tfs[linked]))
             if self.weights.next_turn:
                 before_rows = prev[own_rows]
                 linked = before_rows >= 0
-                rows = np.r_[rows, before_rows[linked]]
-                tfs = np.r_[tfs, self.weights.next_turn * own_tfs[linked]]
+                rows = np.concatenate((rows, before_rows[linked]))
+                tfs = np.concatenate((tfs, self.weights.next_turn * own_tfs[linked]))
             touched, tf = _sum_by(rows, tfs, size)
             scores[touched] += _bm25(tf, shape.length[touched], len(touched), n, shape.avgdl)
             reached.append(touched)
@@ -625,7 +625,7 @@ class EpisodicIndex:
             if reach * GATHER_COST > size:
                 found = None
                 # The sessions' scores with a 0 after them, which the dead rows read.
-                sessions = np.r_[by_session, 0.0]
+                sessions = np.append(by_session, 0.0)
                 scores += self.weights.session * sessions[self._session_of_rows(shape)]
             else:
                 found = self._rows_of_sessions(lifted, shape)
@@ -635,7 +635,7 @@ class EpisodicIndex:
         if self.weights.neighbour:
             if found is not None and not self.weights.session:
                 # Whole sessions are closed under neighbours already; single rows are not.
-                around = np.r_[found, prev[found], nxt[found]]
+                around = np.concatenate((found, prev[found], nxt[found]))
                 found = np.unique(around[around >= 0])
             p, q = (prev, nxt) if found is None else (prev[found], nxt[found])
             lift = self.weights.neighbour * np.maximum(padded[p], padded[q])
