@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from hologram.kernel import ManualClock
 from hologram.memory import ColdContext, ContextWindow, Segmenter
 from hologram.memory.cold.tools import recall_into_context
-from hologram.memory.turns import Place, Turn, TurnStore, TurnStoreError
+from hologram.memory.turns import WRITE_DELAY_S, Place, Turn, TurnStore, TurnStoreError
 from tests.memory.helpers import AxisEmbedder
 
 REPO = Path(__file__).resolve().parents[2]
@@ -213,6 +214,21 @@ def test_flush_and_close_make_queued_changes_durable(tmp_path: Path) -> None:
     assert _stored_ids(path) == ["a", "b"]
     with pytest.raises(TurnStoreError, match="closed"):
         turns.put([Turn("c", Place.CONTEXT, 3.0, "qq")], "said", 1.0, wait=False)
+
+
+def test_a_queued_change_is_written_on_its_own_when_nobody_waits_for_it(tmp_path: Path) -> None:
+    """Writes made outside a turn (an import, a notebook's appends) are flushed by no
+    journal: the writer takes them after its short delay all the same."""
+    path = tmp_path / "turns.db"
+    turns = TurnStore(path)
+    try:
+        turns.put([Turn("a", Place.CONTEXT, 1.0, "qq", text="a")], "said", 1.0, wait=False)
+        deadline = time.monotonic() + 30  # generous: only a writer that never writes fails
+        while _stored_ids(path) != ["a"]:
+            assert time.monotonic() < deadline, "a queued change was never written"
+            time.sleep(WRITE_DELAY_S / 5)
+    finally:
+        turns.close()
 
 
 def test_a_queued_change_that_fails_costs_no_other_its_place_and_flush_names_it(
