@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -45,7 +46,12 @@ def test_the_sync_client_answers_with_the_endpoints_own_types(service: Service) 
             if ack.id in replies:
                 break
         assert "“I love climbing”" in replies[ack.id]
-        record = hologram.input(ack.id)
+        # The reply goes out before the journal marks the input done: the mark waits for
+        # the turn's memory to be written.
+        deadline = time.monotonic() + 30
+        while (record := hologram.input(ack.id))["state"] == InputState.RUNNING:
+            assert time.monotonic() < deadline, "the input was never marked done"
+            time.sleep(0.01)
         assert record["state"] == InputState.DONE and record["reply"] == replies[ack.id]
         assert isinstance(hologram.recall("climbing"), Recalled)
         found = hologram.knowledge_search("bread")

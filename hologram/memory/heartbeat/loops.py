@@ -102,6 +102,10 @@ class Heartbeat:
         #: findings) when it last found nothing: while they stay the same the tick reads
         #: nothing, so an idle companion's merge and review ticks are free.
         self._found_nothing: dict[str, tuple[Any, ...]] = {}
+        self._archiving = asyncio.Lock()
+        """One archive at a time: the loop's own tick and one called by hand (a notebook, a
+        test) would otherwise both move the same documents, and the second would return
+        while the first's move is still being written."""
         self._ticks = {
             "distill": self.tick_distill,
             "archive": self.tick_archive,
@@ -183,9 +187,11 @@ class Heartbeat:
         and committing the same triples again only confirms them."""
         if self.cold is None:
             return {"archived": 0}
-        docs = self.cold.find_cold(
-            self.settings.archive_age_s(), self.settings.archive_max_access()
-        )
+        async with self._archiving:
+            return await self._archive_cold(self.cold)
+
+    async def _archive_cold(self, cold: ColdContext) -> dict[str, Any]:
+        docs = cold.find_cold(self.settings.archive_age_s(), self.settings.archive_max_access())
         triples = 0
         for doc in docs:
             blocks = await self.archive_media(doc)
@@ -198,7 +204,7 @@ class Heartbeat:
                     await self.graph.commit(found, origin="archive")
                     triples += len(found)
         if docs:
-            moved = await self.cold.consume([d.id for d in docs], Place.GRAPH, "archived")
+            moved = await cold.consume([d.id for d in docs], Place.GRAPH, "archived")
             await self.graph.blocks.adopt([d.id for d in moved])
         return {"archived": len(docs), "triples": triples}
 
