@@ -157,12 +157,12 @@ class StageHost:
         if chosen:
             lock = asyncio.Lock()
             writable = STAGE_WRITABLE[stage]
-            await asyncio.gather(
-                *(
-                    self._run_handler(r, StageView(ctx, stage, writable, r.name, lock), outcome)
-                    for r in chosen
-                )
-            )
+            runs = [
+                self._run_handler(r, StageView(ctx, stage, writable, r.name, lock), outcome)
+                for r in chosen
+            ]
+            # One handler (the firewall's alone, as in most turns) needs no task of its own.
+            await (runs[0] if len(runs) == 1 else asyncio.gather(*runs))
         run = StageRun(
             stage,
             len(chosen),
