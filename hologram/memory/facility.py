@@ -206,10 +206,7 @@ class Memory:
     async def flush(self) -> None:
         """Wait until every turn memory has queued is in the turn store (durable across a
         SIGKILL); raises TurnStoreError naming the writes that failed."""
-        turns = self.context.turns
-        if turns.settled:
-            return
-        await asyncio.to_thread(turns.flush)
+        await self.context.turns.flushed()
 
     async def search(self, query: str, top: int, *, with_window: bool = True) -> list[Recollection]:
         """The `top` turns and documents most related to `query`, in one ranking over every

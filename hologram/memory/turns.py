@@ -28,6 +28,7 @@ Blocking: call from a thread. One connection, serialised by a lock, serves every
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import sqlite3
@@ -280,6 +281,12 @@ class TurnStore:
             failures, self._failures = self._failures, []
         if failures:
             raise TurnStoreError(f"{self.path}: queued writes failed: " + "; ".join(failures))
+
+    async def flushed(self) -> None:
+        """`flush`, from the event loop: a hop to a thread only when something is queued or
+        a failure is untold."""
+        if not self.settled:
+            await asyncio.to_thread(self.flush)
 
     def _queue_change(self, change: Callable[..., None], *args: Any) -> None:
         with self._changed:

@@ -412,8 +412,7 @@ class ColdContext:
 
     async def flush(self) -> None:
         """Wait until every change queued for the turn store is written (close calls it)."""
-        if not self.turns.settled:
-            await asyncio.to_thread(self.turns.flush)
+        await self.turns.flushed()
 
     async def consume(self, ids: Sequence[str], into: Place, why: str) -> list[ColdDoc]:
         """Move documents out of the cold context, `into` the window (recalled) or the graph

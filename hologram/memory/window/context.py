@@ -300,7 +300,7 @@ class ContextWindow:
         """Stop indexing and wait for the rows queued for the turn store (its owner closes
         it); raises TurnStoreError naming those that failed."""
         await self._indexing.cancel()
-        await asyncio.to_thread(self.turns.flush)
+        await self.turns.flushed()
 
     # ---- changing ---------------------------------------------------------------------------
 
