@@ -3,11 +3,13 @@ both from the sentence and from the stemmed keywords the recall index keeps of i
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
 
 from hologram.memory import Segmenter
+from hologram.memory.recall import timex
 from hologram.memory.recall.episodic import stems
 from hologram.memory.recall.timex import Period, asks_when, period_bounds, period_terms, periods
 
@@ -18,9 +20,7 @@ def day(y: int, m: int, d: int) -> Period:
     return Period("day", date(y, m, d))
 
 
-@pytest.mark.parametrize(
-    ("sentence", "expected"),
-    [
+EXAMPLES = [
         ("I finally went hiking last Saturday.", day(2023, 5, 6)),
         ("I went to a support group yesterday and it was great", day(2023, 5, 8)),
         ("The day before yesterday my cat was sick.", day(2023, 5, 7)),
@@ -50,8 +50,20 @@ def day(y: int, m: int, d: int) -> Period:
         ("I've been painting for six months now", Period("month", date(2022, 11, 1))),
         ("我昨晚看了一部电影", day(2023, 5, 8)),
         ("前晚下了大雨", day(2023, 5, 7)),
-    ],
-)
+        ("We fly the day after tomorrow", day(2023, 5, 11)),
+        ("We met last December", Period("month", date(2022, 12, 1))),
+        ("The shop opened in May, 2020", Period("month", date(2020, 5, 1))),
+        ("I graduated in 2015", Period("year", date(2015, 1, 1))),
+        ("十月一日我们去旅行", day(2023, 10, 1)),
+        ("2020年3月我换了工作", Period("month", date(2020, 3, 1))),
+        ("上个月我生病了", Period("month", date(2023, 4, 1))),
+        ("2019年我在上海", Period("year", date(2019, 1, 1))),
+        ("今天天气很好", day(2023, 5, 9)),
+        ("明晚一起吃饭吧", day(2023, 5, 10)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("sentence", "expected"), EXAMPLES)
 def test_an_expression_resolves_against_the_day_it_was_said(
     sentence: str, expected: Period
 ) -> None:
@@ -59,6 +71,21 @@ def test_an_expression_resolves_against_the_day_it_was_said(
     # The index reads keywords, stopwords gone and words stemmed: the same period.
     keywords = " ".join(stems(Segmenter().keywords(sentence)))
     assert periods(keywords, TUESDAY) == [expected]
+
+
+@pytest.mark.parametrize(
+    "sentence", [sentence for sentence, _ in EXAMPLES] + ["The party is on 2023-06-02"]
+)
+def test_a_rule_is_skipped_only_on_text_it_cannot_match(sentence: str) -> None:
+    """Each rule runs only on text holding one of the strings it needs: a rule that matches
+    an example must find one of them there, or the skip would lose that expression."""
+    for text in (sentence, " ".join(stems(Segmenter().keywords(sentence)))):
+        lowered = text.lower()
+        joined = re.sub(r"(?<=[^a-z])\s+(?=[^a-z])", "", lowered)
+        for rules, source in ((timex._EN_RULES, lowered), (timex._ZH_RULES, joined)):
+            for kind, needs, pattern in rules:
+                if pattern.search(source):
+                    assert any(need in lowered for need in needs), (kind, text)
 
 
 def test_last_saturday_said_on_a_saturday_is_a_week_before() -> None:
