@@ -196,8 +196,16 @@ class Once:
             self._task = self._scope.spawn(self._work(), name=self._name)
         return self._task
 
-    async def wait(self) -> None:
-        await self.start()
+    async def wait(self, within: float | None = None) -> bool:
+        """Wait for the work to end, or `within` seconds at most: whether it ended (its
+        failure raised). A wait that times out leaves the work running."""
+        task = self.start()
+        if within is not None and not task.done():
+            await asyncio.wait({task}, timeout=within)
+            if not task.done():
+                return False
+        await task
+        return True
 
     @property
     def started(self) -> bool:

@@ -34,6 +34,12 @@ INLINE_SEARCH_DOCS = 20_000
 back on a busy machine, so it runs inline on the loop; the eval's retrieval p50/p95
 (`python -m hologram eval`) is where that is measured again."""
 
+LAYER_WAIT_S = 1.0
+"""How long after boot a search (and the service, before it takes input) still waits for a
+layer's index to be built. A small store is indexed well within it; a year of archived turns takes
+seconds, and past this the search answers from the newest turns indexed so far (the layer
+announces it) rather than hold the first reply, and every input queued behind it."""
+
 _SOURCE_OF = {Place.COLD_CONTEXT: "coldcontext", Place.GRAPH: "graph.blocks"}
 """A recalled document's `MemItem.source`, by where it is kept."""
 
@@ -121,7 +127,11 @@ class MemoryLayer(Protocol):
 
     def tools(self) -> list[ToolDef]: ...
 
-    async def wait_ready(self) -> None: ...
+    async def wait_ready(self, within: float | None = None) -> bool:
+        """Wait until the layer's documents are all indexed, or at most until `within`
+        seconds after its load began: whether they are (a search before then finds those
+        indexed so far)."""
+        ...
 
     async def recollect(self, hits: Sequence[HybridHit]) -> list[Recollection]:
         """The layer's documents among `hits`, in their order (gone ones left out)."""
@@ -164,7 +174,7 @@ class Memory:
         started = time.perf_counter()
         await self.cold.wait_ready()
         for layer in self._layers:
-            await layer.wait_ready()
+            await layer.wait_ready(LAYER_WAIT_S)
         await asyncio.to_thread(self.cold.keywords, "settle 预热")
         return time.perf_counter() - started
 
@@ -228,7 +238,7 @@ class Memory:
         await self.cold.wait_ready()
         keeping = {layer.place: layer for layer in self._layers if layer.place is not None}
         for layer in keeping.values():
-            await layer.wait_ready()
+            await layer.wait_ready(LAYER_WAIT_S)
         places = {Place.COLD_CONTEXT, *keeping}
         if with_window:
             places.add(Place.CONTEXT)

@@ -42,8 +42,8 @@ class GraphMemory:
 
     # ---- as a memory layer (Memory.add_layer) ------------------------------------------
 
-    async def wait_ready(self) -> None:
-        await self.store.blocks.wait_ready()
+    async def wait_ready(self, within: float | None = None) -> bool:
+        return await self.store.blocks.wait_ready(within)
 
     async def recollect(self, hits: Sequence[HybridHit]) -> list[Recollection]:
         """The text blocks among `hits` (archived turns), in their order, each read as the

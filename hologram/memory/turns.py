@@ -395,6 +395,30 @@ class TurnStore:
                 problems.append(f"turn {row[0]!r} in {self.path.name}: {exc}; skipped")
         return turns, problems
 
+    def load_newest(
+        self, place: Place, size: int, before: tuple[float, int] | None = None
+    ) -> tuple[list[Turn], list[str], tuple[float, int] | None]:
+        """`load`, `size` turns at a time from the newest back: the turns of `place` said
+        before the cursor `before` (None: from the newest), oldest first, the lines of the
+        rows that could not be read, and the cursor for the next batch (None after the
+        last)."""
+        self._settle()
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT at, rowid, {_COLUMNS} FROM turns WHERE place = ?"
+                + ("" if before is None else " AND (at, rowid) < (?, ?)")
+                + " ORDER BY at DESC, rowid DESC LIMIT ?",
+                (int(place), *(before or ()), size),
+            ).fetchall()
+        turns, problems = [], []
+        for row in reversed(rows):
+            try:
+                turns.append(_turn(row[2:]))
+            except ValueError as exc:
+                problems.append(f"turn {row[2]!r} in {self.path.name}: {exc}; skipped")
+        cursor = (rows[-1][0], rows[-1][1]) if len(rows) == size else None
+        return turns, problems, cursor
+
     def get(self, turn_id: str) -> Turn | None:
         self._settle()
         with self._lock:

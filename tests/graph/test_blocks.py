@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -16,9 +17,11 @@ from hologram.memory import (
     GraphStore,
     Triple,
 )
-from hologram.memory.graph.blocks import media_block_id, text_block_id
+from hologram.memory.graph import blocks as blocks_module
+from hologram.memory.graph.blocks import BlockStore, media_block_id, text_block_id
 from hologram.memory.graph.schema import MIGRATIONS
 from hologram.memory.graph.types import UnknownBlock
+from hologram.memory.recall.episodic import stems
 from hologram.memory.turns import Place, Turn, TurnStore
 from hologram.sdk import Event, EventType
 from tests.graph.conftest import ImageAxisEmbedder
@@ -192,4 +195,63 @@ async def test_text_blocks_of_an_older_graph_move_into_the_turn_store_once(
     assert [m.why for m in turns.history("blk_text_000000000001")] == [
         "moved from the graph's text blocks"
     ]
+    turns.close()
+
+
+async def test_a_long_load_is_searchable_newest_first_and_says_so_when_a_wait_gives_up(
+    tmp_path: Path,
+    clock: ManualClock,
+    bus: EventBus,
+    published: list[Event],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A restart with a year of archived turns indexes them a batch at a time, newest
+    first: a wait that gives up leaves the newest searchable and is announced once, and
+    the oldest are found when the load ends."""
+    monkeypatch.setattr(blocks_module, "LOAD_BATCH", 2)
+    turns = TurnStore(tmp_path / "turns.db")
+    fruit = ["apple", "banana", "cherry", "damson", "elder", "fig"]
+    turns.put(
+        [
+            Turn(id=f"t{i}", place=Place.GRAPH, at=86400.0 * i, source="user", speaker="user",
+                 text=word, input=word, words=[word])
+            for i, word in enumerate(fruit)
+        ],
+        "archived",
+        0.0,
+    )  # fmt: skip
+    gate = threading.Event()
+    batches: list[list[str]] = []
+    index_batch = BlockStore._index_batch
+
+    def held_after_the_first(self: BlockStore, batch: list[Turn]) -> None:
+        if batches:
+            gate.wait(10)
+        batches.append([t.id for t in batch])
+        index_batch(self, batch)
+
+    monkeypatch.setattr(BlockStore, "_index_batch", held_after_the_first)
+    graph = await GraphStore.open_at(
+        tmp_path / "graph.db", AxisEmbedder(), clock, emit=bus.emit, turns=turns
+    )
+    blocks = graph.blocks
+
+    def found(word: str) -> list[str]:
+        return [h.id for h in blocks.recall_index.search(stems([word]), None, 3, (Place.GRAPH,))]
+
+    try:
+        assert await blocks.wait_ready(0.2) is False
+        assert batches == [["t4", "t5"]]
+        assert (blocks.indexed, blocks.stored) == (2, 6)
+        assert found("fig") == ["t5"] and found("apple") == []
+        said = [e for e in published if e.type is EventType.MEMORY_DEGRADED]
+        assert len(said) == 1 and "2 newest of 6" in said[0].payload["reason"]
+        assert await blocks.wait_ready(0.2) is False, "past its deadline a wait gives up at once"
+        assert len([e for e in published if e.type is EventType.MEMORY_DEGRADED]) == 1
+    finally:
+        gate.set()
+    assert await blocks.wait_ready() is True
+    assert batches == [["t4", "t5"], ["t2", "t3"], ["t0", "t1"]]
+    assert found("apple") == ["t0"] and found("fig") == ["t5"]
+    await graph.close()
     turns.close()

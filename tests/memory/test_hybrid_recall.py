@@ -293,3 +293,43 @@ def test_a_ranking_shows_each_thing_said_once() -> None:
     assert {"silent1", "silent2"} <= set(found)
     index.remove(found[0])
     assert any(h.id.startswith("ack") for h in index.search(["sound"], vector, 3))
+
+
+def test_a_batch_indexes_as_the_same_documents_added_one_by_one() -> None:
+    """`add_many` is `add` in a batch: ids given twice keep their last, an id already
+    present is replaced, a turn that only moved is retagged; rankings and counts match."""
+    embedder = HashedNgramEmbedder()
+    segment = Segmenter().keywords
+    said = [
+        "I bought figs at the market yesterday",
+        "my sister Lena teaches piano in Lyon and grows figs",
+        "we went hiking last Saturday near the lake",
+        "Lena moved to Lyon two years ago",
+        "the figs were sweet, figs and more figs, I bought more",
+        "我上周六去了公园",
+    ]
+    documents = [
+        (f"d{i % 5}", 1_600_000_000.0 + HOUR * i, stems(segment(text)),
+         embedder.embed_texts([text])[0], Place.GRAPH, "user" if i % 2 else "agent")
+        for i, text in enumerate(said)
+    ]  # fmt: skip
+    last = documents[-1]  # d0 again: its second text
+    moved = (last[0], last[1], last[2], last[3], Place.COLD_CONTEXT, last[5])
+    one_by_one, batched = HybridIndex(embedder.dim), HybridIndex(embedder.dim)
+    older = ("d1", 1_500_000_000.0, ["older", "note"], None, Place.GRAPH, "user")
+    for index in (one_by_one, batched):
+        index.add(*older)  # present before the batch: replaced in it
+    for document in [*documents, moved]:
+        one_by_one.add(*document)
+    batched.add_many([*documents, moved])
+    assert len(batched) == len(one_by_one) == 5
+    assert batched.count(Place.COLD_CONTEXT) == one_by_one.count(Place.COLD_CONTEXT) == 1
+    for question in ("figs market", "Lena Lyon piano", "hiking Saturday", "上周六 公园"):
+        terms = stems(segment(question))
+        vector = embedder.embed_texts([question])[0]
+        assert [
+            (h.id, h.place, h.score, h.lexical, h.cosine) for h in batched.search(terms, vector, 5)
+        ] == [
+            (h.id, h.place, h.score, h.lexical, h.cosine)
+            for h in one_by_one.search(terms, vector, 5)
+        ]

@@ -4,6 +4,7 @@ and nothing it waits for that persistence holds (issue 22, off the hot path)."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,10 @@ import jieba
 import pytest
 
 from hologram import Kernel
-from hologram.memory import Triple
+from hologram.memory import Triple, facility
+from hologram.memory.graph import blocks as blocks_module
+from hologram.memory.graph.blocks import BlockStore
+from hologram.memory.turns import Place, Turn, TurnStore
 
 DEADLOCK_GUARD_S = 30.0
 """Only a hang ends here: a recall that waits for the held lock never returns at all."""
@@ -114,3 +118,50 @@ async def test_a_recall_on_a_small_store_makes_no_thread_hop(
         # Each hop is a wait for another thread's turn: about 0.1 ms idle, several ms at
         # p95 on a busy machine; the graph's small reads and the search run inline.
         assert hops == []
+
+
+async def test_a_recall_at_boot_waits_for_the_archive_index_only_so_long(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restart with a year of archived turns takes seconds to index them. The service's
+    settle and the first recall wait `LAYER_WAIT_S` at most, then answer from the newest
+    turns indexed so far; the rest are found once the load ends."""
+    store = TurnStore(data_dir / "memory" / "turns.db")
+    fruit = ["apples", "bananas", "cherries", "damsons", "elderberries", "figs"]
+    store.put(
+        [
+            Turn(id=f"t{i}", place=Place.GRAPH, at=1_600_000_000.0 + 86400.0 * i, source="user",
+                 speaker="user", text=f"I bought {word}", input=f"I bought {word}")
+            for i, word in enumerate(fruit)
+        ],
+        "archived",
+        0.0,
+    )  # fmt: skip
+    store.close()
+    monkeypatch.setattr(blocks_module, "LOAD_BATCH", 2)
+    monkeypatch.setattr(facility, "LAYER_WAIT_S", 0.3)
+    gate = threading.Event()
+    index_batch = BlockStore._index_batch
+    batches: list[int] = []
+
+    def held_after_the_first(self: BlockStore, batch: list[Turn]) -> None:
+        if batches:
+            gate.wait(DEADLOCK_GUARD_S)
+        batches.append(len(batch))
+        index_batch(self, batch)
+
+    monkeypatch.setattr(BlockStore, "_index_batch", held_after_the_first)
+    async with Kernel(data_dir) as kernel:
+        memory, blocks = kernel.state.memory, kernel.state.graph.store.blocks
+        try:
+            await asyncio.wait_for(memory.settle(), DEADLOCK_GUARD_S)
+            assert blocks.indexed == 2, "settle waited for the whole archive"
+            figs = await asyncio.wait_for(memory.recall("figs", 1000), DEADLOCK_GUARD_S)
+            assert any("figs" in item.text for item in figs)
+            apples = await memory.recall("apples", 1000)
+            assert not any("apples" in item.text for item in apples)
+        finally:
+            gate.set()
+        assert await blocks.wait_ready() is True
+        apples = await memory.recall("apples", 1000)
+        assert any("apples" in item.text for item in apples)

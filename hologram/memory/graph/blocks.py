@@ -26,9 +26,13 @@ import asyncio
 import hashlib
 import json
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
 
 from hologram.kernel.tasks import Once, TaskScope
 from hologram.memory.embed.registry import StoredVector
@@ -45,6 +49,10 @@ if TYPE_CHECKING:
     from hologram.memory.graph.base import GraphBase
 
 log = logging.getLogger(__name__)
+
+LOAD_BATCH = 5000
+"""Turns read and indexed at a time at load. The index is locked while a batch goes in:
+5000 turns take about a seventh of a second."""
 
 INFO_COLUMNS = "id, kind, text, mime, width, height, size, fingerprint, source, created_at"
 """Everything but `data`: reading a block's description never reads its bytes."""
@@ -101,6 +109,12 @@ class BlockStore:
         self.problems: list[str] = []
         """Turns of the graph's place that could not be read (left for a repair)."""
         self._loading = Once(tasks, self._load, "graph-blocks-load")
+        self.stored = 0
+        """Turns of the graph's place when the load began."""
+        self.indexed = 0
+        """Of those, how many the load has indexed so far."""
+        self._partial_said = False
+        self._began = 0.0
 
     @property
     def turns(self) -> TurnStore:
@@ -121,50 +135,99 @@ class BlockStore:
 
     def start(self) -> asyncio.Task[None]:
         """Begin loading every block into the recall index in the background."""
+        if not self._loading.started:
+            self._began = time.monotonic()
         return self._loading.start()
 
-    async def wait_ready(self) -> None:
-        await self._loading.wait()
+    async def wait_ready(self, within: float | None = None) -> bool:
+        """Wait until every block is indexed, or at most until `within` seconds after the
+        load began: whether they are. A search before then finds the newest blocks
+        indexed so far (the first wait that gives up says so, in the log and as a
+        `memory_degraded` event); each later one gives up at once."""
+        self.start()
+        left = None if within is None else max(within - (time.monotonic() - self._began), 0.0)
+        if await self._loading.wait(left):
+            return True
+        if not self._partial_said:
+            self._partial_said = True
+            reason = (
+                f"recall searches the {self.indexed:,} newest of {self.stored:,} archived "
+                "turns while the rest are indexed"
+            )
+            log.warning("graph blocks: %s", reason)
+            self.graph.emit(EventType.MEMORY_DEGRADED, layer="graph.blocks", reason=reason)
+        return False
 
     async def close(self) -> None:
         await self._loading.cancel()
 
     async def _load(self) -> None:
+        """Media blocks, then the turns of the graph's place from the newest back, a batch
+        at a time, so a search between batches (a restart with a year of turns takes
+        seconds to index) finds the most recent ones."""
+        started = time.perf_counter()
         await self._move_text_rows()
         media = await self.graph.fetchall(
             "SELECT id, created_at, vector, fingerprint FROM memory_blocks WHERE kind = 'media'"
         )
-        turns, problems = await asyncio.to_thread(self.turns.load, Place.GRAPH)
-        if problems:
-            self.problems.extend(problems)
-            for problem in problems:
-                log.warning("graph blocks: %s", problem)
-            self.graph.emit(EventType.MEMORY_DEGRADED, layer="graph.blocks", problems=problems)
+        fingerprint = self.graph.embedder.fingerprint
+        self.recall_index.add_many(
+            [
+                (
+                    block_id,
+                    created_at,
+                    [],
+                    blob_vector(vector) if vector is not None and fp == fingerprint else None,
+                    Place.GRAPH,
+                    "",
+                )
+                for block_id, created_at, vector, fp in media
+            ]
+        )
+        counts = await asyncio.to_thread(self.turns.counts)
+        self.stored = counts.get(Place.GRAPH, 0)
+        cursor: tuple[float, int] | None = None
+        while True:
+            turns, problems, cursor = await asyncio.to_thread(
+                self.turns.load_newest, Place.GRAPH, LOAD_BATCH, cursor
+            )
+            if problems:
+                self.problems.extend(problems)
+                for problem in problems:
+                    log.warning("graph blocks: %s", problem)
+                self.graph.emit(EventType.MEMORY_DEGRADED, layer="graph.blocks", problems=problems)
+            if turns:
+                await asyncio.to_thread(self._index_batch, turns)
+                self.indexed += len(turns)
+            if cursor is None:
+                break
+        if self._partial_said:
+            log.info(
+                "graph blocks: all %d archived turns indexed (%.1f s after the load began)",
+                self.indexed,
+                time.perf_counter() - started,
+            )
+
+    def _index_batch(self, turns: list[Turn]) -> None:
         uncut = [t for t in turns if t.words is None]
         if uncut:
             # Stored without keywords (moved from an old graph): cut once, then kept.
-            def cut() -> None:
-                for turn in uncut:
-                    turn.words = self.keywords(turn_text(turn))
-                self.turns.put(uncut, "words cut", self.graph.clock.now())
-
-            await asyncio.to_thread(cut)
-        fingerprint = self.graph.embedder.fingerprint
-
-        def index_all() -> None:
-            for block_id, created_at, vector, fp in media:
-                usable = vector is not None and fp == fingerprint
-                vec = blob_vector(vector) if usable else None
-                self.recall_index.add(block_id, created_at, [], vec, Place.GRAPH)
-            for turn in turns:
-                self._index_turn(turn)
-
-        await asyncio.to_thread(index_all)
+            for turn in uncut:
+                turn.words = self.keywords(turn_text(turn))
+            self.turns.put(uncut, "words cut", self.graph.clock.now())
+        self.recall_index.add_many([self._document(turn) for turn in turns])
+        self.recall_index.prepare()
 
     def _index_turn(self, turn: Turn) -> None:
+        self.recall_index.add_many([self._document(turn)])
+
+    def _document(
+        self, turn: Turn
+    ) -> tuple[str, float, list[str], npt.NDArray[np.float32] | None, Place, str]:
+        """`turn` as the recall index takes it."""
         vector = turn.vector
         usable = vector is not None and vector.fingerprint == self.graph.embedder.fingerprint
-        self.recall_index.add(
+        return (
             turn.id,
             turn.at,
             stems(turn.words or []),

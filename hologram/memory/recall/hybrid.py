@@ -117,37 +117,60 @@ class HybridIndex:
         `words` and, when it has one in the current space, its `vector`; an id already
         present is replaced in its row (a turn moving from the window to the cold context
         keeps one row, so the rows a vector search scans stay as many as the turns)."""
-        said = hash(tuple(words)) if words else None
+        self.add_many([(doc_id, at, words, vector, place, speaker)])
+
+    def add_many(
+        self,
+        documents: Sequence[
+            tuple[str, float, Sequence[str], npt.NDArray[np.float32] | None, Place, str]
+        ],
+    ) -> None:
+        """`add` each of `documents` (id, time, words, vector, place, speaker), in one
+        batch for the word index and the vectors (a boot indexes every stored turn)."""
+        worded: list[tuple[str, float, Sequence[str], int, str]] = []
+        rows: list[int] = []
+        vectors: list[npt.NDArray[np.float32] | None] = []
         with self._lock:
-            row = self._row_of.get(doc_id)
-            if (
-                row is not None
-                and self._said.get(doc_id) == said
-                and self.words.said_as(doc_id, at, speaker)
-            ):
-                # The same turn moving (from the window to the cold context): retagged, not
-                # indexed again, so its words are not counted and its time words not read
-                # a second time.
+            for doc_id, at, words, vector, place, speaker in documents:
+                said = hash(tuple(words)) if words else None
+                row = self._row_of.get(doc_id)
+                if (
+                    row is not None
+                    and self._said.get(doc_id) == said
+                    and self.words.said_as(doc_id, at, speaker)
+                ):
+                    # The same turn moving (from the window to the cold context): retagged,
+                    # not indexed again, so its words are not counted and its time words
+                    # not read a second time.
+                    self._place[row] = place
+                    self._vectors.set(row, vector)
+                    self.words.retag(doc_id, place)
+                    continue
+                if row is None:
+                    row = len(self._id_at)
+                    if row >= len(self._place):
+                        more = np.full(len(self._place), -1, np.int8)
+                        self._place = np.concatenate([self._place, more])
+                    self._id_at.append(doc_id)
+                    self._row_of[doc_id] = row
                 self._place[row] = place
-                self._vectors.set(row, vector)
-                self.words.retag(doc_id, place)
-                return
-            if row is None:
-                row = len(self._id_at)
-                if row >= len(self._place):
-                    more = np.full(len(self._place), -1, np.int8)
-                    self._place = np.concatenate([self._place, more])
-                self._id_at.append(doc_id)
-                self._row_of[doc_id] = row
-            else:
-                self.words.remove(doc_id)
-            self._place[row] = place
-            self._vectors.set(row, vector)
-            self.words.add(doc_id, at, words, tag=place, speaker=speaker)
-            if said is not None:
-                self._said[doc_id] = said
-            else:
-                self._said.pop(doc_id, None)
+                rows.append(row)
+                vectors.append(vector)
+                worded.append((doc_id, at, words, place, speaker))
+                if said is not None:
+                    self._said[doc_id] = said
+                else:
+                    self._said.pop(doc_id, None)
+            self._vectors.set_many(rows, vectors)
+            self.words.add_many(worded)
+
+    def prepare(self) -> None:
+        """Bring what a search reads up to date after changes (the time order and the
+        vectors' column copy), as the next search would: a load calls it after each
+        batch, in its own thread, so no search pays for a year of rows at once."""
+        with self._lock:
+            self.words.prepare()
+            self._vectors.seal()
 
     def set_vector(self, doc_id: str, vector: npt.NDArray[np.float32] | None) -> None:
         with self._lock:
