@@ -68,7 +68,10 @@ Rule = tuple[str, tuple[str, ...], re.Pattern[str]]
 """A rule's kind, the strings a text it matches holds one of, and its pattern."""
 
 _EN_RULES: list[Rule] = [
-    ("iso", ("-",), re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),
+    # 2023-06-02, 2023/06/02, and as keywords keep it: "2023 06 02". Digits bound it, not
+    # \b: Chinese characters are word characters ("在2023-06-02举行").
+    ("iso", _CENTURIES, re.compile(r"(?<!\d)((?:19|20)\d\d)(?:[-/.]|\s+)(\d{1,2})"
+                                   r"(?:[-/.]|\s+)(\d{1,2})(?!\d)")),
     ("day_month_year", _DIGITS, re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b,?(?:\s+{_YEAR}\b)?")),
     ("month_day_year", _DIGITS, re.compile(rf"\b{_MONTH}\s+{_DAY}\b(?!\s*(?:day|week|month|year))"
                                   rf",?(?:\s+{_YEAR}\b)?")),
