@@ -14,6 +14,9 @@ rounds of tool calls, then the answer) it prints, as medians over runs of the pe
 
 Before measuring, `--context-events` (default 10,000) events of varied text are appended to
 the kernel's memory, so every turn appends, prunes and recalls against a memory of that size.
+The one-round turn is measured twice: its input a greeting ("How are you?", all stopwords,
+so recall has no word to look up: the cheapest turn), then questions about what the memory
+holds, whose words each reach an eighth of it (the turn a conversation is made of).
 
 Target (../shared/TARGETS.md): kernel's own cost per one-round turn, memory on, 10k-event
 context ≤ 2 ms.
@@ -75,18 +78,23 @@ def three_rounds(count: int) -> list[dict[str, Any]]:
 
 
 async def run_turns(
-    kernel: Kernel, control: httpx.AsyncClient, replies: list[dict[str, Any]], turns: int
+    kernel: Kernel,
+    control: httpx.AsyncClient,
+    replies: list[dict[str, Any]],
+    turns: int,
+    inputs: tuple[str, ...],
 ) -> tuple[list[float], list[float], dict[str, float]]:
-    """Per turn: wall ms and kernel-own ms; and kernel-own ms summed by step name."""
+    """Per turn (its input the next of `inputs`, in turn): wall ms and kernel-own ms; and
+    kernel-own ms summed by step name."""
     agent = kernel.state.agent
     assert agent is not None
     await control.delete("/_scripted/requests")
     (await control.post("/_scripted/replies", json=replies)).raise_for_status()
     walls, own = [], []
     by_step: dict[str, float] = defaultdict(float)
-    for _ in range(turns):
+    for n in range(turns):
         started = time.perf_counter()
-        result: TurnResult = await agent.handle("How are you?", channel="test")
+        result: TurnResult = await agent.handle(inputs[n % len(inputs)], channel="test")
         wall = (time.perf_counter() - started) * 1000
         model = result.ms(TraceKind.MODEL)
         walls.append(wall)
@@ -99,6 +107,18 @@ async def run_turns(
 
 
 TOPICS = ("tea", "rain", "the cat", "train tickets", "a birthday", "work", "跑步", "周末的电影")
+GREETING = ("How are you?",)
+"""All stopwords: the cheapest recall there is (no word to look up)."""
+QUESTIONS = (
+    "What did I tell you about the train tickets?",
+    "Is the cat feeling better?",
+    "Did we talk about tea last week?",
+    "你还记得我说的周末的电影吗？",
+    "What was the plan for the birthday?",
+    "我最近跑步跑得怎么样？",
+)
+"""Questions about the memory's topics: each topic is in an eighth of the events filled in,
+as a person's questions reach what was said before."""
 
 
 async def fill_memory(kernel: Kernel, events: int) -> None:
@@ -132,15 +152,18 @@ async def measure(turns: int, runs: int, context_events: int) -> None:
                 )
                 await fill_memory(kernel, context_events)
                 kernel.state.stagehost.register_tool(ToolDef("bench_echo", "Echo.", handler=_echo))
-                for label, script, per_turn in (
-                    ("one-round turn", one_round, 1),
-                    ("three-round turn", three_rounds, 3),
+                for label, script, per_turn, inputs in (
+                    ("one-round turn", one_round, 1, GREETING),
+                    ("one-round turn, questions about what memory holds", one_round, 1, QUESTIONS),
+                    ("three-round turn", three_rounds, 3, GREETING),
                 ):
-                    await run_turns(kernel, control, script(20), 20)  # warm-up
+                    await run_turns(kernel, control, script(20), 20, inputs)  # warm-up
                     wall_medians, own_medians = [], []
                     steps: dict[str, float] = defaultdict(float)
                     for _ in range(runs):
-                        walls, own, by_step = await run_turns(kernel, control, script(turns), turns)
+                        walls, own, by_step = await run_turns(
+                            kernel, control, script(turns), turns, inputs
+                        )
                         wall_medians.append(statistics.median(walls))
                         own_medians.append(statistics.median(own))
                         for name, ms in by_step.items():
