@@ -167,6 +167,13 @@ def _bm25(
     return idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avgdl))
 
 
+def _doubled(capacity: int, needed: int) -> int:
+    """`capacity` doubled until it holds `needed`: arrays grown so stay amortised O(1)."""
+    while capacity < needed:
+        capacity *= 2
+    return capacity
+
+
 class _Postings:
     """One word's rows and term frequencies, in the order added, in arrays that grow by
     doubling: a query reads them as they are, where lists would be copied into arrays
@@ -184,9 +191,7 @@ class _Postings:
     def extend(self, rows: list[int], tfs: list[int]) -> None:
         end = self.size + len(rows)
         if end > len(self.rows):
-            grow = len(self.rows)
-            while grow < end:
-                grow *= 2
+            grow = _doubled(len(self.rows), end)
             self.rows = np.resize(self.rows, grow)
             self.tfs = np.resize(self.tfs, grow)
         if len(rows) == 1:  # a turn's own words, one posting each: no list converted
@@ -360,9 +365,7 @@ class EpisodicIndex:
         first = len(self._id_at)
         end = first + len(documents)
         if end > len(self._alive):
-            grow = len(self._alive)
-            while grow < end:
-                grow *= 2
+            grow = _doubled(len(self._alive), end)
             self._at = np.resize(self._at, grow)
             self._length = np.resize(self._length, grow)
             self._alive = np.concatenate([self._alive, np.zeros(grow - len(self._alive), bool)])
