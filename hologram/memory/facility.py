@@ -36,9 +36,10 @@ back on a busy machine, so it runs inline on the loop; the eval's retrieval p50/
 
 LAYER_WAIT_S = 1.0
 """How long after boot a search (and the service, before it takes input) still waits for a
-layer's index to be built. A small store is indexed well within it; a year of archived turns takes
-seconds, and past this the search answers from the newest turns indexed so far (the layer
-announces it) rather than hold the first reply, and every input queued behind it."""
+layer's index to be built. A small store is indexed well within it; a year of archived
+turns takes seconds, and past this the search answers from the newest turns indexed so far
+(the layer announces it) rather than hold the first reply, and every input queued behind
+it."""
 
 _SOURCE_OF = {Place.COLD_CONTEXT: "coldcontext", Place.GRAPH: "graph.blocks"}
 """A recalled document's `MemItem.source`, by where it is kept."""
