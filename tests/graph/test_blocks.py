@@ -255,3 +255,47 @@ async def test_a_long_load_is_searchable_newest_first_and_says_so_when_a_wait_gi
     assert found("apple") == ["t0"] and found("fig") == ["t5"]
     await graph.close()
     turns.close()
+
+
+async def test_an_archive_damaged_on_disk_leaves_what_was_read_searchable(
+    tmp_path: Path,
+    clock: ManualClock,
+    bus: EventBus,
+    published: list[Event],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A page of the turn store overwritten (disk damage): the load stops where the file
+    cannot be read, says so, and recall goes on over the turns read before it, instead of
+    every recall failing on the load's error."""
+    monkeypatch.setattr(blocks_module, "LOAD_BATCH", 5)
+    path = tmp_path / "turns.db"
+    turns = TurnStore(path)
+    turns.put(
+        [
+            Turn(id=f"t{i}", place=Place.GRAPH, at=86400.0 * i, source="user", speaker="user",
+                 text=f"word{i} " * 300, input=f"word{i}", words=[f"word{i}"])
+            for i in range(40)
+        ],
+        "archived",
+        0.0,
+    )  # fmt: skip
+    turns.close()
+    data = bytearray(path.read_bytes())
+    page = 4096
+    damaged = len(data) // page // 3
+    data[damaged * page : (damaged + 1) * page] = b"\xff" * page
+    path.write_bytes(bytes(data))
+    turns = TurnStore(path)
+    graph = await GraphStore.open_at(
+        tmp_path / "graph.db", AxisEmbedder(), clock, emit=bus.emit, turns=turns
+    )
+    blocks = graph.blocks
+    assert await blocks.wait_ready() is True
+    assert 0 < blocks.indexed < 40
+    assert any("could not be read" in p and "malformed" in p for p in blocks.problems)
+    said = [e for e in published if e.type is EventType.MEMORY_DEGRADED]
+    assert any("could not be read" in p for e in said for p in e.payload["problems"])
+    newest = blocks.recall_index.search(["word39"], None, 3, (Place.GRAPH,))
+    assert [h.id for h in newest][:1] == ["t39"]
+    await graph.close()
+    turns.close()

@@ -26,6 +26,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -191,9 +192,21 @@ class BlockStore:
         self.stored = counts.get(Place.GRAPH, 0)
         cursor: tuple[float, int] | None = None
         while True:
-            turns, problems, cursor = await asyncio.to_thread(
-                self.turns.load_newest, Place.GRAPH, LOAD_BATCH, cursor
-            )
+            try:
+                turns, problems, cursor = await asyncio.to_thread(
+                    self.turns.load_newest, Place.GRAPH, LOAD_BATCH, cursor
+                )
+            except sqlite3.DatabaseError as exc:
+                # A damaged file: what was read stays searchable, rather than every recall
+                # failing on the load's error.
+                problem = (
+                    f"the archive could not be read past its {self.indexed:,} newest turns "
+                    f"({exc}); recall searches those, the rest wait for a repair"
+                )
+                self.problems.append(problem)
+                log.error("graph blocks: %s", problem)
+                self.graph.emit(EventType.MEMORY_DEGRADED, layer="graph.blocks", problems=[problem])
+                return
             if problems:
                 self.problems.extend(problems)
                 for problem in problems:
