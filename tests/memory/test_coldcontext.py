@@ -156,6 +156,33 @@ async def test_a_damaged_document_is_reported_skipped_and_kept_in_the_store(
     )
 
 
+async def test_a_store_damaged_on_disk_is_reported_and_recall_goes_on(
+    tmp_path: Path, embedder, clock, bus: EventBus, published: list[Event]
+) -> None:
+    """A page of the turn store overwritten (disk damage) under the cold context's rows:
+    its load says so, and a search answers (without it) instead of raising the load's
+    error at every recall."""
+    first = store(tmp_path / "c", embedder, clock)
+    for n in range(40):
+        await first.commit(f"note {n}: " + "coffee beans and tea leaves " * 40)
+    await first.close()
+    first.turns.close()
+    path = tmp_path / "c" / "turns.db"
+    data = bytearray(path.read_bytes())
+    page = 4096
+    damaged = len(data) // page // 3
+    data[damaged * page : (damaged + 1) * page] = b"\xff" * page
+    path.write_bytes(bytes(data))
+    second = store(tmp_path / "c", embedder, clock, bus)
+    await second.wait_ready()
+    assert any("could not be read" in p and "malformed" in p for p in second.problems)
+    assert await second.query("coffee beans") == []
+    assert any(
+        e.type == EventType.MEMORY_DEGRADED and e.payload["layer"] == "coldcontext"
+        for e in published
+    )
+
+
 async def test_documents_of_another_fingerprint_are_recomputed_and_written_back(
     tmp_path: Path, clock, bus: EventBus, published: list[Event]
 ) -> None:
