@@ -221,6 +221,31 @@ async def test_damaged_rows_are_reported_skipped_and_kept(
         assert db.execute("SELECT COUNT(*) FROM turns").fetchone() == (4,)
 
 
+async def test_a_store_damaged_on_disk_opens_an_empty_window_and_says_so(
+    tmp_path: Path, embedder, clock, bus: EventBus, published: list[Event]
+) -> None:
+    """A page of the turn store overwritten (disk damage) under the window's rows: open
+    reports it and the window starts empty, rather than the kernel failing to boot."""
+    window = ContextWindow(TurnStore(tmp_path / "w" / "turns.db"), embedder, clock)
+    await window.open()
+    await fill(window, clock, [f"coffee {n} " + "and tea " * 100 for n in range(40)])
+    await window.close()
+    window.turns.close()
+    path = tmp_path / "w" / "turns.db"
+    data = bytearray(path.read_bytes())
+    page = 4096
+    damaged = len(data) // page // 3
+    data[damaged * page : (damaged + 1) * page] = b"\xff" * page
+    path.write_bytes(bytes(data))
+    window = ContextWindow(TurnStore(path), embedder, clock, emit=bus.emit)
+    problems = await window.open()
+    assert window.events == []
+    assert len(problems) == 1 and "could not be read" in problems[0] and "malformed" in problems[0]
+    assert [e.payload["layer"] for e in published if e.type == EventType.MEMORY_DEGRADED] == [
+        "context"
+    ]
+
+
 class _Down(AxisEmbedder):
     def embed_texts(self, texts):
         raise EmbedderUnavailable("embedding server unreachable")
