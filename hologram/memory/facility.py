@@ -179,6 +179,14 @@ class Memory:
         await asyncio.to_thread(self.cold.keywords, "settle 预热")
         return time.perf_counter() - started
 
+    async def indexed(self) -> bool:
+        """Whether every layer's documents are in the recall index now (at boot, a large
+        archive goes on being indexed after `settle`, newest first)."""
+        whole = True
+        for layer in self._layers:
+            whole = await layer.wait_ready(0.0) and whole
+        return whole
+
     # ---- the turn's steps ----------------------------------------------------------------
 
     async def append_input(

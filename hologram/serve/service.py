@@ -50,14 +50,27 @@ def _llm_line(kernel: Kernel) -> str:
 
 
 def _announce(
-    kernel: Kernel, url: str, token: str | None, made: bool, settled: float | None
+    kernel: Kernel,
+    url: str,
+    token: str | None,
+    made: bool,
+    settled: float | None,
+    indexed: bool = True,
 ) -> None:
     """The lines a start prints: the layers, the LLM, memory, the access rule, then ready."""
     for line in kernel.topology():
         _say(line)
     _say(_llm_line(kernel))
     if settled is not None:
-        _say(f"memory ready in {settled * 1000:.0f} ms (stores loaded, word dictionary read)")
+        _say(
+            f"memory ready in {settled * 1000:.0f} ms (stores loaded, word dictionary read"
+            + (
+                ")"
+                if indexed
+                else "; the archive goes on being indexed, newest turns first: recall finds "
+                "them as they come)"
+            )
+        )
     if token is not None:
         where = Path(kernel.data_dir) / TOKEN_FILE
         if made:
@@ -124,12 +137,14 @@ async def serve(
     app = build_app(kernel, stream, intake, body_limit=body_limit, service=service, mcp=mcp.app)
     server.app = AccessGuard(app, token=token, loopback_bind=loopback)
     # Input is taken once memory can answer: not while jieba's first load holds the GIL.
-    settled = None if kernel.state.memory is None else await kernel.state.memory.settle()
+    memory = kernel.state.memory
+    settled = None if memory is None else await memory.settle()
+    indexed = memory is None or await memory.indexed()
     # Counted once: gc.get_freeze_count walks the frozen objects, tens of ms for each ask.
     service["boot_heap_frozen"] = freeze_boot_heap()
     async with mcp.running():
         await server.start(sock)
-        _announce(kernel, url, token, made, settled)
+        _announce(kernel, url, token, made, settled, indexed)
         await signals.get()
         await _drain(kernel, intake, signals, drain_timeout)
         stream.close()

@@ -156,6 +156,7 @@ async def test_a_recall_at_boot_waits_for_the_archive_index_only_so_long(
         try:
             await asyncio.wait_for(memory.settle(), DEADLOCK_GUARD_S)
             assert blocks.indexed == 2, "settle waited for the whole archive"
+            assert await memory.indexed() is False
             figs = await asyncio.wait_for(memory.recall("figs", 1000), DEADLOCK_GUARD_S)
             assert any("figs" in item.text for item in figs)
             apples = await memory.recall("apples", 1000)
@@ -163,5 +164,6 @@ async def test_a_recall_at_boot_waits_for_the_archive_index_only_so_long(
         finally:
             gate.set()
         assert await blocks.wait_ready() is True
+        assert await memory.indexed() is True
         apples = await memory.recall("apples", 1000)
         assert any("apples" in item.text for item in apples)
