@@ -55,7 +55,7 @@ def _announce(
     token: str | None,
     made: bool,
     settled: float | None,
-    indexed: bool = True,
+    indexed: bool,
 ) -> None:
     """The lines a start prints: the layers, the LLM, memory, the access rule, then ready."""
     for line in kernel.topology():
