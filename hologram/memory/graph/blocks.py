@@ -52,9 +52,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LOAD_BATCH = 5000
-"""Turns read and indexed at a time at load. The index is locked while a batch goes in
-(5000 turns: about a fifth of a second on this project's 2-core machine), so a search
-waits for one batch at most."""
+"""Turns read at a time at load, newest first; a search between batches finds them."""
+INDEX_SLICE = 500
+"""Turns put into the recall index under one hold of its lock: about 16 ms on this
+project's 2-core machine, which is what a turn's append or search may wait for while a
+year of archived turns is loaded (a batch whole held it for a fifth of a second)."""
 
 INFO_COLUMNS = "id, kind, text, mime, width, height, size, fingerprint, source, created_at"
 """Everything but `data`: reading a block's description never reads its bytes."""
@@ -190,6 +192,7 @@ class BlockStore:
         )
         counts = await asyncio.to_thread(self.turns.counts)
         self.stored = counts.get(Place.GRAPH, 0)
+        self.recall_index.reserve(self.stored)
         cursor: tuple[float, int] | None = None
         while True:
             try:
@@ -231,7 +234,9 @@ class BlockStore:
             for turn in uncut:
                 turn.words = self.keywords(turn_text(turn))
             self.turns.put(uncut, "words cut", self.graph.clock.now())
-        self.recall_index.add_many([self._document(turn) for turn in turns])
+        documents = [self._document(turn) for turn in turns]
+        for start in range(0, len(documents), INDEX_SLICE):
+            self.recall_index.add_many(documents[start : start + INDEX_SLICE])
         self.recall_index.prepare()
 
     def _index_turn(self, turn: Turn) -> None:

@@ -164,6 +164,11 @@ class HybridIndex:
             self._vectors.set_many(rows, vectors)
             self.words.add_many(worded)
 
+    def reserve(self, documents: int) -> None:
+        """Make room for `documents` more (see `VectorIndex.reserve`)."""
+        with self._lock:
+            self._vectors.reserve(len(self._id_at) + documents)
+
     def prepare(self) -> None:
         """Bring what a search reads up to date after changes (the time order and the
         vectors' column copy), as the next search would: a load calls it after each

@@ -60,16 +60,20 @@ class _Columns:
         """These columns with the rows of `block` after them: the new rows are cut into
         columns alone, and each column's old entries are copied, never sorted again."""
         new = _Columns.of(block, self.rows)
-        old_counts, new_counts = np.diff(self.starts), np.diff(new.starts)
-        starts = np.r_[0, np.cumsum(old_counts + new_counts)]
+        old_starts, new_starts = self.starts.tolist(), new.starts.tolist()
+        starts = self.starts + new.starts
         row = np.empty(int(starts[-1]), np.int32)
         value = np.empty(int(starts[-1]), np.float32)
-        for part, counts, shift in (
-            (self, old_counts, starts[:-1] - self.starts[:-1]),
-            (new, new_counts, starts[:-1] + old_counts - new.starts[:-1]),
-        ):
-            at = np.arange(len(part.row)) + np.repeat(shift, counts)
-            row[at], value[at] = part.row, part.value
+        # Column by column, as slices: a copy each (tens of ms for a year of rows), where
+        # an index of every entry to scatter them through took a quarter of a second.
+        at = starts.tolist()
+        for d in range(len(at) - 1):
+            old_from, old_to = old_starts[d], old_starts[d + 1]
+            middle = at[d] + old_to - old_from
+            row[at[d] : middle] = self.row[old_from:old_to]
+            value[at[d] : middle] = self.value[old_from:old_to]
+            row[middle : at[d + 1]] = new.row[new_starts[d] : new_starts[d + 1]]
+            value[middle : at[d + 1]] = new.value[new_starts[d] : new_starts[d + 1]]
         return _Columns(new.rows, row, value, starts)
 
     def scores(self, query: npt.NDArray[np.float32]) -> Scores:
@@ -98,6 +102,12 @@ class VectorIndex:
         self._changed: set[int] = set()
         self._set = 0  # numbers set in the vectors written, and how many were written
         self._written = 0
+
+    def reserve(self, rows: int) -> None:
+        """Make room for `rows` rows at once: a load that knows how many it will add grows
+        the matrix once (its pages are taken as rows are written), not by a copy of every
+        row at each doubling."""
+        self._grow(rows)
 
     def _grow(self, needed: int) -> None:
         capacity = len(self._valid)
