@@ -179,12 +179,13 @@ class Memory:
         await asyncio.to_thread(self.cold.keywords, "settle 预热")
         return time.perf_counter() - started
 
-    async def indexed(self) -> bool:
-        """Whether every layer's documents are in the recall index now (at boot, a large
-        archive goes on being indexed after `settle`, newest first)."""
+    async def indexed(self, within: float | None = 0.0) -> bool:
+        """Whether every layer's documents are in the recall index (at boot, a large
+        archive goes on being indexed after `settle`, newest first): now, or by `within`
+        seconds after its load began (None: once they are)."""
         whole = True
         for layer in self._layers:
-            whole = await layer.wait_ready(0.0) and whole
+            whole = await layer.wait_ready(within) and whole
         return whole
 
     # ---- the turn's steps ----------------------------------------------------------------

@@ -26,6 +26,7 @@ from hologram.kernel import AssemblyError
 from hologram.kernel.tasks import first_completed
 from hologram.llm.offline_model import NO_LLM_HINT
 from hologram.llm.scripted_server import InProcessServer
+from hologram.memory import Memory
 from hologram.serve.access import TOKEN_FILE, AccessGuard, is_loopback, load_or_create_token
 from hologram.serve.api import build_app
 from hologram.serve.bodies import DEFAULT_BODY_LIMIT
@@ -142,6 +143,8 @@ async def serve(
     indexed = memory is None or await memory.indexed()
     # Counted once: gc.get_freeze_count walks the frozen objects, tens of ms for each ask.
     service["boot_heap_frozen"] = freeze_boot_heap()
+    if memory is not None and not indexed:
+        kernel.spawn(freeze_when_indexed(memory, service), name="archive-heap", awaited=False)
     async with mcp.running():
         await server.start(sock)
         _announce(kernel, url, token, made, settled, indexed)
@@ -169,6 +172,13 @@ def freeze_boot_heap() -> int:
     service owns its process, so it decides this; a notebook's kernel does not."""
     gc.freeze()
     return gc.get_freeze_count()
+
+
+async def freeze_when_indexed(memory: Memory, service: ServiceInfo) -> None:
+    """An archive indexed after boot (a year of turns: a list of words per turn) joins
+    the heap kept out of full passes once it is whole, as it did when boot waited for it."""
+    await memory.indexed(None)
+    service["boot_heap_frozen"] = freeze_boot_heap()
 
 
 async def _drain(

@@ -4,6 +4,7 @@ and nothing it waits for that persistence holds (issue 22, off the hot path)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +19,8 @@ from hologram.memory import Triple, facility
 from hologram.memory.graph import blocks as blocks_module
 from hologram.memory.graph.blocks import BlockStore
 from hologram.memory.turns import Place, Turn, TurnStore
+from hologram.serve.context import ServiceInfo
+from hologram.serve.service import freeze_when_indexed
 
 DEADLOCK_GUARD_S = 30.0
 """Only a hang ends here: a recall that waits for the held lock never returns at all."""
@@ -120,19 +123,20 @@ async def test_a_recall_on_a_small_store_makes_no_thread_hop(
         assert hops == []
 
 
-async def test_a_recall_at_boot_waits_for_the_archive_index_only_so_long(
+FRUIT = ["apples", "bananas", "cherries", "damsons", "elderberries", "figs"]
+
+
+def archive_held_after_its_first_batch(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A restart with a year of archived turns takes seconds to index them. The service's
-    settle and the first recall wait `LAYER_WAIT_S` at most, then answer from the newest
-    turns indexed so far; the rest are found once the load ends."""
+) -> threading.Event:
+    """A data dir whose archive holds a turn a day about each of `FRUIT`, loaded two at a
+    time, newest first, the load held after the first two until the returned event is set."""
     store = TurnStore(data_dir / "memory" / "turns.db")
-    fruit = ["apples", "bananas", "cherries", "damsons", "elderberries", "figs"]
     store.put(
         [
             Turn(id=f"t{i}", place=Place.GRAPH, at=1_600_000_000.0 + 86400.0 * i, source="user",
                  speaker="user", text=f"I bought {word}", input=f"I bought {word}")
-            for i, word in enumerate(fruit)
+            for i, word in enumerate(FRUIT)
         ],
         "archived",
         0.0,
@@ -151,6 +155,16 @@ async def test_a_recall_at_boot_waits_for_the_archive_index_only_so_long(
         index_batch(self, batch)
 
     monkeypatch.setattr(BlockStore, "_index_batch", held_after_the_first)
+    return gate
+
+
+async def test_a_recall_at_boot_waits_for_the_archive_index_only_so_long(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restart with a year of archived turns takes seconds to index them. The service's
+    settle and the first recall wait `LAYER_WAIT_S` at most, then answer from the newest
+    turns indexed so far; the rest are found once the load ends."""
+    gate = archive_held_after_its_first_batch(data_dir, monkeypatch)
     async with Kernel(data_dir) as kernel:
         memory, blocks = kernel.state.memory, kernel.state.graph.store.blocks
         try:
@@ -167,3 +181,30 @@ async def test_a_recall_at_boot_waits_for_the_archive_index_only_so_long(
         assert await memory.indexed() is True
         apples = await memory.recall("apples", 1000)
         assert any("apples" in item.text for item in apples)
+
+
+async def test_the_service_freezes_an_archive_indexed_after_it_started(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service keeps boot's heap out of the garbage collector's full passes; an
+    archive still being indexed when it starts joins that heap once it is whole, not
+    before (a year of turns is a list of words each)."""
+    gate = archive_held_after_its_first_batch(data_dir, monkeypatch)
+    async with Kernel(data_dir) as kernel:
+        memory = kernel.state.memory
+        service = ServiceInfo(url="", host="", port=0, auth="loopback", boot_heap_frozen=0)
+        try:
+            await memory.settle()
+            assert await memory.indexed() is False
+            gc.freeze()
+            frozen = gc.get_freeze_count()
+            freezing = asyncio.create_task(freeze_when_indexed(memory, service))
+            await asyncio.sleep(0.1)
+            assert not freezing.done() and service["boot_heap_frozen"] == 0
+        finally:
+            gate.set()
+        try:
+            await asyncio.wait_for(freezing, DEADLOCK_GUARD_S)
+            assert service["boot_heap_frozen"] > frozen
+        finally:
+            gc.unfreeze()
