@@ -242,3 +242,47 @@ def test_membership_by_table_answers_as_numpys_isin() -> None:
             values = rng.integers(low, high, rng.integers(0, 300)).astype(dtype)
             wanted = np.unique(rng.integers(low, high, rng.integers(0, 12))).astype(dtype)
             assert (member_of(values, wanted) == np.isin(values, wanted)).all()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_turns_appended_in_place_are_laid_out_as_the_general_path_lays_them_out(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A few turns added after all the others (a conversation going on) are linked one by
+    one and the time order grown in place; mixed with turns added out of order, removals
+    and session gaps, the layout and every ranking match the general path's."""
+    rng = random.Random(seed)
+    fast, general = EpisodicIndex(), EpisodicIndex()
+    words = ["tea", "rain", "cat", "train", "ticket", "birthday", "work", "跑步"]
+    at, added = 1_600_000_000.0, []
+    for step in range(400):
+        roll = rng.random()
+        if roll < 0.08 and added:  # a removal
+            victim = added.pop(rng.randrange(len(added)))
+            fast.remove(victim)
+            general.remove(victim)
+        else:
+            if roll < 0.16:  # an old turn archived late: out of order
+                when = at - rng.uniform(0, 50_000)
+            else:
+                at += rng.choice([5.0, 60.0, 600.0, 4000.0])  # some past the session gap
+                when = at
+            said = rng.sample(words, rng.randint(1, 3))
+            doc = f"d{step}"
+            for index in (fast, general):
+                index.add(doc, when, said, speaker=rng.choice(["mei", "agent"]))
+            added.append(doc)
+        if rng.random() < 0.4:  # a search in between lays the index out
+            query = rng.sample(words, 2)
+            ranked = fast.search_terms(query, 10)
+            monkeypatch.setattr(episodic, "FEW_ADDED", 0)
+            assert ranked == general.search_terms(query, 10)
+            monkeypatch.setattr(episodic, "FEW_ADDED", 8)
+    monkeypatch.setattr(episodic, "FEW_ADDED", 0)
+    general._layout()
+    monkeypatch.setattr(episodic, "FEW_ADDED", 8)
+    fast._layout()
+    assert fast._order.tolist() == general._order.tolist()
+    alive = general._order
+    for links in ("_prev", "_next", "_session"):
+        assert getattr(fast, links)[alive].tolist() == getattr(general, links)[alive].tolist()

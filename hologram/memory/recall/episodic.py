@@ -88,6 +88,8 @@ K1, B = 1.2, 0.75
 GATHER_COST = 4
 #: Up to this many of the best rows are taken out one by one (see `_top_stable`).
 FEW = 8
+#: Up to this many turns added since the last layout are linked one by one, in place.
+FEW_ADDED = 8
 
 
 @functools.lru_cache(maxsize=65536)
@@ -323,6 +325,8 @@ class EpisodicIndex:
         self._df: dict[str, int] = {}
         # Time order and sessions, rebuilt lazily (see `_layout`).
         self._order = np.zeros(0, np.int64)
+        # `_order` is a view of this when turns were appended in place (room to grow).
+        self._order_room = np.zeros(0, np.int64)
         self._added: list[int] = []
         self._removed = False
         self._prev = np.zeros(0, np.int64)
@@ -473,6 +477,8 @@ class EpisodicIndex:
         turns), never a sort of everything."""
         if not self._added and not self._removed:
             return
+        if not self._removed and len(self._added) <= FEW_ADDED and self._append_in_place():
+            return
         order = self._order
         if self._removed:
             order = order[self._alive[order]]
@@ -491,6 +497,39 @@ class EpisodicIndex:
         self._removed = False
         self._shape_cache = None
         self._row_sessions = None
+
+    def _append_in_place(self) -> bool:
+        """The layout for a few turns added after every other (a conversation going on):
+        linked one by one, the time order grown in place. Returns False, having changed
+        nothing, when they do not all come after the last turn."""
+        at = self._at
+        added = sorted((row for row in self._added if self._alive[row]), key=at.__getitem__)
+        size = len(self._order)
+        if size == 0 or len(self._prev) < len(self._id_at):
+            return False  # a first layout, or link arrays to grow: the general path
+        last = int(self._order[-1])
+        if added and at[last] > at[added[0]]:
+            return False
+        end = size + len(added)
+        room = self._order_room
+        if end > len(room) or self._order.base is not room:
+            room = np.empty(_doubled(max(len(room), 64), end), np.int64)
+            room[:size] = self._order
+            self._order_room = room
+        prev, nxt, session, gap = self._prev, self._next, self._session, self.session_gap_s
+        for position, row in enumerate(added, size):
+            if at[row] - at[last] < gap:
+                prev[row], nxt[last], session[row] = last, row, session[last]
+            else:
+                prev[row], session[row] = -1, session[last] + 1
+            nxt[row] = -1
+            room[position] = row
+            last = row
+        self._order = room[:end]
+        self._added = []
+        self._shape_cache = None
+        self._row_sessions = None
+        return True
 
     def _relink(self, order: npt.NDArray[np.int64], start: int) -> None:
         """Draw the links of `order` (alive rows in time order) from position `start` on;
