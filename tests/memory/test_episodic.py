@@ -286,3 +286,11 @@ def test_turns_appended_in_place_are_laid_out_as_the_general_path_lays_them_out(
     alive = general._order
     for links in ("_prev", "_next", "_session"):
         assert getattr(fast, links)[alive].tolist() == getattr(general, links)[alive].tolist()
+    # What every query reads of the layout: grown in place for the fast index, worked out
+    # whole for the other.
+    general._shape_cache = None
+    grown, whole = fast._shape(len(fast._id_at)), general._shape(len(general._id_at))
+    for name in ("size", "avgdl", "sessions", "session_avgdl"):
+        assert getattr(grown, name) == getattr(whole, name), name
+    for name in ("length", "session_length", "session_starts"):
+        assert getattr(grown, name).tolist() == getattr(whole, name).tolist(), name

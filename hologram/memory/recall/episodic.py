@@ -527,7 +527,7 @@ class EpisodicIndex:
             last = row
         self._order = room[:end]
         self._added = []
-        self._shape_cache = None
+        # `_shape_cache` stays: the next query that reads it grows it by the rows appended.
         self._row_sessions = None
         return True
 
@@ -627,8 +627,16 @@ class EpisodicIndex:
         """The layout's per-query constants, computed once per change of the layout."""
         shape = self._shape_cache
         with_prev = self.weights.previous_turn
-        if shape is not None and shape.size == size and shape.previous_turn == with_prev:
-            return shape
+        if shape is not None and shape.previous_turn == with_prev:
+            if shape.size == size:
+                return shape
+            # Kept through layouts that only appended turns in place (any other clears
+            # it): grown by those turns, the last of the time order.
+            laid = int(shape.session_starts[-1])
+            if shape.size + len(self._order) - laid == size:
+                shape = self._shape_appended(shape, self._order[laid:].tolist(), laid)
+                self._shape_cache = shape
+                return shape
         # One slot past the rows stays 0: a turn without a predecessor (link -1) reads it.
         padded = np.zeros(size + 1, np.float64)
         own_length = padded[:size]
@@ -639,7 +647,22 @@ class EpisodicIndex:
         in_order = self._session[self._order]
         count = int(in_order.max()) + 1 if len(in_order) else 0
         session_length = np.bincount(in_order, self._length[self._order], minlength=count)
-        shape = _Shape(
+        # Sessions are runs of the time order: session s is _order[starts[s]:starts[s+1]].
+        starts = np.searchsorted(in_order, np.arange(count + 1))
+        shape = self._shape_of(size, with_prev, length, session_length, starts)
+        self._shape_cache = shape
+        return shape
+
+    def _shape_of(
+        self,
+        size: int,
+        with_prev: float,
+        length: npt.NDArray[np.float64],
+        session_length: npt.NDArray[np.float64],
+        session_starts: npt.NDArray[np.int64],
+    ) -> _Shape:
+        count = len(session_length)
+        return _Shape(
             size=size,
             previous_turn=with_prev,
             length=length,
@@ -647,11 +670,32 @@ class EpisodicIndex:
             sessions=count,
             session_length=session_length,
             session_avgdl=(float(session_length.sum()) / count if count else 0.0) or 1.0,
-            # Sessions are runs of the time order: session s is _order[starts[s]:starts[s+1]].
-            session_starts=np.searchsorted(in_order, np.arange(count + 1)),
+            session_starts=session_starts,
         )
-        self._shape_cache = shape
-        return shape
+
+    def _shape_appended(self, shape: _Shape, added: list[int], position: int) -> _Shape:
+        """`shape` with `added` in it (the rows since, in time order, linked in place after
+        every other turn from `position` of the order on): what `_shape` would compute,
+        for the cost of the new rows."""
+        size = len(self._id_at)
+        with_prev = shape.previous_turn
+        own = self._length
+        new_length = [
+            own[row] + (with_prev * own[self._prev[row]] if self._prev[row] >= 0 else 0.0)
+            for row in range(shape.size, size)
+        ]
+        length = np.concatenate((shape.length, np.asarray(new_length, np.float64)))
+        count = int(self._session[added[-1]]) + 1
+        session_length = np.zeros(count, np.float64)
+        session_length[: shape.sessions] = shape.session_length
+        starts = shape.session_starts[:-1].tolist()
+        for place, row in enumerate(added, position):
+            session = int(self._session[row])
+            session_length[session] += own[row]
+            if session == len(starts):
+                starts.append(place)
+        starts.append(position + len(added))
+        return self._shape_of(size, with_prev, length, session_length, np.asarray(starts, np.int64))
 
     def _lifted(
         self, terms: Sequence[str], size: int
