@@ -527,8 +527,8 @@ class EpisodicIndex:
             last = row
         self._order = room[:end]
         self._added = []
-        # `_shape_cache` stays: the next query that reads it grows it by the rows appended.
-        self._row_sessions = None
+        # `_shape_cache` and `_row_sessions` stay: the next query that reads them grows them
+        # by the rows appended.
         return True
 
     def _relink(self, order: npt.NDArray[np.int64], start: int) -> None:
@@ -747,7 +747,7 @@ class EpisodicIndex:
             reach = int((starts[lifted + 1] - starts[lifted]).sum())
             if reach * GATHER_COST > size:
                 found = None
-                # The sessions' scores with a 0 after them, which the dead rows read.
+                # The sessions' scores with a 0 after them, which the dead rows read (-1).
                 sessions = np.append(by_session, 0.0)
                 scores += self.weights.session * sessions[self._session_of_rows(shape)]
             else:
@@ -769,13 +769,18 @@ class EpisodicIndex:
         return scores, found
 
     def _session_of_rows(self, shape: _Shape) -> npt.NDArray[np.int64]:
-        """Each row's session, and for a dead row `shape.sessions` (one past the last), kept
-        until the layout changes."""
+        """Each row's session, and for a dead row -1 (a reader puts a 0 after the sessions'
+        scores for it), kept until the layout changes other than by turns appended in
+        place, which grow it."""
         cached = self._row_sessions
         if cached is not None and len(cached) == shape.size:
             return cached
-        by_row = np.full(shape.size, shape.sessions, np.int64)
-        by_row[self._order] = self._session[self._order]
+        if cached is not None and len(cached) < shape.size:
+            # Only turns appended in place since (any other layout clears it): all alive.
+            by_row = np.concatenate((cached, self._session[len(cached) : shape.size]))
+        else:
+            by_row = np.full(shape.size, -1, np.int64)
+            by_row[self._order] = self._session[self._order]
         self._row_sessions = by_row
         return by_row
 
