@@ -25,7 +25,7 @@ from hologram.memory.recall.episodic import stems
 from hologram.memory.turns import Place, Turn, TurnStore
 from hologram.sdk import Event, EventType
 from tests.graph.conftest import ImageAxisEmbedder
-from tests.memory.helpers import AxisEmbedder
+from tests.memory.helpers import AxisEmbedder, damage_a_page
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
 
@@ -280,11 +280,7 @@ async def test_an_archive_damaged_on_disk_leaves_what_was_read_searchable(
         0.0,
     )  # fmt: skip
     turns.close()
-    data = bytearray(path.read_bytes())
-    page = 4096
-    damaged = len(data) // page // 3
-    data[damaged * page : (damaged + 1) * page] = b"\xff" * page
-    path.write_bytes(bytes(data))
+    damage_a_page(path)
     turns = TurnStore(path)
     graph = await GraphStore.open_at(
         tmp_path / "graph.db", AxisEmbedder(), clock, emit=bus.emit, turns=turns

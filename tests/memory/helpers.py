@@ -7,6 +7,7 @@ was (re)computed."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -41,3 +42,12 @@ class AxisEmbedder:
 
     def embed_images(self, images: Sequence[bytes]) -> Vectors:
         raise ModalityUnsupported("text only")
+
+
+def damage_a_page(path: Path, page: int = 4096) -> None:
+    """Overwrite the page a third of the way into the SQLite file at `path` with 0xff, as
+    disk damage would: the file still opens, and reading its rows fails past that page."""
+    data = bytearray(path.read_bytes())
+    damaged = len(data) // page // 3
+    data[damaged * page : (damaged + 1) * page] = b"\xff" * page
+    path.write_bytes(bytes(data))

@@ -23,7 +23,7 @@ from hologram.memory.cold.tools import recall_into_context
 from hologram.memory.turns import Place, TurnStore
 from hologram.sdk import Event, EventType, ToolError
 from tests.calling import call_tool
-from tests.memory.helpers import AxisEmbedder
+from tests.memory.helpers import AxisEmbedder, damage_a_page
 
 HOUR = 3600.0
 
@@ -168,11 +168,7 @@ async def test_a_store_damaged_on_disk_is_reported_and_recall_goes_on(
     await first.close()
     first.turns.close()
     path = tmp_path / "c" / "turns.db"
-    data = bytearray(path.read_bytes())
-    page = 4096
-    damaged = len(data) // page // 3
-    data[damaged * page : (damaged + 1) * page] = b"\xff" * page
-    path.write_bytes(bytes(data))
+    damage_a_page(path)
     second = store(tmp_path / "c", embedder, clock, bus)
     await second.wait_ready()
     assert any("could not be read" in p and "malformed" in p for p in second.problems)

@@ -22,7 +22,7 @@ from hologram.memory.turns import TurnStore
 from hologram.memory.window import context as context_module
 from hologram.memory.window.event import text_for_vector
 from hologram.sdk import EmbedderUnavailable, Event, EventType, ToolDef
-from tests.memory.helpers import AxisEmbedder
+from tests.memory.helpers import AxisEmbedder, damage_a_page
 
 
 async def fill(window: ContextWindow, clock: ManualClock, texts: list[str], source: str = "qq"):
@@ -232,11 +232,7 @@ async def test_a_store_damaged_on_disk_opens_an_empty_window_and_says_so(
     await window.close()
     window.turns.close()
     path = tmp_path / "w" / "turns.db"
-    data = bytearray(path.read_bytes())
-    page = 4096
-    damaged = len(data) // page // 3
-    data[damaged * page : (damaged + 1) * page] = b"\xff" * page
-    path.write_bytes(bytes(data))
+    damage_a_page(path)
     window = ContextWindow(TurnStore(path), embedder, clock, emit=bus.emit)
     problems = await window.open()
     assert window.events == []
