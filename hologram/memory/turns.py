@@ -381,13 +381,12 @@ class TurnStore:
 
     def load(self, place: Place) -> tuple[list[Turn], list[str]]:
         """Every turn in `place`, oldest first, and a line for each row that could not be
-        read (left where it is, untouched, for a repair to look at)."""
-        self._settle()
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {_COLUMNS} FROM turns WHERE place = ? ORDER BY at, rowid", (int(place),)
-            ).fetchall()
-        turns, problems = [], []
+        read (left where it is, untouched, for a repair to look at). A file damaged under
+        the place's rows reads as none, and says so."""
+        rows, problems = self._read(
+            f"SELECT {_COLUMNS} FROM turns WHERE place = ? ORDER BY at, rowid", (int(place),)
+        )
+        turns = []
         for row in rows:
             try:
                 turns.append(_turn(row))
@@ -401,16 +400,14 @@ class TurnStore:
         """`load`, `size` turns at a time from the newest back: the turns of `place` said
         before the cursor `before` (None: from the newest), oldest first, the lines of the
         rows that could not be read, and the cursor for the next batch (None after the
-        last)."""
-        self._settle()
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT at, rowid, {_COLUMNS} FROM turns WHERE place = ?"
-                + ("" if before is None else " AND (at, rowid) < (?, ?)")
-                + " ORDER BY at DESC, rowid DESC LIMIT ?",
-                (int(place), *(before or ()), size),
-            ).fetchall()
-        turns, problems = [], []
+        last). A file damaged under a batch ends the batches there, and says so."""
+        rows, problems = self._read(
+            f"SELECT at, rowid, {_COLUMNS} FROM turns WHERE place = ?"
+            + ("" if before is None else " AND (at, rowid) < (?, ?)")
+            + " ORDER BY at DESC, rowid DESC LIMIT ?",
+            (int(place), *(before or ()), size),
+        )
+        turns = []
         for row in reversed(rows):
             try:
                 turns.append(_turn(row[2:]))
@@ -418,6 +415,17 @@ class TurnStore:
                 problems.append(f"turn {row[2]!r} in {self.path.name}: {exc}; skipped")
         cursor = (rows[-1][0], rows[-1][1]) if len(rows) == size else None
         return turns, problems, cursor
+
+    def _read(self, sql: str, args: tuple[Any, ...]) -> tuple[list[Any], list[str]]:
+        """The rows of a load's query, or none and the line saying the file could not be
+        read past them (a damaged page): a load reports that as it reports a damaged row,
+        so its reader goes on with what it has rather than failing every recall after."""
+        self._settle()
+        try:
+            with self._lock:
+                return self._db.execute(sql, args).fetchall(), []
+        except sqlite3.DatabaseError as exc:
+            return [], [f"{self.path.name} could not be read ({exc}); left for a repair"]
 
     def get(self, turn_id: str) -> Turn | None:
         self._settle()

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -162,13 +161,7 @@ class ColdContext:
 
     async def _load(self) -> None:
         async with self._lock:
-            try:
-                docs, problems = await asyncio.to_thread(self._read_all)
-            except sqlite3.DatabaseError as exc:
-                # A damaged file: recall goes on without the cold context, rather than
-                # every recall failing on the load's error.
-                docs, problems = [], [f"the cold context could not be read ({exc}); it waits "
-                                      "for a repair, and recall goes on without it"]  # fmt: skip
+            docs, problems = await asyncio.to_thread(self._read_all)
             for doc in docs:
                 self._index(doc)
             if problems:

@@ -26,7 +26,6 @@ import asyncio
 import hashlib
 import json
 import logging
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -195,21 +194,9 @@ class BlockStore:
         self.recall_index.reserve(self.stored)
         cursor: tuple[float, int] | None = None
         while True:
-            try:
-                turns, problems, cursor = await asyncio.to_thread(
-                    self.turns.load_newest, Place.GRAPH, LOAD_BATCH, cursor
-                )
-            except sqlite3.DatabaseError as exc:
-                # A damaged file: what was read stays searchable, rather than every recall
-                # failing on the load's error.
-                problem = (
-                    f"the archive could not be read past its {self.indexed:,} newest turns "
-                    f"({exc}); recall searches those, the rest wait for a repair"
-                )
-                self.problems.append(problem)
-                log.error("graph blocks: %s", problem)
-                self.graph.emit(EventType.MEMORY_DEGRADED, layer="graph.blocks", problems=[problem])
-                return
+            turns, problems, cursor = await asyncio.to_thread(
+                self.turns.load_newest, Place.GRAPH, LOAD_BATCH, cursor
+            )
             if problems:
                 self.problems.extend(problems)
                 for problem in problems:

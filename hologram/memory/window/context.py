@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import bisect
 import logging
-import sqlite3
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -248,12 +247,7 @@ class ContextWindow:
         that cannot be read, left in the store untouched), which are also logged and
         announced; nothing is raised."""
         async with self._lock:
-            try:
-                turns, problems = await asyncio.to_thread(self.turns.load, Place.CONTEXT)
-            except sqlite3.DatabaseError as exc:
-                # A damaged file: the kernel starts with an empty window, and says so.
-                turns, problems = [], [f"the window's turns could not be read ({exc}); "
-                                       "they wait for a repair"]  # fmt: skip
+            turns, problems = await asyncio.to_thread(self.turns.load, Place.CONTEXT)
             for turn in turns:
                 self._insert(event_of_turn(turn))
             if problems:
