@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -77,10 +78,23 @@ class Recorder:
 
     def __init__(self, bus: EventBus) -> None:
         self.events: list[Event] = []
-        bus.subscribe(None, self.events.append)
+        self._arrived = asyncio.Event()
+        bus.subscribe(None, self._take)
+
+    def _take(self, event: Event) -> None:
+        self.events.append(event)
+        self._arrived.set()
 
     def of(self, kind: str) -> list[Event]:
         return [e for e in self.events if e.type == kind]
+
+    async def nth(self, kind: str, count: int) -> Event:
+        """The `count`-th event of `kind`, once it is published (within five seconds)."""
+        async with asyncio.timeout(5):
+            while len(self.of(kind)) < count:
+                self._arrived.clear()
+                await self._arrived.wait()
+        return self.of(kind)[count - 1]
 
 
 @pytest.fixture

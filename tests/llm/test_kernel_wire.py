@@ -51,6 +51,8 @@ async def test_a_429_with_retry_after_is_retried_after_that_delay_and_the_turn_s
     [retry] = of(seen, EventType.PROVIDER_RETRY)
     assert retry.payload["kind"] == "rate_limited" and retry.payload["provider_delay"] == 1.0
     assert 1.0 <= retry.payload["wait"] <= 1.1  # the provider's delay, plus at most 10 % jitter
+    first, again = server.requests
+    assert again.received_at - first.received_at >= 1.0  # and the kernel did wait it out
     assert of(seen, EventType.PROVIDER_UNAVAILABLE) == []
 
 

@@ -417,3 +417,117 @@ async def test_an_adapter_added_edited_or_removed_is_used_at_the_next_call(
     assert await tag_sent() == "two"
     override.unlink()
     assert await tag_sent() is None
+
+
+# ---- retries within a source ------------------------------------------------------------------
+
+
+async def retry_settings(config: ConfigRegistry, **settings: object) -> None:
+    """Retry settings for a test, with no jitter so each wait is exactly the rule's."""
+    await config.set("core.llm.retry_jitter", 0.0)
+    for key, value in settings.items():
+        await config.set(f"core.llm.{key}", value)
+
+
+async def test_a_source_that_said_when_is_asked_again_only_once_that_time_has_passed(
+    config: ConfigRegistry,
+    manager: ProviderManager,
+    recorder: Recorder,
+    clock: ManualClock,
+    server: ScriptedModelServer,
+    second_server: ScriptedModelServer,
+) -> None:
+    await two_sources(config, server, second_server)
+    await retry_settings(config)
+    # 2.5 s names the delay in milliseconds too (retry-after-ms), which wins over the
+    # whole seconds of Retry-After (3).
+    server.queue(ScriptedReply(error="rate_limited", retry_after=2.5), ScriptedReply(text="ok"))
+    call = asyncio.create_task(manager.chat(HELLO))
+    retry = await recorder.nth(EventType.PROVIDER_RETRY, 1)
+    assert retry.payload["wait"] == 2.5 and retry.payload["attempt"] == 1
+    await clock.advance(2.4)
+    await asyncio.sleep(0.05)
+    assert len(server.requests) == 1 and not call.done()
+    await clock.advance(0.1)
+    async with asyncio.timeout(5):
+        response = await call
+    assert (response.content, response.source) == ("ok", "first")
+    assert len(server.requests) == 2 and second_server.requests == []
+
+
+async def test_a_delay_longer_than_the_longest_retry_wait_goes_to_the_next_source_at_once(
+    config: ConfigRegistry,
+    manager: ProviderManager,
+    recorder: Recorder,
+    server: ScriptedModelServer,
+    second_server: ScriptedModelServer,
+) -> None:
+    await two_sources(config, server, second_server)
+    await retry_settings(config, retry_wait_max_s=20.0)
+    server.queue(ScriptedReply(error="rate_limited", retry_after=21))
+    second_server.queue_text("from second")
+    async with asyncio.timeout(5):
+        response = await manager.chat(HELLO)
+    assert response.source == "second" and len(server.requests) == 1
+    assert recorder.of(EventType.PROVIDER_RETRY) == []
+
+
+async def test_a_source_is_asked_again_at_most_core_llm_retries_times(
+    config: ConfigRegistry,
+    manager: ProviderManager,
+    recorder: Recorder,
+    server: ScriptedModelServer,
+    second_server: ScriptedModelServer,
+) -> None:
+    await two_sources(config, server, second_server)
+    await retry_settings(config, retries=2)
+    server.queue(*[ScriptedReply(error="rate_limited", retry_after=0) for _ in range(3)])
+    second_server.queue_text("from second")
+    async with asyncio.timeout(5):
+        response = await manager.chat(HELLO)
+    assert response.source == "second" and len(server.requests) == 3
+    assert [e.payload["attempt"] for e in recorder.of(EventType.PROVIDER_RETRY)] == [1, 2]
+
+
+async def test_a_retry_that_would_pass_the_calls_deadline_is_not_waited_for(
+    config: ConfigRegistry,
+    manager: ProviderManager,
+    recorder: Recorder,
+    clock: ManualClock,
+    server: ScriptedModelServer,
+    second_server: ScriptedModelServer,
+) -> None:
+    await two_sources(config, server, second_server)
+    await retry_settings(config, call_deadline_s=10.0)
+    # The first wait fits in the call's ten seconds; the second would end past them.
+    server.queue(
+        ScriptedReply(error="rate_limited", retry_after=6),
+        ScriptedReply(error="rate_limited", retry_after=6),
+    )
+    second_server.queue_text("from second")
+    call = asyncio.create_task(manager.chat(HELLO))
+    await recorder.nth(EventType.PROVIDER_RETRY, 1)
+    await clock.advance(6)
+    async with asyncio.timeout(5):
+        response = await call
+    assert response.source == "second" and len(server.requests) == 2
+    assert len(recorder.of(EventType.PROVIDER_RETRY)) == 1
+
+
+async def test_an_overloaded_source_that_named_no_delay_waits_a_doubling_one(
+    config: ConfigRegistry,
+    manager: ProviderManager,
+    recorder: Recorder,
+    clock: ManualClock,
+    server: ScriptedModelServer,
+) -> None:
+    await config.set("core.llm.sources.default.base_url", server.base_url)
+    await retry_settings(config, overloaded_delay_s=1.5)
+    server.queue(ScriptedReply(status=529), ScriptedReply(status=529), ScriptedReply(text="ok"))
+    call = asyncio.create_task(manager.chat(HELLO))
+    for count in (1, 2):
+        await clock.advance((await recorder.nth(EventType.PROVIDER_RETRY, count)).payload["wait"])
+    async with asyncio.timeout(5):
+        assert (await call).content == "ok"
+    assert [e.payload["wait"] for e in recorder.of(EventType.PROVIDER_RETRY)] == [1.5, 3.0]
+    assert {e.payload["kind"] for e in recorder.of(EventType.PROVIDER_RETRY)} == {"overloaded"}
