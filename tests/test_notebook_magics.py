@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
@@ -198,6 +199,25 @@ async def test_a_table_is_printed_once_and_its_rows_return_quietly(
     first = outcome.result[0]["name" if command == "plugins" else "source"]
     assert out.count(f"\n{first} ") + out.startswith(f"{first} ") == 1, out
     assert "printed above" in out and "{'" not in out  # no second copy as a list of dicts
+    await shell.run_line_magic("hologram", "shutdown")
+
+
+async def test_usage_prints_the_models_totals_per_source_day_and_channel(
+    shell: InteractiveShell, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    await shell.run_line_magic("hologram", "say hello there")
+    capsys.readouterr()
+    outcome = shell.run_cell("%hologram usage")
+    out = capsys.readouterr().out
+    summary = outcome.result
+    assert outcome.success and summary["total"]["calls"] == 1
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.strip()}
+    assert rows["total"][0] == "1" and rows["total"][1] == str(summary["total"]["prompt_tokens"])
+    assert rows["default"][0] == "1" and rows["notebook"][0] == "1"
+    assert rows[time.strftime("%Y-%m-%d", time.gmtime())][0] == "1"
+    assert rows["total"][-1] == "-"  # the offline model has no price
+    assert "printed above" in out and "'by_source'" not in out  # no second copy as a dict
     await shell.run_line_magic("hologram", "shutdown")
 
 

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 
-from tests.serve.harness import Service
+import pytest
+
+from tests.serve.harness import ScriptedModel, Service
 
 
 def test_the_service_takes_input_once_memory_can_answer(service: Service) -> None:
@@ -240,3 +244,26 @@ def test_the_service_keeps_what_boot_built_out_of_full_garbage_collections(
     with service.client() as http:
         frozen = http.get("/status").json()["service"]["boot_heap_frozen"]
     assert frozen > 10_000
+
+
+def test_status_totals_the_models_tokens_and_cost_per_source_day_and_channel(
+    make_service: Callable[..., Service], model: ScriptedModel
+) -> None:
+    service = make_service(env=model.env)
+    # The scripted model answers as "offline-scripted": priced by its prefix.
+    prices = {"offline": {"input": 2.0, "cached": 1.0, "output": 8.0}}
+    model.queue({"text": "the kite is blue", "cached_tokens": 3, "reasoning_tokens": 2})
+    with service.client() as http:
+        assert http.put("/settings", json={"key": "core.llm.prices", "value": prices}).is_success
+        said = http.post("/input/sync", json={"text": "what colour is my kite?"}).json()
+        usage = http.get("/status").json()["llm"]["usage"]
+    assert said["reply"] == "the kite is blue"
+    total = usage["total"]
+    assert total["calls"] == 1 and total["cached_tokens"] == 3 and total["reasoning_tokens"] == 2
+    fresh = total["prompt_tokens"] - 3
+    expected = (fresh * 2.0 + 3 * 1.0 + total["completion_tokens"] * 8.0) / 1e6
+    assert total["cost"] == pytest.approx(expected, abs=1e-6)
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    assert list(usage["by_day"]) == [today] and list(usage["by_channel"]) == ["http"]
+    assert list(usage["by_source"]) == ["default"]
+    assert usage["by_source"]["default"] == usage["by_day"][today] == total

@@ -5,6 +5,7 @@ server's own message; switch the model source and see the next turn answered by 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -184,3 +185,48 @@ def test_the_model_source_switched_on_the_page_answers_the_next_turn(
         screenshot(page, tmp_path, "llm_switched")
     assert backup.asked()[-1] == "who answers now?"
     assert "who answers now?" not in model.asked()
+
+
+def test_the_usage_panel_shows_a_turns_tokens_and_cost_per_source_day_and_channel(
+    make_service: Any, model: ScriptedModel, tmp_path: Path
+) -> None:
+    service = make_service(env=model.env)
+    # The scripted model answers as "offline-scripted", priced by its prefix.
+    prices = {"offline": {"input": 2.0, "output": 8.0}}
+    with service.client() as http:
+        assert http.put("/settings", json={"key": "core.llm.prices", "value": prices}).is_success
+    model.queue({"text": "a blue kite, noted", "cached_tokens": 3, "reasoning_tokens": 2})
+    with opened(service) as page:
+        page.fill("[data-testid=chat-input]", "my kite is blue")
+        page.press("[data-testid=chat-input]", "Enter")
+        page.wait_for_selector("[data-testid=reply]")
+        page.wait_for_function(
+            "document.querySelector('#usage tr[data-group=total] td.calls')?.textContent"
+            " === '1 calls'"
+        )
+        usage = httpx.get(service.api + "/status", timeout=10).json()["llm"]["usage"]
+        shown = {
+            (row.get_attribute("data-group"), row.get_attribute("data-name")): [
+                cell.text_content() for cell in row.query_selector_all("td")
+            ]
+            for row in page.query_selector_all("#usage tr[data-group]")
+        }
+        titles = [t.text_content() for t in page.query_selector_all("#usage tr.group td")]
+        screenshot(page, tmp_path, "usage")
+    total = usage["total"]
+    expected = {("total", "total")} | {
+        (group, name) for group in ("by_source", "by_day", "by_channel") for name in usage[group]
+    }
+    assert set(shown) == expected and titles == ["by source", "by day", "by channel"]
+    assert ("by_source", "default") in shown and (
+        "by_day",
+        time.strftime("%Y-%m-%d", time.gmtime()),
+    ) in shown
+    for cells in shown.values():  # one turn: every row is that turn
+        assert cells[1:] == [
+            "1 calls",
+            f"{total['prompt_tokens']} in (3 cached)",
+            f"{total['completion_tokens']} out (2 thinking)",
+            f"${total['cost']:.4f}",
+        ]
+    assert total["cost"] > 0

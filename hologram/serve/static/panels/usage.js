@@ -1,20 +1,39 @@
-// The usage panel: tokens and cost since boot, from /status (llm.usage).
+// The usage panel: tokens and cost since boot, from /status (llm.usage): the total, then
+// a titled group of rows per source, per day and per channel.
 import { $ } from "../api.js";
+
+const GROUPS = [["by_source", "by source"], ["by_day", "by day"], ["by_channel", "by channel"]];
 
 export function showUsage(usage) {
   if (!usage) return;
   const body = $("usage").tBodies[0];
   body.replaceChildren();
-  const rows = [["total", usage.total]];
-  for (const group of ["by_source", "by_day", "by_channel"]) {
-    for (const [name, tally] of Object.entries(usage[group])) rows.push([name, tally]);
+  addRow(body, "total", "total", usage.total);
+  for (const [group, title] of GROUPS) {
+    const head = body.insertRow();
+    head.className = "group";
+    const cell = head.insertCell();
+    cell.colSpan = 5;
+    cell.textContent = title;
+    for (const [name, tally] of Object.entries(usage[group])) addRow(body, group, name, tally);
   }
-  for (const [name, t] of rows) {
-    const row = body.insertRow();
-    row.insertCell().textContent = name;
-    row.insertCell().textContent = `${t.calls} calls`;
-    row.insertCell().textContent = `${t.prompt_tokens} in (${t.cached_tokens} cached)`;
-    row.insertCell().textContent = `${t.completion_tokens} out (${t.reasoning_tokens} thinking)`;
-    row.insertCell().textContent = t.cost ? `$${t.cost.toFixed(4)}` : "";
+}
+
+function addRow(body, group, name, t) {
+  const row = body.insertRow();
+  row.dataset.group = group;
+  row.dataset.name = name;
+  const cells = [
+    ["name", name],
+    ["calls", `${t.calls} calls`],
+    ["prompt", `${t.prompt_tokens} in (${t.cached_tokens} cached)`],
+    ["output", `${t.completion_tokens} out (${t.reasoning_tokens} thinking)`],
+    // A call whose model the price table does not name has no cost, not a cost of 0.
+    ["cost", t.calls > t.unpriced_calls ? `$${t.cost.toFixed(4)}` : "–"],
+  ];
+  for (const [kind, text] of cells) {
+    const cell = row.insertCell();
+    cell.className = kind;
+    cell.textContent = text;
   }
 }
