@@ -5,6 +5,8 @@ chat` and the notebook show the reply as it is written.
 The text received so far is kept on the object, so a turn stopped mid-stream can record the
 partial reply. Cancelling the task that reads the stream (a preemption, a stop) cuts it at
 once: the cancellation lands in the await on the next chunk, which closes the HTTP response.
+An answer that begins again (the model asked again after a retry, or after a preemption cut
+it off) is announced by a delta with `restart` set: what was shown of it is void.
 """
 
 from __future__ import annotations
@@ -23,19 +25,27 @@ class ReplyStream:
     def __init__(self, publish: Publish, input_id: int | None, round_: int, quiet: bool) -> None:
         self._publish = publish
         self._input_id = input_id
-        self._round = round_
+        self.round = round_
         self._quiet = quiet
         """Publish no deltas (an internal turn whose reply goes nowhere)."""
         self.pieces: list[str] = []
+        self.shown = False
+        """Whether any piece of this answer (its text or its reasoning) went out."""
 
     @property
     def text(self) -> str:
         return "".join(self.pieces)
 
+    def restart(self) -> None:
+        """The answer begins again: whoever typed its pieces clears them."""
+        self.pieces.clear()
+        self._delta(text="", restart=True)
+
     def _delta(self, **payload: Any) -> None:
         if not self._quiet:
+            self.shown = True
             self._publish(
-                EventType.AGENT_OUTPUT_DELTA, input_id=self._input_id, round=self._round, **payload
+                EventType.AGENT_OUTPUT_DELTA, input_id=self._input_id, round=self.round, **payload
             )
 
     async def read(self, chunks: AsyncIterator[StreamChunk]) -> CompletionResponse:
@@ -43,18 +53,16 @@ class ReplyStream:
         response: CompletionResponse | None = None
         async for chunk in chunks:
             if chunk.restart:
-                # The model is asked again: what was shown of this answer is void.
-                self.pieces.clear()
-                self._delta(text="", restart=True)
-            shown = False
+                self.restart()  # the source is asked again after a retry
+            typed = False
             if chunk.reasoning_content:
                 self._delta(text=chunk.reasoning_content, reasoning=True)
-                shown = True
+                typed = True
             if chunk.content:
                 self.pieces.append(chunk.content)
                 self._delta(text=chunk.content)
-                shown = True
-            if shown and not self._quiet:
+                typed = True
+            if typed and not self._quiet:
                 # The rest of the stream is often in the socket's buffer already, and reading
                 # it never suspends: without a pass of the loop, whoever waits on the delta
                 # (an SSE client's queue, the notebook's cell) would see it only after the

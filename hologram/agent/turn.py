@@ -419,7 +419,12 @@ class Turn:
     async def stream_reply(self, request: CompletionRequest) -> CompletionResponse:
         """The model's answer, its text published piece by piece as it streams."""
         quiet = self.ctx.channel == CONSOLIDATION_CHANNEL
+        cut_off = self._reply
         self._reply = ReplyStream(self.publish, self.given.input_id, self.rounds, quiet)
+        if cut_off is not None and cut_off.round == self.rounds and cut_off.shown:
+            # This round's answer was cut off (a preemption) after some of it went out: the
+            # model is asked again, and what was shown is void.
+            self._reply.restart()
         return await self._reply.read(self.agent.model.chat_stream(request))
 
     def squeeze(self, error: ContextTooLong) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,36 @@ async def test_say_returns_a_handle_that_awaits_the_reply(
     assert await handle == "Hi, I am here."
     assert model.last_request.json["messages"][-1]["content"] == "hello --verbose, are you there?"
     assert "Hi, I am here." in capsys.readouterr().out  # displayed when it arrived
+    await shell.run_line_magic("hologram", "shutdown")
+
+
+async def test_the_reply_cell_shows_the_reply_as_it_streams(
+    shell: InteractiveShell,
+    model: ScriptedModelServer,
+    data_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    await shell.run_line_magic("hologram", f"start --data {data_dir}")
+    updates: list[tuple[float, str, bool]] = []  # (when, text/plain, whole answer)
+    publish = shell.display_pub.publish
+
+    def recorded(data: dict[str, str], *args: object, **kwargs: object) -> None:
+        if kwargs.get("update"):
+            updates.append((time.perf_counter(), data["text/plain"], "text/markdown" in data))
+        publish(data, *args, **kwargs)
+
+    monkeypatch.setattr(shell.display_pub, "publish", recorded)
+    reply = "one two three four five"
+    model.queue(ScriptedReply(text=reply, chunk_delay=0.2))
+    assert await shell.run_line_magic("hologram", "say count to five") == reply
+    partial = [(when, text) for when, text, whole in updates if not whole]
+    assert [text for _, text, whole in updates if whole] == [reply]
+    # The cell grew piece by piece, each time to more of the reply ...
+    texts = [text for _, text in partial]
+    assert len(texts) >= 3 and texts == sorted(texts, key=len) and texts[-1] == reply
+    assert all(reply.startswith(text) for text in texts)
+    # ... and its first piece showed while the model was still sending the rest.
+    assert partial[0][0] < model.requests[-1].frames_sent_at[-1]
     await shell.run_line_magic("hologram", "shutdown")
 
 

@@ -14,7 +14,7 @@ import pytest
 from hologram import Kernel
 from hologram.agent.scheduler_loop import TaskStopped
 from hologram.llm import ScriptedModelServer, ScriptedReply
-from hologram.sdk import Event, EventType
+from hologram.sdk import Event, EventType, Priority
 
 DEADLINE = 20.0
 
@@ -162,6 +162,44 @@ async def test_a_stop_mid_stream_cuts_it_and_records_the_partial_reply_as_stoppe
     assert any("(stopped) alpha" in line for line in kernel.state.memory.timeline())
     [finished] = of(seen, EventType.TURN_FINISHED)
     assert finished.payload["ended_by"] == "stopped"
+
+
+def shown(seen: list[Event], input_id: int) -> str:
+    """The reply of `input_id` as a reader of its deltas shows it: the pieces since the last
+    restart (a restart says the text so far is void)."""
+    pieces: list[str] = []
+    for event in of(seen, EventType.AGENT_OUTPUT_DELTA):
+        if event.payload["input_id"] != input_id or event.payload.get("reasoning"):
+            continue
+        if event.payload.get("restart"):
+            pieces.clear()
+        pieces.append(event.payload["text"])
+    return "".join(pieces)
+
+
+async def test_a_preemption_mid_stream_cuts_it_at_once_and_the_resumed_turn_answers_afresh(
+    kernel: Kernel, server: ScriptedModelServer
+) -> None:
+    seen = recorded(kernel)
+    first_delta = asyncio.Event()
+    kernel.events.subscribe(EventType.AGENT_OUTPUT_DELTA, lambda e: first_delta.set())
+    server.queue(ScriptedReply(text="alpha beta gamma delta", chunk_delay=60))
+    ticket = await kernel.inject("tell me slowly")
+    async with asyncio.timeout(DEADLINE):
+        await first_delta.wait()
+        server.queue(ScriptedReply(text="I will mind the kettle"))
+        server.queue(ScriptedReply(text="alpha once more, whole"))
+        urgent = await kernel.inject("the kettle boils", level=Priority.L3)
+        # Cut at once: the stream's frames after the first piece were held back a minute.
+        await server.wait_for_disconnect()
+        assert (await urgent).reply == "I will mind the kettle"
+        # The preempted turn resumes after the interrupt and asks the model again.
+        assert (await ticket).reply == "alpha once more, whole"
+    assert len(server.requests[0].frames_sent_at) == 2  # the role's frame and "alpha"
+    assert [r.json["messages"][-1]["content"] for r in server.requests][1] == "the kettle boils"
+    # Whoever typed the first answer's pieces is told to start over, and shows the new one.
+    assert shown(seen, ticket.id) == "alpha once more, whole"
+    assert shown(seen, urgent.id) == "I will mind the kettle"
 
 
 async def test_a_gemini_tool_loop_through_the_kernel_sends_each_calls_signature_back(

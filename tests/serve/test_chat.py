@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 
 import pytest
@@ -45,6 +47,51 @@ def test_chat_stop_stops_the_running_turn(
     assert "stopped: [1]" in run.stdout
     assert "[#1] (stopped)" in run.stdout
     assert "too late" not in run.stdout
+
+
+def test_chat_types_a_reply_as_it_streams(
+    make_service: Callable[..., Service], model: ScriptedModel
+) -> None:
+    words = ["one", "two", "three", "four", "five", "six"]
+    model.queue({"text": " ".join(words), "chunk_delay": 0.5})
+    service = make_service(env=model.env)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hologram", "chat", "--url", service.url],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    seen: list[bytes] = []  # stdout as it came, read by read by a thread
+    first_word_shown = threading.Event()
+    shown_with_first_word: list[str] = []
+
+    def read() -> None:
+        fd = process.stdout.fileno()  # type: ignore[union-attr]
+        while piece := os.read(fd, 4096):
+            seen.append(piece)
+            text = b"".join(seen).decode()
+            if "hologram> one" in text and not first_word_shown.is_set():
+                shown_with_first_word.append(text)
+                first_word_shown.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        process.stdin.write(b"count to six\n")
+        process.stdin.flush()
+        assert first_word_shown.wait(30), b"".join(seen).decode()
+        # When the first word was on the screen, the last was not yet: six words half a
+        # second apart, so it came as the reply streamed, not with the whole reply.
+        assert "six" not in shown_with_first_word[0]
+        process.stdin.close()
+        assert process.wait(timeout=40) == 0, process.stderr.read() if process.stderr else ""
+    finally:
+        if process.poll() is None:
+            process.kill()
+    reader.join(10)
+    out = b"".join(seen).decode()
+    assert out.count("[#1] hologram> one two three four five six\n") == 1, out
 
 
 def test_chat_refuses_a_bad_interrupt_level_with_the_reason(service: Service) -> None:
