@@ -137,10 +137,20 @@ async def test_openai_sdk_reads_responses_text_reasoning_and_function_calls(serv
 
 
 async def test_openai_sdk_streams_responses_events(server) -> None:
-    server.queue(ScriptedReply(text="Streamed words", tool_calls=[WEATHER]))
+    server.queue(
+        ScriptedReply(text="Streamed words", reasoning="a short plan", tool_calls=[WEATHER])
+    )
     async with openai_client(server) as client:
         stream = await client.responses.create(model="gpt-5", input="hi", stream=True)
         events = [event async for event in stream]
+    thought = [e.delta for e in events if e.type == "response.reasoning_summary_text.delta"]
+    assert "".join(thought) == "a short plan"
+    [reasoning] = [
+        e.item
+        for e in events
+        if e.type == "response.output_item.done" and e.item.type == "reasoning"
+    ]
+    assert [part.text for part in reasoning.summary] == ["a short plan"]
     deltas = [e.delta for e in events if e.type == "response.output_text.delta"]
     assert "".join(deltas) == "Streamed words"
     arguments = [e.delta for e in events if e.type == "response.function_call_arguments.delta"]
@@ -262,6 +272,28 @@ async def test_gemini_sdk_streams_and_reads_retry_info(server) -> None:
     assert retry["retryDelay"] == "3s"
 
 
+@pytest.mark.parametrize(
+    ("error", "sdk_error", "code", "status"),
+    [
+        ("quota", genai_errors.ClientError, 429, "RESOURCE_EXHAUSTED"),
+        ("context_length", genai_errors.ClientError, 400, "INVALID_ARGUMENT"),
+        ("auth", genai_errors.ClientError, 400, "INVALID_ARGUMENT"),
+        ("bad_request", genai_errors.ClientError, 400, "INVALID_ARGUMENT"),
+        ("overloaded", genai_errors.ServerError, 503, "UNAVAILABLE"),
+        ("server", genai_errors.ServerError, 500, "INTERNAL"),
+    ],
+)
+async def test_gemini_sdk_reads_each_scripted_error(
+    server, error: str, sdk_error: type[Exception], code: int, status: str
+) -> None:
+    server.queue(ScriptedReply(error=error))
+    with pytest.raises(sdk_error) as caught:
+        await gemini_client(server).aio.models.generate_content(
+            model="gemini-2.5-flash", contents="hi"
+        )
+    assert (caught.value.code, caught.value.status) == (code, status)  # type: ignore[attr-defined]
+
+
 # ---- Ollama --------------------------------------------------------------------------------
 
 
@@ -286,6 +318,19 @@ async def test_ollama_sdk_reads_thinking_tool_calls_and_streams(server) -> None:
     with pytest.raises(ollama.ResponseError) as caught:
         await client.chat(model="llama3.2", messages=[{"role": "user", "content": "hi"}])
     assert caught.value.status_code == 500
+
+
+@pytest.mark.parametrize(
+    ("error", "status"),
+    [("rate_limited", 429), ("context_length", 400), ("auth", 401), ("overloaded", 503)],
+)
+async def test_ollama_sdk_reads_each_scripted_error(server, error: str, status: int) -> None:
+    server.queue(ScriptedReply(error=error, text="the scripted failure"))
+    with pytest.raises(ollama.ResponseError) as caught:
+        await ollama.AsyncClient(host=server.url).chat(
+            model="llama3.2", messages=[{"role": "user", "content": "hi"}]
+        )
+    assert caught.value.status_code == status and caught.value.error == "the scripted failure"
 
 
 # ---- what else the server serves -----------------------------------------------------------
