@@ -31,6 +31,8 @@ class ReplyStream:
         self.pieces: list[str] = []
         self.shown = False
         """Whether any piece of this answer (its text or its reasoning) went out."""
+        self.complete = False
+        """Whether the stream was read to its end (one cut off by a preemption was not)."""
 
     @property
     def text(self) -> str:
@@ -43,7 +45,6 @@ class ReplyStream:
 
     def _delta(self, **payload: Any) -> None:
         if not self._quiet:
-            self.shown = True
             self._publish(
                 EventType.AGENT_OUTPUT_DELTA, input_id=self._input_id, round=self.round, **payload
             )
@@ -63,6 +64,7 @@ class ReplyStream:
                 self._delta(text=chunk.content)
                 typed = True
             if typed and not self._quiet:
+                self.shown = True
                 # The rest of the stream is often in the socket's buffer already, and reading
                 # it never suspends: without a pass of the loop, whoever waits on the delta
                 # (an SSE client's queue, the notebook's cell) would see it only after the
@@ -72,4 +74,5 @@ class ReplyStream:
                 response = chunk.response
         if response is None:
             raise RuntimeError("the model's stream ended without its final chunk")
+        self.complete = True
         return response

@@ -421,9 +421,14 @@ class Turn:
         quiet = self.ctx.channel == CONSOLIDATION_CHANNEL
         cut_off = self._reply
         self._reply = ReplyStream(self.publish, self.given.input_id, self.rounds, quiet)
-        if cut_off is not None and cut_off.round == self.rounds and cut_off.shown:
-            # This round's answer was cut off (a preemption) after some of it went out: the
-            # model is asked again, and what was shown is void.
+        if (
+            cut_off is not None
+            and cut_off.round == self.rounds
+            and cut_off.shown
+            and not cut_off.complete
+        ):
+            # This round's answer was cut off (a preemption, a prompt too long) after some of
+            # it went out: the model is asked again, and what was shown is void.
             self._reply.restart()
         return await self._reply.read(self.agent.model.chat_stream(request))
 
@@ -520,8 +525,11 @@ class Turn:
         """The round cap is reached with calls still coming: one last call without tools, so
         the turn ends with an answer. True on a short-circuit."""
         self.ended_by = EndedBy.MAX_TOOL_ROUNDS
-        log.info("turn reached max_tool_rounds (%d); asking for an answer", self.rounds)
-        self.publish(EventType.SYSTEM, kind="max_tool_rounds", rounds=self.rounds)
+        log.info("turn reached max_tool_rounds (%d); asking for an answer", self._rounds_done)
+        self.publish(EventType.SYSTEM, kind="max_tool_rounds", rounds=self._rounds_done)
+        # The answer is a model call, and a round, of its own: its text streams apart from
+        # what the last tool round said, as every round's does.
+        self.rounds = self._rounds_done + 1
         await self.call_model({}, extra_system=CAP_NOTE)
         self.ctx.tool_calls = []
         return await self.stage(Stage.POST_ACTION)

@@ -82,7 +82,9 @@ async def test_max_tool_rounds_caps_the_loop_and_asks_for_an_answer(
     assert all("calc_add" in offered(r) for r in model.requests[:3])
     assert offered(model.requests[3]) == []  # the last call offers no tools at all
     assert result.reply == "I stopped adding." and result.ended_by == "max_tool_rounds"
-    assert [e.payload["kind"] for e in events.of(EventType.SYSTEM)] == ["max_tool_rounds"]
+    [cap] = events.of(EventType.SYSTEM)
+    assert (cap.payload["kind"], cap.payload["rounds"]) == ("max_tool_rounds", 3)
+    assert result.rounds == 4  # the answer at the cap is a model call, and a round, of its own
 
 
 async def test_a_crashing_stage_handler_is_isolated_and_the_turn_goes_on(

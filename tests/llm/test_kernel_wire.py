@@ -14,7 +14,7 @@ import pytest
 from hologram import Kernel
 from hologram.agent.scheduler_loop import TaskStopped
 from hologram.llm import ScriptedModelServer, ScriptedReply
-from hologram.sdk import Event, EventType, Priority
+from hologram.sdk import Event, EventType, Priority, ToolCall
 
 DEADLINE = 20.0
 
@@ -200,6 +200,26 @@ async def test_a_preemption_mid_stream_cuts_it_at_once_and_the_resumed_turn_answ
     # Whoever typed the first answer's pieces is told to start over, and shows the new one.
     assert shown(seen, ticket.id) == "alpha once more, whole"
     assert shown(seen, urgent.id) == "I will mind the kettle"
+
+
+async def test_the_answer_at_the_round_cap_streams_as_a_round_of_its_own_with_no_restart(
+    kernel: Kernel, server: ScriptedModelServer
+) -> None:
+    seen = recorded(kernel)
+    await kernel.config.set("core.agent.max_tool_rounds", 1)
+    check = ToolCall("c1", "coldcontext_commit", {"content": "the clock says five"})
+    server.queue(ScriptedReply(text="Let me check.", tool_calls=[check]))
+    server.queue(ScriptedReply(text="It is five."))
+    ticket = await kernel.inject("what time is it?")
+    async with asyncio.timeout(DEADLINE):
+        result = await ticket
+    assert result.reply == "It is five." and result.rounds == 2
+    deltas = [e.payload for e in of(seen, EventType.AGENT_OUTPUT_DELTA)]
+    assert not any(d.get("restart") for d in deltas)  # nothing shown was void
+    by_round: dict[int, str] = {}
+    for delta in deltas:
+        by_round[delta["round"]] = by_round.get(delta["round"], "") + delta["text"]
+    assert by_round == {1: "Let me check.", 2: "It is five."}
 
 
 async def test_a_gemini_tool_loop_through_the_kernel_sends_each_calls_signature_back(

@@ -230,3 +230,33 @@ def test_the_usage_panel_shows_a_turns_tokens_and_cost_per_source_day_and_channe
             f"${total['cost']:.4f}",
         ]
     assert total["cost"] > 0
+
+
+def test_an_answer_cut_off_by_a_preemption_is_typed_afresh_on_its_line(
+    make_service: Any, model: ScriptedModel
+) -> None:
+    service = make_service(env=model.env)
+    # Each answer of the first input holds back all but its first piece for a minute.
+    model.queue(
+        {"text": "alpha gamma", "chunk_delay": 60},
+        {"text": "I will mind the kettle"},
+        {"text": "beta delta", "chunk_delay": 60},
+    )
+    typing = "[data-testid=typing]"
+    with opened(service) as page:
+        page.fill("[data-testid=chat-input]", "tell me slowly")
+        page.press("[data-testid=chat-input]", "Enter")
+        page.wait_for_function(
+            f"document.querySelector('{typing}')?.textContent === 'hologram: alpha '"
+        )
+        with service.client() as http:
+            answer = http.post("/interrupt", json={"text": "the kettle boils", "level": "L3"})
+            assert answer.status_code == 202, answer.text
+            # The interrupt is answered, then the first input resumes and its model is asked
+            # again: the line it was typed on starts over, rather than going on from the
+            # answer that was cut off.
+            page.wait_for_function(
+                f"document.querySelector('{typing}')?.textContent.includes('beta')"
+            )
+            assert page.text_content(typing) == "hologram: beta "
+            assert http.post("/stop").status_code == 200
