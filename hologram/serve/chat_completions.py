@@ -394,28 +394,41 @@ class DeltaTap:
 
 
 async def reply_deltas(ctx: ServiceContext, ticket: Ticket, tap: DeltaTap) -> AsyncIterator[str]:
-    """The reply's text as the model makes it. What was streamed is squared with the reply
-    at the end: a turn that streamed nothing (a short-circuit, triage) sends its reply
-    whole; one whose last round streamed less sends the rest; one whose earlier round spoke
-    before calling tools sends the reply after what it said then."""
-    streamed: list[str] = []
+    """The reply's text as the model makes it. A client cannot take back what it was sent,
+    so each answer of the turn (a round's, or one that begins again after a preemption)
+    goes out after a blank line from the one before. At the end, what the last answer
+    streamed is squared with the reply: a turn that streamed nothing (a short-circuit,
+    triage) sends its reply whole; one whose last answer streamed less sends the rest; one
+    whose reply is not that answer sends it after a blank line."""
+    answer: list[str] = []  # the pieces of the answer streaming now
+    round_: object = None
+    apart = False  # a blank line is owed before the next piece
     tap.follow(ticket)
     try:
         async with asyncio.timeout(MAX_SYNC_TIMEOUT_S):
             while (event := await tap.queue.get()) is not None:
                 payload = event.payload
-                if payload.get("input_id") == ticket.id and not payload.get("reasoning"):
-                    piece = str(payload.get("text", ""))
-                    streamed.append(piece)
+                if payload.get("input_id") != ticket.id or payload.get("reasoning"):
+                    continue
+                if payload.get("restart") or payload.get("round") != round_:
+                    round_ = payload.get("round")
+                    if answer:
+                        answer, apart = [], True
+                piece = str(payload.get("text", ""))
+                if piece:
+                    if apart:
+                        apart = False
+                        yield "\n\n"
+                    answer.append(piece)
                     yield piece
     except TimeoutError:
         pass  # _reply says so, the way a stream can
     finally:
         tap.close()
-    said, reply = "".join(streamed), (await _reply(ctx, ticket)).reply
+    said, reply = "".join(answer), (await _reply(ctx, ticket)).reply
     if reply.startswith(said):
         if reply[len(said) :]:
-            yield reply[len(said) :]
+            yield ("\n\n" if apart else "") + reply[len(said) :]
     elif reply:
         yield "\n\n" + reply
 

@@ -11,7 +11,7 @@ import pytest
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from hologram.serve.api import ENDPOINTS, OPENAI_ENDPOINTS
-from tests.serve.harness import Service
+from tests.serve.harness import ScriptedModel, Service
 
 
 def companion(service: Service, token: str = "unused-on-loopback") -> openai.OpenAI:
@@ -138,3 +138,48 @@ def test_the_openai_door_is_routed_but_kept_out_of_the_apis_own_document(
     assert ids == {ep.operation_id for ep in ENDPOINTS}
     assert not ids & {ep.operation_id for ep in OPENAI_ENDPOINTS}
     assert all(ep.prefix == "/v1" for ep in OPENAI_ENDPOINTS)
+
+
+def streamed(stream: openai.Stream[ChatCompletionChunk], meanwhile: Callable[[], None]) -> str:
+    """The text of a streamed completion; `meanwhile` runs once its first text arrived."""
+    text = ""
+    for chunk in stream:
+        piece = chunk.choices[0].delta.content if chunk.choices else None
+        if piece and not text:
+            meanwhile()
+        text += piece or ""
+    return text
+
+
+def test_each_answer_of_a_turn_streams_after_a_blank_line_and_nothing_comes_twice(
+    make_service: Callable[..., Service], model: ScriptedModel
+) -> None:
+    service = make_service(env=model.env)
+    check = {"name": "coldcontext_commit", "arguments": {"content": "the clock says five"}}
+    model.queue({"text": "Let me check.", "tool_calls": [check]}, {"text": "It is five."})
+    stream = companion(service).chat.completions.create(
+        model="hologram", messages=[{"role": "user", "content": "what time is it?"}], stream=True
+    )
+    assert streamed(stream, lambda: None) == "Let me check.\n\nIt is five."
+
+
+def test_an_answer_cut_off_by_a_preemption_begins_again_after_a_blank_line(
+    make_service: Callable[..., Service], model: ScriptedModel
+) -> None:
+    service = make_service(env=model.env)
+    model.queue(
+        {"text": "alpha beta gamma delta", "chunk_delay": 60},
+        {"text": "I will mind the kettle"},
+        {"text": "alpha once more, whole"},
+    )
+
+    def interrupt() -> None:
+        with service.client() as http:
+            answer = http.post("/interrupt", json={"text": "the kettle boils", "level": "L3"})
+            assert answer.status_code == 202, answer.text
+
+    stream = companion(service).chat.completions.create(
+        model="hologram", messages=[{"role": "user", "content": "tell me slowly"}], stream=True
+    )
+    # What was sent of the cut-off answer cannot be taken back; the new one follows it.
+    assert streamed(stream, interrupt) == "alpha \n\nalpha once more, whole"
