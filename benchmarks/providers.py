@@ -26,10 +26,11 @@
    subscriber gets the delta, the raw side's where its reader gets the bytes.
    The raw stream is sent as the kernel's request is: the kernel's request reaches a server
    that idled through the turn before it, and a server that idled answers later (on this
-   machine, ~0.1 ms later from receipt to its first token's frame). So the raw stream is
-   sent as long after its reply was queued as the kernel's request was, for the server to
-   be in the same state for both (the printed split shows each one's server part). The
-   target's ratio is the median of the runs' own ratios: each run's kernel stream and raw
+   machine, ~0.1 ms later from receipt to its first token's frame). So the raw stream
+   reaches the server as long after its reply was queued as the kernel's request did, for
+   the server to be in the same state for both (the printed split shows each one's server
+   part); and its client is kept busy until it sends, as the kernel's process is with the
+   turn (see `busy_until`). The target's ratio is the median of the runs' own ratios: each run's kernel stream and raw
    stream are measured a few milliseconds apart, so a drift of the machine's speed (up to
    2× here, for minutes at a time) falls on both. The same raw stream sent at once
    after the benchmark's control requests (the server busy just before) is printed beside
@@ -301,6 +302,15 @@ async def round_trip(rounds: int) -> None:
     print(f"  ratio                       {ratio:8.2f} ×   target ≤ {RATIO_TARGET}  {verdict}")
 
 
+def busy_until(deadline: float) -> None:
+    """Spin until `deadline` (perf_counter). A process that slept runs the code that comes
+    next slower for a while on this machine (a 15 µs adapter transform took 31-64 µs after a
+    millisecond's sleep): the kernel's process is busy with the turn until its request
+    goes, so the raw client that stands beside it is kept busy too."""
+    while time.perf_counter() < deadline:
+        pass
+
+
 async def first_token(runs: int) -> None:
     """The model runs in its own process, as a remote model does: in the kernel's event
     loop it would wait behind the turn's own work and charge the kernel for it.
@@ -331,10 +341,10 @@ async def first_token(runs: int) -> None:
                 await raw.delete(control + "/requests")
                 return asked
 
-            async def raw_stream(body: dict[str, Any], key: str) -> None:
+            async def raw_stream(body: dict[str, Any], key: str) -> float:
                 """Send `body` (a request the server recorded) again, raw; keep when its
                 reader got the stream's first bytes and the first token's, and the server's
-                own times, under `key`."""
+                own times, under `key`. Returns how long the request took to arrive."""
                 started = time.perf_counter()
                 byte_at = token_at = 0.0
                 async with raw.stream(
@@ -351,6 +361,7 @@ async def first_token(runs: int) -> None:
                         byte_at = byte_at or now
                         if not token_at and FIRST_TOKEN.search(piece):
                             token_at = now
+                assert token_at, "no frame of the raw stream held the first token"
                 asked = await last_request()
                 received, token_sent = asked["received_at"], asked["frames_sent_at"][1]
                 samples[f"{key} start→byte"].append(byte_at - started)
@@ -358,6 +369,7 @@ async def first_token(runs: int) -> None:
                 samples[f"{key} token"].append(token_at - received)
                 samples[f"{key} server"].append(token_sent - received)
                 samples[f"{key} client"].append(token_at - token_sent)
+                return received - started
 
             with tempfile.TemporaryDirectory(prefix="hologram-ttft-") as data:
                 async with Kernel(Path(data), environ=environ) as kernel:
@@ -374,6 +386,7 @@ async def first_token(runs: int) -> None:
                         first.set()
 
                     kernel.events.subscribe("agent_output_delta", on_delta)
+                    sending = 0.0  # how long the last raw request took to reach the server
                     for i in range(runs + 5):
                         first.clear()
                         queued = await queue_reply()
@@ -390,12 +403,14 @@ async def first_token(runs: int) -> None:
                         samples["kernel stream"].append(delta_at - asked)
                         samples["kernel server"].append(token_sent - asked)
                         samples["kernel client"].append(delta_at - token_sent)
-                        # The same body, raw: first after the server idled as long as it
-                        # did before the kernel's request, then at once.
+                        # The same body, raw: first reaching the server as long after its
+                        # reply was queued as the kernel's request did (less the time the
+                        # last raw request took to arrive), the client busy until it sends,
+                        # as the kernel was with the turn; then at once.
                         idled = asked - queued
                         queued = await queue_reply()
-                        await asyncio.sleep(max(idled - (time.perf_counter() - queued), 0.0))
-                        await raw_stream(sent, "matched")
+                        busy_until(queued + idled - sending)
+                        sending = await raw_stream(sent, "matched")
                         await queue_reply()
                         await raw_stream(sent, "at once")
                         if i < 5:  # the first turns warm the caches and open connections
