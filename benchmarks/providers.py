@@ -30,13 +30,14 @@
    reaches the server as long after its reply was queued as the kernel's request did, for
    the server to be in the same state for both (the printed split shows each one's server
    part); and its client is kept busy until it sends, as the kernel's process is with the
-   turn (see `busy_until`). The target's ratio is the median of the runs' own ratios: each run's kernel stream and raw
-   stream are measured a few milliseconds apart, so a drift of the machine's speed (up to
-   2× here, for minutes at a time) falls on both. The same raw stream sent at once
-   after the benchmark's control requests (the server busy just before) is printed beside
-   it, with its first token's bytes (the first byte is the role frame's, which a kernel
-   cannot show), and the stream split where the server sends the first token's frame: the
-   server's part, and the client's, which is what the kernel adds to a raw reader.
+   turn (see `busy_until`). The target's ratio is the median of the runs' own ratios: each
+   run's kernel stream and raw stream are measured a few milliseconds apart, so a drift of
+   the machine's speed (up to 2× here, for minutes at a time) falls on both. The same raw
+   stream sent at once after the benchmark's control requests (the server busy just
+   before) is printed beside it, with its first token's bytes (the first byte is the role
+   frame's, which a kernel cannot show), and the stream split where the server sends the
+   first token's frame: the server's part, and the client's, which is what the kernel adds
+   to a raw reader.
 """
 
 from __future__ import annotations
@@ -326,8 +327,9 @@ async def first_token(runs: int) -> None:
         "HOLOGRAM_LLM_MODEL": "bench-model",
         "HOLOGRAM_LLM_API_KEY": "sk-bench",
     }
-    # Per figure, its seconds in each run. "Matched": the raw stream sent as long after its
-    # reply was queued as the kernel's request was; "at once": right after queuing it.
+    # Per figure, its seconds in each run. "Matched": the raw stream reaching the server as
+    # long after its reply was queued as the kernel's request did; "at once": sent right
+    # after queuing it.
     samples: dict[str, list[float]] = defaultdict(list)
     try:
         async with httpx.AsyncClient(trust_env=False, timeout=30) as raw:
