@@ -27,12 +27,12 @@ KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python
 EXPECTED: dict[str, list[tuple[str, int]]] = {
     # the demo plan's widget and the real kernel's `%hologram layers`
     "01_kernel_assembly.ipynb": [("svg.hologram-layers", 2)],
-    # `%hologram scheduler`: three runs (a story preempted by a timer, then resumed) and the
-    # input that was stopped
+    # `%hologram scheduler`: a story preempted by a timer, then resumed; the input that was
+    # stopped; a streaming story preempted by the kettle, then resumed
     "04_scheduler.ipynb": [
         ("svg.hologram-scheduler", 1),
-        ("svg.hologram-scheduler text.mark[data-mark='preempt']", 1),
-        ("svg.hologram-scheduler text.mark[data-mark='resume']", 1),
+        ("svg.hologram-scheduler text.mark[data-mark='preempt']", 2),
+        ("svg.hologram-scheduler text.mark[data-mark='resume']", 2),
         ("svg.hologram-scheduler text.mark[data-mark='stop']", 1),
     ],
     # the context widget after a prune that archived something: the window's events
