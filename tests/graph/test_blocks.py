@@ -198,6 +198,20 @@ async def test_text_blocks_of_an_older_graph_move_into_the_turn_store_once(
     turns.close()
 
 
+def archive(turns: TurnStore, said: list[tuple[str, str]]) -> None:
+    """Turns already in the turn store's graph place, a day apart: (text, the one word the
+    user said) each, with ids t0, t1, ..."""
+    turns.put(
+        [
+            Turn(id=f"t{i}", place=Place.GRAPH, at=86400.0 * i, source="user", speaker="user",
+                 text=text, input=word, words=[word])
+            for i, (text, word) in enumerate(said)
+        ],
+        "archived",
+        0.0,
+    )  # fmt: skip
+
+
 async def test_a_long_load_is_searchable_newest_first_and_says_so_when_a_wait_gives_up(
     tmp_path: Path,
     clock: ManualClock,
@@ -211,15 +225,7 @@ async def test_a_long_load_is_searchable_newest_first_and_says_so_when_a_wait_gi
     monkeypatch.setattr(blocks_module, "LOAD_BATCH", 2)
     turns = TurnStore(tmp_path / "turns.db")
     fruit = ["apple", "banana", "cherry", "damson", "elder", "fig"]
-    turns.put(
-        [
-            Turn(id=f"t{i}", place=Place.GRAPH, at=86400.0 * i, source="user", speaker="user",
-                 text=word, input=word, words=[word])
-            for i, word in enumerate(fruit)
-        ],
-        "archived",
-        0.0,
-    )  # fmt: skip
+    archive(turns, [(word, word) for word in fruit])
     gate = threading.Event()
     batches: list[list[str]] = []
     index_batch = BlockStore._index_batch
@@ -270,15 +276,7 @@ async def test_an_archive_damaged_on_disk_leaves_what_was_read_searchable(
     monkeypatch.setattr(blocks_module, "LOAD_BATCH", 5)
     path = tmp_path / "turns.db"
     turns = TurnStore(path)
-    turns.put(
-        [
-            Turn(id=f"t{i}", place=Place.GRAPH, at=86400.0 * i, source="user", speaker="user",
-                 text=f"word{i} " * 300, input=f"word{i}", words=[f"word{i}"])
-            for i in range(40)
-        ],
-        "archived",
-        0.0,
-    )  # fmt: skip
+    archive(turns, [(f"word{i} " * 300, f"word{i}") for i in range(40)])
     turns.close()
     damage_a_page(path)
     turns = TurnStore(path)
