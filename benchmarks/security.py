@@ -38,7 +38,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,14 +54,17 @@ from hologram.llm import (  # noqa: E402
 )
 from hologram.sdk import ToolCall, ToolDef  # noqa: E402
 from hologram.security import ContentReview  # noqa: E402
-from hologram.security.injection import FEATURES, InjectionClassifier  # noqa: E402
-from hologram.security.injection.learned import LearnedScorer  # noqa: E402
-from hologram.security.review import fold  # noqa: E402
+from hologram.security.injection import InjectionClassifier, LearnedScorer, RuleBook  # noqa: E402
+from hologram.security.injection.training import flagged_by, rates  # noqa: E402
 from tests.security.corpus import KINDS, LANGS, SPLITS, CorpusText, load  # noqa: E402
 
 TARGET_US = 100.0
 RECALL_TARGET = 95.0
 FALSE_POSITIVE_TARGET = 2.0
+#: The corpus figures (all texts, rules with the learned second look; the rules alone) when
+#: the rules were Python modules, before they became data files (issue 45): the same rules,
+#: so the figures printed now must be these.
+BEFORE_DATA = {"learned": (84.9, 2.1), "rules": (74.0, 4.3)}
 ADDED = ("inj2.", "near2.")
 THIRD = ("inj3.", "near3.")
 PARAMETERS = {
@@ -204,21 +207,21 @@ def review_costs(texts: list[CorpusText], repeats: int) -> dict[str, list[float]
     return costs
 
 
-def flagged_by(classifier: InjectionClassifier, texts: Iterable[CorpusText]) -> dict[str, bool]:
-    flags = {}
-    for text in texts:
-        folded = fold(text.text)
-        flags[text.id] = bool(classifier.passages(folded.text, folded.invisible))
-    return flags
-
-
-def rates(texts: list[CorpusText], flags: dict[str, bool]) -> tuple[float, float, int, int]:
-    """Recall and false-positive rate (percent), and how many injections and near-misses."""
-    injections = [t for t in texts if t.injection]
-    benign = [t for t in texts if not t.injection]
-    recall = 100 * sum(flags[t.id] for t in injections) / max(1, len(injections))
-    false_positives = 100 * sum(flags[t.id] for t in benign) / max(1, len(benign))
-    return recall, false_positives, len(injections), len(benign)
+def header(learned: LearnedScorer, rules: RuleBook) -> list[str]:
+    """What was measured: the shipped weights (from their manifest) and the rule data."""
+    manifest = learned.manifest
+    lines = [f"rules: {len(rules.features)} features from the data files in {rules.directory}"]
+    if manifest is None:
+        return [*lines, "learned weights: no manifest"]
+    figures = ", ".join(f"{k} {v:g}" for k, v in manifest.figures.items())
+    chosen = ", ".join(f"{k} {v:g}" for k, v in manifest.chosen.items())
+    return [
+        *lines,
+        f"learned weights: sha256 {manifest.sha256[:16]}…, trained {manifest.trained} on "
+        f"{', '.join(Path(c).name for c in manifest.corpora)}",
+        f"  split: {manifest.split}",
+        f"  measured when trained: {figures} ({chosen})",
+    ]
 
 
 def corpus_table(texts: list[CorpusText], flags: dict[str, bool]) -> list[str]:
@@ -226,13 +229,15 @@ def corpus_table(texts: list[CorpusText], flags: dict[str, bool]) -> list[str]:
 
     def row(name: str, chosen: list[CorpusText]) -> str:
         cells = [rates([t for t in chosen if split in (t.split, "all")], flags) for split in splits]
-        recall = "".join(f"{c[0]:8.1f}" for c in cells)
-        false_positives = "".join(f"{c[1]:8.1f}" for c in cells)
-        return f"  {name:24s}{recall}   {false_positives}   ({cells[-1][2]} / {cells[-1][3]})"
+        recall = "".join(f"{c.recall:8.1f}" for c in cells)
+        false_positives = "".join(f"{c.false_positives:8.1f}" for c in cells)
+        return f"  {name:24s}{recall}   {false_positives}   ({cells[-1].injections} / {cells[-1].benign})"
 
     overall = rates(texts, flags)
     verdict = (
-        "meets" if overall[0] >= RECALL_TARGET and overall[1] <= FALSE_POSITIVE_TARGET else "MISSES"
+        "meets"
+        if overall.recall >= RECALL_TARGET and overall.false_positives <= FALSE_POSITIVE_TARGET
+        else "MISSES"
     )
     heading = "".join(f"{s:>8s}" for s in splits)
     lines = [
@@ -258,13 +263,15 @@ def ablation_table(texts: list[CorpusText], flags: dict[str, bool]) -> list[str]
     """What taking each feature (and hidden markup) away changes, in points, on each split."""
     base = {split: rates([t for t in texts if t.split == split], flags) for split in SPLITS}
     learned = LearnedScorer.load()
+    rules = RuleBook()
+    features = rules.features
     variants: dict[str, InjectionClassifier] = {
-        "(learned score)": InjectionClassifier(),
-        "(hidden markup)": InjectionClassifier(markup=False, learned=learned),
+        "(learned score)": InjectionClassifier(rules=rules),
+        "(hidden markup)": InjectionClassifier(rules=rules, markup=False, learned=learned),
     }
-    for name in sorted({f.name for f in FEATURES}):
+    for name in sorted({f.name for f in features}):
         variants[name] = InjectionClassifier(
-            [f for f in FEATURES if f.name != name], learned=learned
+            [f for f in features if f.name != name], learned=learned
         )
     lines = [f"  {'without':24s}{'recall Δ tuning / held-out':>30s}{'false positives Δ':>28s}"]
     for name, classifier in variants.items():
@@ -272,8 +279,13 @@ def ablation_table(texts: list[CorpusText], flags: dict[str, bool]) -> list[str]
         cells = []
         for split in SPLITS:
             chosen = [t for t in texts if t.split == split]
-            recall, false_positives, _, _ = rates(chosen, without)
-            cells.append((recall - base[split][0], false_positives - base[split][1]))
+            measured = rates(chosen, without)
+            cells.append(
+                (
+                    measured.recall - base[split].recall,
+                    measured.false_positives - base[split].false_positives,
+                )
+            )
         lines.append(
             f"  {name:24s}{cells[0][0]:+13.1f} / {cells[1][0]:+6.1f}"
             f"{cells[0][1]:+18.1f} / {cells[1][1]:+6.1f}"
@@ -292,9 +304,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--ablation", action="store_true", help="print each feature's share")
     options = parser.parse_args()
+    learned = LearnedScorer.load()
+    rules = RuleBook()
     m = asyncio.run(run(options.calls, options.runs))
     added = m["tool_guarded"] - m["tool_raw"]
     verdict = "meets" if added <= TARGET_US else "MISSES"
+    print("\n".join(header(learned, rules)))
     print(f"security: {options.runs} runs x {options.calls} calls (medians over runs)")
     print(f"  tool call, unguarded runner          p50 {m['tool_raw']:7.1f} µs")
     print(f"  tool call, through the firewall      p50 {m['tool_guarded']:7.1f} µs")
@@ -324,16 +339,24 @@ def main() -> None:
             f"max {max(costs[lang]):7.1f} µs"
         )
     print(f"  a 20 kB page with one injection       {costs['page'][0]:8.1f} µs")
-    learned = LearnedScorer.load()
-    flags = flagged_by(InjectionClassifier(learned=learned), texts)
+    flags = flagged_by(InjectionClassifier(rules=rules, learned=learned), texts)
     print(
         f"injection review on tests/security/corpus ({len(texts)} texts; rules and the learned "
         "second look)"
     )
     print("\n".join(corpus_table(texts, flags)))
-    rules = flagged_by(InjectionClassifier(), texts)
+    alone = flagged_by(InjectionClassifier(rules=rules), texts)
     print("  the rules alone (no learned second look):")
-    print("\n".join(corpus_table(texts, rules)[2:4]))
+    print("\n".join(corpus_table(texts, alone)[2:4]))
+    for name, now in (("learned", flags), ("rules", alone)):
+        measured = rates(texts, now)
+        recall, false_positives = BEFORE_DATA[name]
+        same = (round(measured.recall, 1), round(measured.false_positives, 1)) == BEFORE_DATA[name]
+        print(
+            f"  all texts, {name:8s} now {measured.recall:5.1f} % recall, "
+            f"{measured.false_positives:4.1f} % false positives; before the rules were data "
+            f"{recall:5.1f} %, {false_positives:4.1f} % ({'same' if same else 'CHANGED'})"
+        )
     if options.ablation:
         print("feature ablation (points; positive recall Δ means the feature was losing recall)")
         print("\n".join(ablation_table(texts, flags)))

@@ -25,8 +25,8 @@ from hologram.sdk import (
     ToolResult,
 )
 from hologram.security.credentials import CredentialGate
-from hologram.security.injection.learned import WEIGHTS as LEARNED_WEIGHTS
-from hologram.security.injection.learned import LearnedScorer, WeightsDamaged
+from hologram.security.injection import WEIGHTS as LEARNED_WEIGHTS
+from hologram.security.injection import LearnedScorer, RuleBook, WeightsDamaged
 from hologram.security.policy import INTERNAL, PolicySettings, Principal, Profile, ToolPolicy
 from hologram.security.proxy import GuardedOutputChannels, GuardedRunner, ModelGuard
 from hologram.security.review import ContentReview, Finding
@@ -62,6 +62,9 @@ class Firewall:
         self._review: ContentReview | None = None
         self._learned: LearnedScorer | None = None
         self._learned_loaded = False
+        # Read once per kernel, on the first review: every review a settings change builds
+        # shares it.
+        self._rules = RuleBook()
         self._enabled = True
         self._turns: OrderedDict[int, tuple[dict[str, Any], Principal]] = OrderedDict()
         self._calls: dict[str, Principal] = {}
@@ -99,7 +102,7 @@ class Firewall:
             )
         )
         self._review = ContentReview(
-            list(s.review_sensitive_words), s.review_injection, self.learned_scorer()
+            list(s.review_sensitive_words), s.review_injection, self.learned_scorer(), self._rules
         )
 
     def learned_scorer(self) -> LearnedScorer | None:
@@ -113,7 +116,7 @@ class Firewall:
                 log.warning(
                     "the learned injection score is off, review uses its rules alone: "
                     "its weight file %s is unusable (%s); reinstall hologram or run "
-                    "python -m hologram.security.injection.train",
+                    "python -m hologram.security.injection.training",
                     self.learned_weights,
                     exc,
                 )

@@ -3,6 +3,9 @@
 Each keeps the interface of what it replaces, so the modules on the other side call it as
 before: `GuardedRunner` is the stage host's tool runner, `ModelGuard` sits in the provider
 manager's request path, `GuardedOutputChannels` is the output channel table.
+
+They know the firewall only as a `Guard`, the few things they ask of it; the firewall builds
+them and hands itself in, so the import runs one way (firewall, then proxy).
 """
 
 from __future__ import annotations
@@ -10,17 +13,15 @@ from __future__ import annotations
 import contextvars
 import dataclasses
 from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from hologram.channels import OutputChannels
 from hologram.llm import ChatMessage, CompletionRequest, CompletionResponse, TextBlock
 from hologram.llm.streaming import StreamChunk
 from hologram.sdk import ToolCall, ToolDef, ToolResult
-from hologram.security.policy import INTERNAL, Principal
+from hologram.security.credentials import CredentialGate
+from hologram.security.policy import INTERNAL, Principal, ToolPolicy
 from hologram.stages import ToolRunner
-
-if TYPE_CHECKING:
-    from hologram.security.firewall import Firewall
 
 SEND_PREFIX = "output_send__"
 
@@ -31,11 +32,34 @@ acting_for: contextvars.ContextVar[Principal | None] = contextvars.ContextVar(
 so inside it, so the calls it makes inherit the rights of the input that started it."""
 
 
+class Guard(Protocol):
+    """What the proxies ask of the firewall (`Firewall` is one)."""
+
+    gate: CredentialGate
+
+    @property
+    def enabled(self) -> bool:
+        """The switch as the settings say now."""
+        ...
+
+    def policy(self) -> ToolPolicy: ...
+
+    def take_principal(self, call_id: str) -> Principal | None:
+        """Whom the call `call_id` runs for, once (None: it came through no turn)."""
+        ...
+
+    def refuse(self, call: ToolCall, reason: str, principal: Principal) -> ToolResult: ...
+
+    def inbound(self, result: ToolResult, call: ToolCall) -> ToolResult:
+        """A tool's result on its way to the model, scrubbed and reviewed."""
+        ...
+
+
 class GuardedRunner:
     """The tool runner behind the firewall: policy first, credentials filled in only for
     the call itself, the result scrubbed and reviewed before the model sees it."""
 
-    def __init__(self, inner: ToolRunner, firewall: Firewall) -> None:
+    def __init__(self, inner: ToolRunner, firewall: Guard) -> None:
         self.inner = inner
         self._firewall = firewall
 
@@ -70,7 +94,7 @@ class ModelGuard:
     """What the provider manager does to each request and response: secrets out as aliases
     (messages, tool arguments, tool descriptions), and the same on the way back."""
 
-    def __init__(self, firewall: Firewall) -> None:
+    def __init__(self, firewall: Guard) -> None:
         self._firewall = firewall
 
     def outbound(self, request: CompletionRequest) -> CompletionRequest:
@@ -150,7 +174,7 @@ class GuardedOutputChannels(OutputChannels):
     a reply or a send the model asks for goes to a plugin, which is outside. Both the turn's
     reply and the generated `output_send__*` tools come through `send`."""
 
-    def __init__(self, firewall: Firewall) -> None:
+    def __init__(self, firewall: Guard) -> None:
         super().__init__()
         self._firewall = firewall
 

@@ -26,8 +26,13 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from hologram.sdk import FindingKind, ReviewRule
-from hologram.security.injection.classifier import THRESHOLD, InjectionClassifier, Invisible
-from hologram.security.injection.learned import LearnedScorer
+from hologram.security.injection import (
+    THRESHOLD,
+    InjectionClassifier,
+    Invisible,
+    LearnedScorer,
+    RuleBook,
+)
 
 __all__ = ["THRESHOLD", "ContentReview", "Finding", "Folded", "fold"]
 
@@ -134,13 +139,15 @@ class ContentReview:
         sensitive_words: Iterable[str] = (),
         injection: bool = True,
         learned: LearnedScorer | None = None,
+        rules: RuleBook | None = None,
     ) -> None:
         """`learned`: the learned score that gives every run under the classifier's `CERTAIN`
         a second look, confirming or withdrawing it (the firewall loads the shipped one);
-        None, the rules alone."""
+        None, the rules alone. `rules`: the rule book to read (the firewall keeps one for
+        every review it builds); None, a book of its own."""
         words = sorted({fold(w).text for w in sensitive_words if w and w.strip()}, key=len)
         self._words = re.compile("|".join(re.escape(w) for w in reversed(words))) if words else None
-        self._injection = InjectionClassifier(learned=learned) if injection else None
+        self._injection = InjectionClassifier(rules=rules, learned=learned) if injection else None
 
     def review(self, text: str) -> list[Finding]:
         if not text:

@@ -11,9 +11,11 @@ import pytest
 
 from hologram.sdk import ReviewRule as Rule
 from hologram.security import ContentReview
-from hologram.security.injection import FEATURES, THRESHOLD, InjectionClassifier
+from hologram.security.injection import THRESHOLD, InjectionClassifier, RuleBook
 from hologram.security.review import fold
 from tests.security.corpus import KINDS
+
+FEATURES = RuleBook().features
 
 
 def tags(text: str) -> str:

@@ -1,4 +1,4 @@
-"""The classifier's structural forms (each kind module's GENERAL features and the families
+"""The classifier's structural forms (each kind file's `[[general]]` features and the families
 named dual_response, refusal_penalty, harmful_topic, memory_write and claimed_consent): each
 case here is caught because of them (it passes once they are taken away), and near-misses
 built from the same words stay unflagged. The texts are written for these tests; none is from
@@ -8,25 +8,15 @@ from __future__ import annotations
 
 import pytest
 
-from hologram.security.injection import (
-    FEATURES,
-    InjectionClassifier,
-    authority,
-    context,
-    leak,
-    limits,
-    persona,
-    policy,
-    principal,
-    turns,
-)
+from hologram.security.injection import InjectionClassifier, RuleBook
 from hologram.security.review import fold
 
-MODULES = (authority, context, leak, limits, persona, policy, principal, turns)
-# The catalog copies each feature with its reach; the compiled pattern is shared.
-STRUCTURAL = {id(f.pattern) for module in MODULES for f in module.GENERAL}
+KINDS = ("authority", "context", "leak", "limits", "persona", "policy", "principal", "turns")
+BOOK = RuleBook()
+FEATURES = BOOK.features
+STRUCTURAL = {id(f.pattern) for kind in KINDS for f in BOOK.group(kind, "general")}
 WITHOUT = InjectionClassifier([f for f in FEATURES if id(f.pattern) not in STRUCTURAL])
-WITH = InjectionClassifier()
+WITH = InjectionClassifier(rules=BOOK)
 
 
 def flagged(classifier: InjectionClassifier, text: str) -> bool:
@@ -124,8 +114,8 @@ def test_near_misses_of_the_structural_forms_stay_unflagged(text: str) -> None:
     assert not flagged(WITH, text)
 
 
-def test_every_module_with_structural_forms_lists_them() -> None:
-    assert all(module.GENERAL for module in MODULES)
+def test_every_kind_with_structural_forms_lists_them() -> None:
+    assert all(BOOK.group(kind, "general") for kind in KINDS)
     assert {id(f.pattern) for f in FEATURES} >= STRUCTURAL
 
 

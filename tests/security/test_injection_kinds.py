@@ -1,4 +1,4 @@
-"""The structural forms of `hologram.security.injection.kinds`, kind by kind and in both
+"""The structural forms of `hologram/security/injection/rules/relations.toml`, kind by kind and in both
 languages: each case is caught because of them (it passes once they are taken away), and
 near-misses written with the same words, the health check's own line among them, stay
 unflagged. The texts are written for these tests; none is from the corpus."""
@@ -9,12 +9,13 @@ import pytest
 
 from hologram.sdk import ReviewRule
 from hologram.security import ContentReview
-from hologram.security.injection import FEATURES, InjectionClassifier, kinds
+from hologram.security.injection import InjectionClassifier, RuleBook
 from hologram.security.review import fold
 
-FORMS = {id(f.pattern) for f in kinds.FEATURES}
-WITHOUT = InjectionClassifier([f for f in FEATURES if id(f.pattern) not in FORMS])
-WITH = InjectionClassifier()
+BOOK = RuleBook()
+FORMS = {id(f.pattern) for f in BOOK.group("relations")}
+WITHOUT = InjectionClassifier([f for f in BOOK.features if id(f.pattern) not in FORMS])
+WITH = InjectionClassifier(rules=BOOK)
 
 
 def flagged(classifier: InjectionClassifier, text: str) -> bool:

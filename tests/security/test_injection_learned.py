@@ -4,6 +4,7 @@ threshold, and the fallback to the rules alone when its weight file is damaged."
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
@@ -19,22 +20,20 @@ import pytest
 from hologram import Kernel
 from hologram.sdk import Event, EventType, FindingKind
 from hologram.security.firewall import Firewall
-from hologram.security.injection import train
-from hologram.security.injection.classifier import (
+from hologram.security.injection import (
     CERTAIN,
-    THRESHOLD,
-    InjectionClassifier,
-)
-from hologram.security.injection.learned import (
     NO_CONTEXT,
+    THRESHOLD,
     WEIGHTS,
     Context,
+    InjectionClassifier,
     LearnedScorer,
+    Manifest,
     WeightsDamaged,
     Window,
-    codepoints,
-    word_indices,
+    training,
 )
+from hologram.security.injection.learned import codepoints, manifest_of, word_indices
 from hologram.security.review import ContentReview, fold
 from tests.security.corpus import load
 
@@ -51,17 +50,26 @@ def scorer() -> LearnedScorer:
 
 
 def test_retraining_on_the_tuning_split_reproduces_the_shipped_weights(
-    scorer: LearnedScorer,
+    scorer: LearnedScorer, tmp_path: Path
 ) -> None:
-    trained = train.train()
+    trained = training.train()
     assert scorer.digest == trained.training_sha256
     assert np.allclose(scorer.weights, trained.weights, atol=1e-6)
     assert scorer.bias == pytest.approx(trained.bias, abs=1e-6)
     assert scorer.threshold == trained.threshold
+    # What training writes loads, with a manifest that says what it measured.
+    written = tmp_path / "learned.npz"
+    training.write(trained, written)
+    manifest = LearnedScorer.load(written).manifest
+    assert manifest is not None and scorer.manifest is not None
+    assert manifest.sha256 == hashlib.sha256(written.read_bytes()).hexdigest()
+    assert (manifest.corpora, manifest.split) == (scorer.manifest.corpora, scorer.manifest.split)
+    assert manifest.figures == scorer.manifest.figures
+    assert manifest.chosen == scorer.manifest.chosen
 
 
 def test_training_reads_the_tuning_split_only() -> None:
-    examples = train.tuning_examples()
+    examples = training.tuning_examples()
     tuning = {t.id for t in load() if t.split == "tuning"}
     assert {e.id for e in examples} == tuning
 
@@ -69,7 +77,7 @@ def test_training_reads_the_tuning_split_only() -> None:
 def test_the_score_reads_the_tuning_split_it_was_trained_on(scorer: LearnedScorer) -> None:
     classifier = InjectionClassifier()
     tuning = [t for t in load() if t.split == "tuning"]
-    scored = [(t, scorer.best(*train.learning_input(classifier, t.text)[:2])) for t in tuning]
+    scored = [(t, scorer.best(*training.learning_input(classifier, t.text)[:2])) for t in tuning]
     injections = [window.probability for t, window in scored if t.injection]
     benign = [window.probability for t, window in scored if not t.injection]
     assert sum(p >= 0.5 for p in injections) >= 0.95 * len(injections)
@@ -125,7 +133,7 @@ def _vetoed(scorer: LearnedScorer) -> list[tuple[str, float]]:
         folded = fold(text.text)
         if not rules.passages(folded.text, folded.invisible):
             continue
-        segment, context, score = train.learning_input(rules, text.text)
+        segment, context, score = training.learning_input(rules, text.text)
         if score is not None and score < CERTAIN:
             found.append((text.text, scorer.best(segment, context).probability))
     return found
@@ -172,7 +180,7 @@ def test_a_run_at_certain_is_a_finding_whatever_the_learned_score_says() -> None
 
 
 def test_trainings_verdict_is_the_classifiers(scorer: LearnedScorer) -> None:
-    """Cross-validation chooses the threshold by `train.decides`; for a text with one
+    """Cross-validation chooses the threshold by `training.decides`; for a text with one
     group of signals it must say what review says, or the choice is for another rule."""
     rules = InjectionClassifier()
     classifier = InjectionClassifier(learned=scorer)
@@ -184,9 +192,9 @@ def test_trainings_verdict_is_the_classifiers(scorer: LearnedScorer) -> None:
         scored, _ = rules._groups(folded.text, folded.invisible, True, float("-inf"))
         if len([best for _, best in scored if best is not None]) != 1:
             continue
-        segment, context, score = train.learning_input(rules, text.text)
+        segment, context, score = training.learning_input(rules, text.text)
         probability = scorer.best(segment, context).probability
-        verdict = train.decides(score, probability, scorer.threshold)
+        verdict = training.decides(score, probability, scorer.threshold)
         assert bool(classifier.passages(folded.text, folded.invisible)) == verdict, text.id
         checked += 1
     assert checked >= 300
@@ -194,7 +202,7 @@ def test_trainings_verdict_is_the_classifiers(scorer: LearnedScorer) -> None:
 
 def test_choose_takes_the_best_merit_and_the_first_of_equals() -> None:
     figures = {(1e-5, 0.5): (90.0, 4.0), (1e-4, 0.5): (85.0, 1.0), (1e-3, 0.9): (85.0, 1.0)}
-    assert train.choose(figures) == (1e-4, 0.5)
+    assert training.choose(figures) == (1e-4, 0.5)
 
 
 async def test_the_kernels_firewall_reviews_with_the_shipped_weights(kernel: Kernel) -> None:
@@ -233,15 +241,80 @@ def _damage_threshold(path: Path) -> None:
     np.savez_compressed(path, **arrays)
 
 
+def _damage_manifest_missing(path: Path) -> None:
+    manifest_of(path).unlink()
+
+
+def _damage_manifest_garbage(path: Path) -> None:
+    manifest_of(path).write_text("{not json", encoding="utf-8")
+
+
+def _shipped_copy(directory: Path) -> Path:
+    """The shipped weight file and its manifest, copied into `directory`."""
+    copy = directory / "learned.npz"
+    shutil.copyfile(WEIGHTS, copy)
+    shutil.copyfile(manifest_of(WEIGHTS), manifest_of(copy))
+    return copy
+
+
+def _flip_one_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def test_the_shipped_manifest_names_the_weight_files_digest_and_its_training() -> None:
+    manifest = LearnedScorer.load().manifest
+    assert manifest == Manifest.read(manifest_of(WEIGHTS))
+    assert manifest.sha256 == hashlib.sha256(WEIGHTS.read_bytes()).hexdigest()
+    assert {Path(c).name for c in manifest.corpora} == {
+        p.name for p in training.CORPUS.glob("*.jsonl")
+    }
+    assert "tuning" in manifest.split and manifest.trained[:4].isdigit()
+    assert manifest.chosen["threshold"] == LearnedScorer.load().threshold
+    assert 0 < manifest.figures["cross_validated_recall"] <= 100
+
+
+def test_a_weight_file_that_differs_from_its_manifests_digest_is_damaged(tmp_path: Path) -> None:
+    copy = _shipped_copy(tmp_path)
+    assert LearnedScorer.load(copy).digest == LearnedScorer.load().digest
+    _flip_one_byte(copy)
+    with pytest.raises(WeightsDamaged, match="does not match the sha256 digest in its manifest"):
+        LearnedScorer.load(copy)
+
+
+@pytest.mark.parametrize("damage", [_damage_weights, _damage_threshold])
+def test_a_manifest_rewritten_for_altered_weights_does_not_hide_them(
+    tmp_path: Path, damage: object
+) -> None:
+    """The digest stored inside the file is checked too, past a manifest that matches."""
+    copy = _shipped_copy(tmp_path)
+    assert callable(damage)
+    damage(copy)
+    manifest = json.loads(manifest_of(copy).read_text(encoding="utf-8"))
+    manifest["sha256"] = hashlib.sha256(copy.read_bytes()).hexdigest()
+    manifest_of(copy).write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(WeightsDamaged, match=r"threshold|digest stored with them"):
+        LearnedScorer.load(copy)
+
+
 @pytest.mark.parametrize(
     "damage",
-    [_damage_truncated, _damage_garbage, _damage_weights, _damage_threshold, _damage_missing],
+    [
+        _damage_truncated,
+        _damage_garbage,
+        _damage_weights,
+        _damage_threshold,
+        _damage_missing,
+        _damage_manifest_missing,
+        _damage_manifest_garbage,
+        _flip_one_byte,
+    ],
 )
 async def test_a_damaged_weight_file_is_announced_and_review_falls_back_to_the_rules(
     kernel: Kernel, tmp_path: Path, caplog: pytest.LogCaptureFixture, damage: object
 ) -> None:
-    damaged = tmp_path / "learned.npz"
-    shutil.copyfile(WEIGHTS, damaged)
+    damaged = _shipped_copy(tmp_path)
     assert callable(damage)
     damage(damaged)
     with pytest.raises(WeightsDamaged):
@@ -295,7 +368,7 @@ def test_the_second_look_reads_what_training_reads(scorer: LearnedScorer) -> Non
     folded = fold(page)
     classifier.passages(folded.text, folded.invisible)
     [(text, context)] = recording.asked
-    assert (text, context) == train.learning_input(InjectionClassifier(), page)[:2]
+    assert (text, context) == training.learning_input(InjectionClassifier(), page)[:2]
     assert text.strip() == fold(UNDER).text
     assert context.signals and 0 < context.score < THRESHOLD
     # What the rules found counts: the same words told of no signals score otherwise.
@@ -304,12 +377,11 @@ def test_the_second_look_reads_what_training_reads(scorer: LearnedScorer) -> Non
 
 SEEDED = """
 import json, sys
-from hologram.security.injection import train
-from hologram.security.injection.classifier import InjectionClassifier
+from hologram.security.injection import InjectionClassifier, training
 classifier = InjectionClassifier()
 found = {}
-for example in train.tuning_examples():
-    text, context, _ = train.learning_input(classifier, example.text)
+for example in training.tuning_examples():
+    text, context, _ = training.learning_input(classifier, example.text)
     found[example.id] = [text, sorted(context.signals), context.score]
 json.dump(found, sys.stdout)
 """

@@ -21,7 +21,7 @@ reached `THRESHOLD`: a near-miss that uses an injection's words ("the system pro
 the password") in a sentence that gives no order. A run at `CERTAIN` or over is a finding
 whatever the learned score says. The learned threshold (and the training's penalty) are
 chosen by cross-validation within the tuning split (`python -m
-hologram.security.injection.train --folds`) and shipped with the weights; `SECOND_CHANCE`
+hologram.security.injection.training --folds`) and shipped with the weights; `SECOND_CHANCE`
 and `CERTAIN` were set from the same cross-validated figures and the tuning split's counts
 (benchmarks/security.py prints both splits). The learned score runs only for groups that
 reach `SECOND_CHANCE`, which few texts have.
@@ -35,11 +35,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from hologram.sdk import ReviewRule
-from hologram.security.injection.catalog import FEATURES
 from hologram.security.injection.feature import Feature
 from hologram.security.injection.learned import WINDOW as LEARNED_WINDOW
 from hologram.security.injection.learned import Context, LearnedScorer
 from hologram.security.injection.markup import HIDDEN_WEIGHT, hidden_regions, might_hide
+from hologram.security.injection.rules import RuleBook
 from hologram.security.injection.scan import Scanner, Signal
 
 THRESHOLD = 1.0
@@ -92,22 +92,28 @@ class InjectionClassifier:
         self,
         features: Iterable[Feature] | None = None,
         *,
+        rules: RuleBook | None = None,
         markup: bool = True,
         learned: LearnedScorer | None = None,
         second_chance: float = SECOND_CHANCE,
         learned_threshold: float | None = None,
     ) -> None:
         """`features` and `markup` (whether hidden markup and invisible text count) are for
-        measuring what each part contributes; review uses all of them. `learned` gives runs
+        measuring what each part contributes; review uses all of them (None: every feature
+        of `rules`, a book read on first use; pass one to share it). `learned` gives runs
         under `CERTAIN` their second look; the two numbers after it are for choosing its
         constants (None: the threshold shipped with the weights)."""
-        self._scanner = Scanner(FEATURES if features is None else features)
+        self.rules = RuleBook() if rules is None else rules
+        self._scanner = Scanner(self.rules.features if features is None else features)
         self._markup = markup
         self.learned = learned
         self._second_chance = second_chance
-        if learned_threshold is None and learned is not None:
-            learned_threshold = learned.threshold
-        self._learned_threshold = learned_threshold
+        #: Read only when `learned` is set, which then gives the default.
+        self._learned_threshold = (
+            learned_threshold
+            if learned_threshold is not None
+            else (learned.threshold if learned is not None else 1.0)
+        )
 
     def signals(self, folded: str, *, gated: bool = True) -> list[Signal]:
         return self._scanner.signals(folded, gated=gated)

@@ -26,11 +26,13 @@ and a secret found together weigh what the training texts say they weigh, and a 
 wording can tip a run the rules left short, or hold back one whose words are the rules' but
 whose sentence is not an order.
 
-The weights are trained by `hologram.security.injection.train` on the tuning half of the
+The weights are trained by `hologram.security.injection.training` on the tuning half of the
 project's corpus only (tests/security/corpus) and shipped beside this module in
 `learned.npz`, with the probability at which a second look confirms a run (`threshold`,
 chosen by cross-validation on the tuning half), the SHA-256 of the training input and the
-training settings; nothing is downloaded. Everything here is vectorised numpy: the features
+training settings; nothing is downloaded. Beside them, `learned.json` (`Manifest`) says
+which corpora and split trained them, when, what training measured, and the SHA-256 of the
+weight file itself, which loading checks. Everything here is vectorised numpy: the features
 of a text cost a few array passes over its code points, not a Python loop over its n-grams.
 """
 
@@ -38,10 +40,13 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import json
 import logging
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -53,6 +58,8 @@ NGRAMS = (1, 2, 3)
 WORD_NGRAMS = (1, 2)
 WINDOW = 240
 WEIGHTS = Path(__file__).with_name("learned.npz")
+#: The manifest beside a weight file: the same name, `.json`.
+MANIFEST_SUFFIX = ".json"
 FORMAT = 3
 #: The bands of a passage's rule score; a passage is in the last band it reaches. Bands, not
 #: a ramp: what training learns from runs far over the threshold must not spill into the
@@ -94,6 +101,60 @@ def _key_index(key: str) -> int:
 
 class WeightsDamaged(ValueError):
     """The shipped weight file cannot be used; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """What a weight file is: its digest, and how and when it was trained."""
+
+    #: SHA-256 of the weight file's bytes.
+    sha256: str
+    #: The day the weights were trained (ISO 8601).
+    trained: str
+    #: The corpus files read, relative to the repository.
+    corpora: tuple[str, ...]
+    #: Which texts of them trained the weights.
+    split: str
+    #: Figures training measured (cross-validated on the tuning split), by name.
+    figures: Mapping[str, float] = field(default_factory=dict)
+    #: The settings training chose (penalty, threshold).
+    chosen: Mapping[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, path: Path) -> Manifest:
+        """The manifest at `path`; `WeightsDamaged` if it is missing or unreadable."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return cls(
+                str(data["sha256"]),
+                str(data["trained"]),
+                tuple(str(c) for c in data["corpora"]),
+                str(data["split"]),
+                {str(k): float(v) for k, v in data.get("figures", {}).items()},
+                {str(k): float(v) for k, v in data.get("chosen", {}).items()},
+            )
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            raise WeightsDamaged(
+                f"its manifest {path} is missing or unreadable ({type(error).__name__}: {error})"
+            ) from None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "sha256": self.sha256,
+            "trained": self.trained,
+            "corpora": list(self.corpora),
+            "split": self.split,
+            "figures": dict(self.figures),
+            "chosen": dict(self.chosen),
+        }
+
+
+def manifest_of(weights: Path) -> Path:
+    return weights.with_suffix(MANIFEST_SUFFIX)
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def codepoints(folded: str) -> npt.NDArray[np.uint64]:
@@ -213,10 +274,15 @@ class LearnedScorer:
     """The shipped weights, loaded once; `best` scores a folded text."""
 
     def __init__(
-        self, weights: npt.NDArray[np.float32], bias: float, digest: str, threshold: float = 0.5
+        self,
+        weights: npt.NDArray[np.float32],
+        bias: float,
+        digest: str,
+        threshold: float = 0.5,
+        manifest: Manifest | None = None,
     ) -> None:
         """`threshold`: the probability at which a second look confirms a run (shipped with
-        the weights, since it was chosen for them)."""
+        the weights, since it was chosen for them); `manifest`: the file's, when loaded."""
         if weights.shape != (DIMENSIONS,):
             raise WeightsDamaged(f"weights have shape {weights.shape}, not ({DIMENSIONS},)")
         if not np.all(np.isfinite(weights)) or not math.isfinite(bias):
@@ -227,11 +293,19 @@ class LearnedScorer:
         self.bias = float(bias)
         self.digest = digest
         self.threshold = float(threshold)
+        self.manifest = manifest
 
     @classmethod
     def load(cls, path: Path = WEIGHTS) -> LearnedScorer:
-        """The weights in `path`; `WeightsDamaged` (never another error) if they are unusable."""
+        """The weights in `path`, checked against the manifest beside it; `WeightsDamaged`
+        (never another error) if they are unusable."""
+        manifest = Manifest.read(manifest_of(path))
         try:
+            if file_digest(path) != manifest.sha256:
+                raise WeightsDamaged(
+                    f"{path.name} does not match the sha256 digest in its manifest "
+                    f"{manifest_of(path).name}"
+                )
             with np.load(path, allow_pickle=False) as data:
                 if int(data["format"]) != FORMAT:
                     raise WeightsDamaged(f"format {int(data['format'])}, expected {FORMAT}")
@@ -254,7 +328,7 @@ class LearnedScorer:
             raise
         except Exception as error:  # a damaged zip or array raises many kinds of error
             raise WeightsDamaged(f"{type(error).__name__}: {error}") from None
-        return cls(weights, bias, digest, threshold)
+        return cls(weights, bias, digest, threshold, manifest)
 
     def logit(self, folded: str, context: Context = NO_CONTEXT) -> float:
         """The whole text's score (log-odds), as training sees it."""
