@@ -1,10 +1,13 @@
-"""Boot benchmarks: the real module set, and the assembly overhead per module.
+"""Boot benchmarks: the real module set, the assembly overhead per module, and the start of
+the command line.
 
-    python benchmarks/boot.py [--runs 15]
+    python benchmarks/boot.py [--runs 15] [--only-cli]
 
 Prints medians beside the targets of ../shared/TARGETS.md. The overhead figure is the time to
 plan and boot 200 synthetic modules whose inits do nothing, less the time of calling those
-inits directly in the same process, divided by 200.
+inits directly in the same process, divided by 200. The command line's figures are the wall
+time of `python -m hologram --help` and of each command's `--help` in fresh interpreters,
+and the import time the interpreter's own `-X importtime` log adds up for the same start.
 """
 
 from __future__ import annotations
@@ -22,7 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from hologram import Kernel
+from hologram.cli import COMMANDS
 from hologram.kernel import Assembly, plan
+
+HELP_TARGET_S = 0.3
+"""`python -m hologram --help` (issue 45)."""
+COMMAND_HELP_TARGET_S = 0.5
+"""Each command's `--help` (issue 45)."""
 
 
 class Noop:
@@ -91,10 +100,57 @@ def import_seconds() -> float:
     return time.perf_counter() - started
 
 
+def start_seconds(args: list[str], runs: int) -> float:
+    """The median wall time of `python -m hologram ARGS` in a fresh interpreter."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "hologram", *args], check=True, stdout=subprocess.DEVNULL
+        )
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def import_log_seconds(args: list[str]) -> float:
+    """What `-X importtime` reports for the same start: the cumulative time of each import
+    made at the top level (the nested ones are inside those)."""
+    log = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "hologram", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stderr
+    total_us = 0
+    for line in log.splitlines():
+        fields = line.removeprefix("import time:").split("|")
+        if len(fields) == 3 and fields[1].strip().isdigit() and not fields[2].startswith("  "):
+            total_us += int(fields[1])
+    return total_us / 1e6
+
+
+def command_line_starts(runs: int) -> None:
+    rows = [([], HELP_TARGET_S)] + [([c.name], COMMAND_HELP_TARGET_S) for c in COMMANDS]
+    for words, target in rows:
+        args = [*words, "--help"]
+        wall = start_seconds(args, runs)
+        imports = import_log_seconds(args)
+        mark = "ok" if wall <= target else "OVER"
+        print(
+            f"python -m hologram {' '.join(args):<24} median {wall * 1000:6.0f} ms "
+            f"(target <= {target * 1000:.0f} ms, {mark}); imports {imports * 1000:5.0f} ms"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--only-cli", action="store_true", help="only the command line's start")
     args = parser.parse_args()
+
+    command_line_starts(max(3, args.runs // 3))
+    if args.only_cli:
+        return
 
     boots = asyncio.run(real_boot_seconds(args.runs))
     total, baseline, per_module, layers = asyncio.run(overhead_per_module(200, args.runs))

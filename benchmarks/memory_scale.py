@@ -205,7 +205,7 @@ class Replayer:
         self.graph = state.graph
         self.heartbeat = state.graph.heartbeat
         agent = state.agent
-        self.budget = agent.prompt_budget().memory_tokens if agent is not None else 4000
+        self.budget = agent.parts.prompt_budget().memory_tokens if agent is not None else 4000
         self.next_tick = next_tick or {
             loop: clock.now() + self.heartbeat.settings.interval_min(loop) * 60.0
             for loop in HEARTBEAT_LOOPS

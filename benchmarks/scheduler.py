@@ -4,10 +4,10 @@
 
 1. Decision throughput with 10,000 tasks queued: submit + finish cycles against the pure
    scheduler, as decisions per second.
-2. Interrupt latency: an input is in flight as a real HTTP request to a server on 127.0.0.1
-   that never answers; an L3 interrupt is injected; measured from `inject` until the in-flight
-   request is cancelled and the interrupt's runner has started (p50 / p99). The server's view of
-   the connection closing is counted too.
+2. Interrupt latency through the dispatcher: an input is in flight as a real HTTP request to
+   a server on 127.0.0.1 that never answers; an L3 interrupt is injected; measured from
+   `inject` until the in-flight request is cancelled and the interrupt's work has started
+   (p50 / p99). The server's view of the connection closing is counted too.
 3. The same through a whole kernel: a turn's model call is in flight at the scripted model
    server (real HTTP); `kernel.inject(..., level=L3)` is called; measured until the server has
    seen the call's connection close *and* the scheduler has started the interrupt's turn, from
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import statistics
 import tempfile
 import time
@@ -28,24 +29,25 @@ from pathlib import Path
 import httpx
 
 from hologram import Kernel
-from hologram.agent.scheduler import Scheduler, Task
-from hologram.agent.scheduler_loop import SchedulerLoop
+from hologram.agent.dispatcher import Dispatcher
+from hologram.agent.scheduler import Scheduler
 from hologram.kernel import SystemClock
 from hologram.llm import ScriptedModelServer, ScriptedReply
 from hologram.sdk import Event, EventType, Priority
 
 
 def throughput(queued: int = 10_000, cycles: int = 50_000) -> float:
-    s = Scheduler()
+    s: Scheduler[int] = Scheduler()
+    ids = itertools.count(1)  # the input journal's part: the scheduler numbers nothing
     now = 0.0
     for n in range(queued):
-        s.submit(n, Priority.QUEUED, now=now)
+        s.submit(next(ids), n, Priority.QUEUED, now=now)
     decisions = 0
     levels = [Priority.QUEUED, Priority.L1, Priority.QUEUED, Priority.L2]
     started = time.perf_counter()
     for n in range(cycles):
         now += 0.001
-        _, made = s.submit(n, levels[n % 4], now=now)
+        _, made = s.submit(next(ids), n, levels[n % 4], now=now)
         decisions += len(made)
         assert s.current is not None
         decisions += len(s.finish(s.current.id, now=now))
@@ -82,24 +84,28 @@ async def interrupt_latency(trials: int) -> tuple[list[float], int]:
         interrupt_started = asyncio.Event()
         injected_at = 0.0
 
-        async def runner(task: Task) -> str:
-            if task.payload == "interrupt":
+        class LongTurn:
+            async def run(self, stopped: bool) -> str:
+                await client.post(f"http://127.0.0.1:{port}/v1/chat/completions", json={"x": 1})
+                return "never"
+
+        class Interrupt:
+            async def run(self, stopped: bool) -> str:
                 latencies.append(time.perf_counter() - injected_at)
                 interrupt_started.set()
                 return "ok"
-            await client.post(f"http://127.0.0.1:{port}/v1/chat/completions", json={"x": 1})
-            return "never"
 
-        loop = SchedulerLoop(runner, SystemClock(), cooldown=0.0)
+        loop: Dispatcher[LongTurn | Interrupt, str] = Dispatcher(SystemClock(), cooldown=0.0)
         loop.start()
+        ids = itertools.count(1)
         for _ in range(trials):
             received.clear()
             interrupt_started.clear()
-            long_turn = loop.inject("long turn")
+            long_turn = loop.inject(next(ids), LongTurn())
             await received.wait()  # the request is at the server, waiting for an answer
             received.clear()
             injected_at = time.perf_counter()
-            loop.inject("interrupt", Priority.L3)
+            loop.inject(next(ids), Interrupt(), Priority.L3)
             await interrupt_started.wait()
             await received.wait()  # the long turn resumed and asked again; stop it for good
             loop.stop()

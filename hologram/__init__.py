@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from hologram._version import __version__
 
 _LAZY = {"Kernel": "hologram.facade", "Phase": "hologram.facade"}
 

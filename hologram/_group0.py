@@ -11,7 +11,7 @@ import asyncio
 import logging
 from collections.abc import Mapping
 
-from hologram import __version__
+from hologram._version import __version__
 from hologram.config import CORE_DEFAULTS, ConfigRegistry, UpdateSettings
 from hologram.sdk import Facility
 from hologram.state import KernelState

@@ -18,49 +18,68 @@ whose keep-alive connection the server had just closed (`httpx.RemoteProtocolErr
 sent once more: uvicorn closes only idle connections, so the first attempt was never read.
 The event stream is an iterator that resumes from the last id it saw when the connection
 breaks or the service reports an overflow, and ends when the service says it is closing.
+
+The two clients are two faces of one implementation: each method is written once, in
+`hologram.serve.calls`, as the request it makes and how its answer is read; `Client` sends
+it and returns the answer, `AsyncClient` returns an awaitable of it. Only the I/O is twice.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator
+from typing import Any, ClassVar, Generic, ParamSpec, TypeVar, overload
 
 import httpx
 
-from hologram.agent.journal import RecordRow
-from hologram.llm.streaming import SSELines
-from hologram.serve import inputs, media, settings, status
-from hologram.serve.bodies import DEFAULT_SYNC_TIMEOUT_S, HTTP_CHANNEL
-from hologram.serve.calls import (
-    END_OF_STREAM,
-    RECONNECT,
-    Call,
-    Frames,
-    HologramError,
-    MediaSent,
-    Operations,
-    events_request,
-    refusal,
-)
-from hologram.serve.inputs import Ack, InputResult, Stopped
-from hologram.serve.reads import graph, knowledge
-from hologram.serve.reads.graph import Recalled, RecallQuery
-from hologram.serve.reads.knowledge import KnowledgeEntry, KnowledgeQuery, KnowledgeSearch
-from hologram.serve.settings import SettingsList, SettingsQuery, StoredSetting
-from hologram.serve.status import MemoryCounts, Status
+from hologram.serve.calls import Call, EventStream, HologramError, Operations
 from hologram.serve.stream import StreamEvent
 
 DEFAULT_URL = "http://127.0.0.1:8787"
 RESUME_PAUSE_S = 0.5
+STREAM_BROKEN = (httpx.RemoteProtocolError, httpx.ReadError)
+"""The connection broke mid-stream: the stream resumes from the last id seen."""
+
+P = ParamSpec("P")
+T = TypeVar("T")
+Transport = TypeVar("Transport", httpx.BaseTransport, httpx.AsyncBaseTransport)
 
 
-# ---- the sync client -------------------------------------------------------------------------
+class _Method(Generic[P, T]):
+    """A method of both clients, made of the `Call` it sends: `Client` runs the call and
+    returns its answer, `AsyncClient` returns the coroutine that awaits it."""
+
+    def __init__(self, request: Callable[P, Call[T]]) -> None:
+        self.request = request
+        self.__doc__ = request.__doc__
+
+    @overload
+    def __get__(self, client: None, owner: type[Any]) -> _Method[P, T]: ...
+    @overload
+    def __get__(self, client: Client, owner: type[Any]) -> Callable[P, T]: ...
+    @overload
+    def __get__(
+        self, client: AsyncClient, owner: type[Any]
+    ) -> Callable[P, Coroutine[Any, Any, T]]: ...
+    def __get__(self, client: _Face[Any] | None, owner: type[Any]) -> Any:
+        if client is None:
+            return self
+        request, send = self.request, client.call
+
+        @functools.wraps(request)
+        def method(*args: P.args, **kwargs: P.kwargs) -> Any:
+            return send(request(*args, **kwargs))
+
+        return method
 
 
-class Client:
-    """The service's API over a blocking `httpx.Client` (see the module docstring)."""
+class _Face(Generic[Transport]):
+    """What the two clients share: how each is made, and every method but the I/O."""
+
+    _http_class: ClassVar[Callable[..., Any]]
+    """`httpx.Client` or `httpx.AsyncClient`: the face's I/O."""
 
     def __init__(
         self,
@@ -68,13 +87,40 @@ class Client:
         *,
         token: str | None = None,
         timeout: float = 30.0,
-        transport: httpx.BaseTransport | None = None,
+        transport: Transport | None = None,
     ) -> None:
         headers = {"authorization": f"Bearer {token}"} if token else {}
         self.url = url.rstrip("/")
-        self.http = httpx.Client(
+        self.http = self._http_class(
             base_url=self.url, headers=headers, timeout=timeout, transport=transport
         )
+
+    def call(self, call: Call[Any]) -> Any:
+        raise NotImplementedError  # each face sends a call its own way
+
+    # ---- inputs
+    send = _Method(Operations.send)
+    say = _Method(Operations.say)
+    interrupt = _Method(Operations.interrupt)
+    stop = _Method(Operations.stop)
+    input = _Method(Operations.input)
+    media = _Method(Operations.media)
+
+    # ---- reads
+    status = _Method(Operations.status)
+    memory = _Method(Operations.memory)
+    settings = _Method(Operations.settings)
+    set_setting = _Method(Operations.set_setting)
+    recall = _Method(Operations.recall)
+    knowledge_search = _Method(Operations.knowledge_search)
+    knowledge_entry = _Method(Operations.knowledge_entry)
+
+
+class Client(_Face[httpx.BaseTransport]):
+    """The service's API over a blocking `httpx.Client` (see the module docstring)."""
+
+    _http_class = httpx.Client
+    http: httpx.Client
 
     def __enter__(self) -> Client:
         return self
@@ -85,92 +131,12 @@ class Client:
     def close(self) -> None:
         self.http.close()
 
-    def call(self, call: Call) -> Any:
+    def call(self, call: Call[T]) -> T:
         try:
             response = self.http.request(**call.arguments())
         except httpx.RemoteProtocolError:
             response = self.http.request(**call.arguments())
         return call.result(response)
-
-    # ---- inputs
-
-    def send(
-        self,
-        text: str,
-        *,
-        channel: str = HTTP_CHANNEL,
-        level: int | str = 0,
-        source: str = "http",
-        media: Sequence[MediaSent] = (),
-    ) -> Ack:
-        """Queue an input (with `media`: bytes or `Upload`s); its journal id once it is on
-        disk."""
-        return self.call(Operations.send(text, channel, level, source, media))
-
-    def say(
-        self,
-        text: str,
-        *,
-        channel: str = HTTP_CHANNEL,
-        level: int | str = 0,
-        source: str = "http",
-        wait: float = DEFAULT_SYNC_TIMEOUT_S,
-        media: Sequence[MediaSent] = (),
-    ) -> InputResult:
-        """Queue an input and wait (at most `wait` s) for its turn to end: the reply and
-        how it ended."""
-        return self.call(Operations.say(text, channel, level, source, wait, media))
-
-    def interrupt(
-        self,
-        text: str,
-        *,
-        level: int | str = "L1",
-        channel: str = HTTP_CHANNEL,
-        source: str = "http",
-        media: Sequence[MediaSent] = (),
-    ) -> Ack:
-        return self.call(Operations.interrupt(text, channel, level, source, media))
-
-    def stop(self) -> Stopped:
-        return self.call(Call(inputs.post_stop))
-
-    def input(self, ident: int) -> RecordRow:
-        """One input as the journal has it."""
-        return self.call(Call(inputs.get_input, path={"id": str(ident)}))
-
-    def media(self, digest: str) -> bytes:
-        """The stored bytes of media by its digest."""
-        return self.call(Call(media.get_media, path={"digest": digest}))
-
-    # ---- reads
-
-    def status(self) -> Status:
-        return self.call(Call(status.get_status))
-
-    def memory(self) -> MemoryCounts:
-        return self.call(Call(status.get_memory))
-
-    def settings(self, prefix: str = "") -> SettingsList:
-        return self.call(Call(settings.get_settings, query=SettingsQuery(prefix)))
-
-    def set_setting(self, key: str, value: Any = None, *, text: str | None = None) -> StoredSetting:
-        """Store a typed value, or `text` parsed into the key's type."""
-        return self.call(Operations.setting(key, value, text))
-
-    def recall(self, q: str, *, depth: int = 2) -> Recalled:
-        """What the graph recalls for a text (a read: the next turn is unaffected)."""
-        return self.call(Call(graph.get_recall, query=RecallQuery(q, depth=depth)))
-
-    def knowledge_search(self, q: str, *, top: int = 5, category: str = "") -> KnowledgeSearch:
-        query = KnowledgeQuery(q, top, category)
-        return self.call(Call(knowledge.get_knowledge_search, query=query))
-
-    def knowledge_entry(self, name: str) -> KnowledgeEntry:
-        call = Call(knowledge.get_knowledge_entry, path={"name": name})
-        return self.call(call)
-
-    # ---- the event stream
 
     def events(
         self,
@@ -183,47 +149,29 @@ class Client:
         resumes after a broken connection or an overflow, ends when the service closes.
         `opened` is called each time the stream is connected (from then on nothing is
         missed)."""
-        wanted, last = tuple(types), last_event_id
+        stream = EventStream(types, last_event_id, opened)
         while True:
             try:
-                with self.http.stream(**events_request(wanted, last)) as response:
+                with self.http.stream(**stream.request()) as response:
                     if response.status_code >= 400:
                         response.read()
-                        raise refusal(response)
-                    if opened is not None:
-                        opened()
-                    frames = Frames()
-                    for event in _events_in(response, frames):
-                        if event.type in END_OF_STREAM:
-                            return
-                        if event.type in RECONNECT:
+                    stream.connected(response)
+                    for data in response.iter_bytes():
+                        yield from stream.feed(data)
+                        if stream.cut:
                             break
-                        last = event.seq if event.seq is not None else last
-                        yield event
-            except (httpx.RemoteProtocolError, httpx.ReadError):
-                pass  # the connection broke mid-stream: resume from the last id seen
+            except STREAM_BROKEN:
+                pass
+            if stream.ended:
+                return
             time.sleep(RESUME_PAUSE_S)
 
 
-# ---- the async client ------------------------------------------------------------------------
-
-
-class AsyncClient:
+class AsyncClient(_Face[httpx.AsyncBaseTransport]):
     """The service's API over an `httpx.AsyncClient` (see the module docstring)."""
 
-    def __init__(
-        self,
-        url: str = DEFAULT_URL,
-        *,
-        token: str | None = None,
-        timeout: float = 30.0,
-        transport: httpx.AsyncBaseTransport | None = None,
-    ) -> None:
-        headers = {"authorization": f"Bearer {token}"} if token else {}
-        self.url = url.rstrip("/")
-        self.http = httpx.AsyncClient(
-            base_url=self.url, headers=headers, timeout=timeout, transport=transport
-        )
+    _http_class = httpx.AsyncClient
+    http: httpx.AsyncClient
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -234,88 +182,12 @@ class AsyncClient:
     async def aclose(self) -> None:
         await self.http.aclose()
 
-    async def call(self, call: Call) -> Any:
+    async def call(self, call: Call[T]) -> T:
         try:
             response = await self.http.request(**call.arguments())
         except httpx.RemoteProtocolError:
             response = await self.http.request(**call.arguments())
         return call.result(response)
-
-    # ---- inputs
-
-    async def send(
-        self,
-        text: str,
-        *,
-        channel: str = HTTP_CHANNEL,
-        level: int | str = 0,
-        source: str = "http",
-        media: Sequence[MediaSent] = (),
-    ) -> Ack:
-        return await self.call(Operations.send(text, channel, level, source, media))
-
-    async def say(
-        self,
-        text: str,
-        *,
-        channel: str = HTTP_CHANNEL,
-        level: int | str = 0,
-        source: str = "http",
-        wait: float = DEFAULT_SYNC_TIMEOUT_S,
-        media: Sequence[MediaSent] = (),
-    ) -> InputResult:
-        return await self.call(Operations.say(text, channel, level, source, wait, media))
-
-    async def interrupt(
-        self,
-        text: str,
-        *,
-        level: int | str = "L1",
-        channel: str = HTTP_CHANNEL,
-        source: str = "http",
-        media: Sequence[MediaSent] = (),
-    ) -> Ack:
-        return await self.call(Operations.interrupt(text, channel, level, source, media))
-
-    async def stop(self) -> Stopped:
-        return await self.call(Call(inputs.post_stop))
-
-    async def input(self, ident: int) -> RecordRow:
-        return await self.call(Call(inputs.get_input, path={"id": str(ident)}))
-
-    async def media(self, digest: str) -> bytes:
-        return await self.call(Call(media.get_media, path={"digest": digest}))
-
-    # ---- reads
-
-    async def status(self) -> Status:
-        return await self.call(Call(status.get_status))
-
-    async def memory(self) -> MemoryCounts:
-        return await self.call(Call(status.get_memory))
-
-    async def settings(self, prefix: str = "") -> SettingsList:
-        return await self.call(Call(settings.get_settings, query=SettingsQuery(prefix)))
-
-    async def set_setting(
-        self, key: str, value: Any = None, *, text: str | None = None
-    ) -> StoredSetting:
-        return await self.call(Operations.setting(key, value, text))
-
-    async def recall(self, q: str, *, depth: int = 2) -> Recalled:
-        return await self.call(Call(graph.get_recall, query=RecallQuery(q, depth=depth)))
-
-    async def knowledge_search(
-        self, q: str, *, top: int = 5, category: str = ""
-    ) -> KnowledgeSearch:
-        query = KnowledgeQuery(q, top, category)
-        return await self.call(Call(knowledge.get_knowledge_search, query=query))
-
-    async def knowledge_entry(self, name: str) -> KnowledgeEntry:
-        call = Call(knowledge.get_knowledge_entry, path={"name": name})
-        return await self.call(call)
-
-    # ---- the event stream
 
     async def events(
         self,
@@ -325,46 +197,30 @@ class AsyncClient:
         opened: Callable[[], None] | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """As `Client.events`."""
-        wanted, last = tuple(types), last_event_id
+        stream = EventStream(types, last_event_id, opened)
         while True:
             try:
-                async with self.http.stream(**events_request(wanted, last)) as response:
+                async with self.http.stream(**stream.request()) as response:
                     if response.status_code >= 400:
                         await response.aread()
-                        raise refusal(response)
-                    if opened is not None:
-                        opened()
-                    frames = Frames()
-                    async for event in _events_of(response, frames):
-                        if event.type in END_OF_STREAM:
-                            return
-                        if event.type in RECONNECT:
+                    stream.connected(response)
+                    async for data in response.aiter_bytes():
+                        for event in stream.feed(data):
+                            yield event
+                        if stream.cut:
                             break
-                        last = event.seq if event.seq is not None else last
-                        yield event
-            except (httpx.RemoteProtocolError, httpx.ReadError):
+            except STREAM_BROKEN:
                 pass
+            if stream.ended:
+                return
             await asyncio.sleep(RESUME_PAUSE_S)
 
 
-def _events_in(response: httpx.Response, frames: Frames) -> Iterator[StreamEvent]:
-    """The stream's events as its bytes arrive. Lines end only where SSE says (LF, CRLF,
-    CR): the service writes JSON with U+2028 and NEL raw, which httpx's line reader would
-    take for line ends, cutting an event's data in two."""
-    lines = SSELines()
-    for data in response.iter_bytes():
-        for line in lines.feed(data):
-            if (event := frames.feed(line)) is not None:
-                yield event
-
-
-async def _events_of(response: httpx.Response, frames: Frames) -> AsyncIterator[StreamEvent]:
-    """As `_events_in`, read asynchronously."""
-    lines = SSELines()
-    async for data in response.aiter_bytes():
-        for line in lines.feed(data):
-            if (event := frames.feed(line)) is not None:
-                yield event
-
-
-__all__ = ["DEFAULT_URL", "AsyncClient", "Call", "Client", "HologramError", "StreamEvent"]
+__all__ = [
+    "DEFAULT_URL",
+    "AsyncClient",
+    "Call",
+    "Client",
+    "HologramError",
+    "StreamEvent",
+]

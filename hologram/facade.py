@@ -12,6 +12,7 @@ import asyncio
 import contextvars
 import logging
 import os
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Coroutine, Mapping, Sequence
@@ -21,9 +22,10 @@ from pathlib import Path
 from typing import Any, Self, TypeVar
 
 from hologram._group0 import GIVEN, group0
-from hologram.agent import InputScheduler, Ticket, TurnResult
+from hologram.agent import Inputs, Ticket, TurnResult
 from hologram.config import ConfigRegistry
 from hologram.events import EventBus
+from hologram.health import HealthReport, Subject, check_subject
 from hologram.kernel import (
     Assembly,
     DataDirLock,
@@ -96,6 +98,7 @@ class Kernel:
             lock=DataDirLock(self.data_dir),
             log=KernelLog(self.data_dir, self.id, log_level),
             tasks=KernelTasks(),
+            scratch_turn=scratch_turn,
         )
         self.phase = Phase.NEW
         self.plan: Plan | None = None
@@ -220,7 +223,7 @@ class Kernel:
         return self.state.events
 
     @property
-    def inputs(self) -> InputScheduler:
+    def inputs(self) -> Inputs:
         if self.state.scheduler is None:
             raise RuntimeError("this kernel takes no input yet; await start() first")
         return self.state.scheduler
@@ -291,3 +294,19 @@ class Kernel:
             "config_problems": [] if self.state.config is None else self.state.config.problems,
             "error": None if self.error is None else str(self.error),
         }
+
+    async def health(self, *, with_selftest: bool = True) -> HealthReport:
+        """Every health check of this running kernel, the self-test turn first when asked."""
+        state = self.state
+        subject = Subject(
+            self.config, self.data_dir, state.llm, state.plugins, str(self.phase), scratch_turn
+        )
+        return await check_subject(subject, with_selftest=with_selftest)
+
+
+async def scratch_turn(text: str) -> str:
+    """One turn of `text` on a virtual kernel: a temporary data dir, no environment (so the
+    offline model), gone afterwards. The health self-test runs on it."""
+    with tempfile.TemporaryDirectory(prefix="hologram-selftest-") as scratch:
+        async with Kernel(scratch, environ={}) as virtual:
+            return await virtual.say(text)

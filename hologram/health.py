@@ -14,25 +14,36 @@ A report is a list of checks, each passing or failing with a sentence that names
 - `disk`: the data dir's disk has `core.health.min_free_bytes` free.
 
 `python -m hologram doctor` prints the report and exits 1 when a check fails; the service's
-`GET /api/v1/health` answers it (liveness without the self-test, readiness with it).
+`GET /api/v1/health` answers it (liveness without the self-test, readiness with it). Both
+reach it through `Kernel.health`: this module stands below the facade and boots nothing.
 """
 
 from __future__ import annotations
 
 import shutil
-import tempfile
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
 from hologram.config import ConfigRegistry, HealthSettings, SourceSettings
 
 if TYPE_CHECKING:
-    from hologram.facade import Kernel
     from hologram.llm import ProviderManager
-    from hologram.plugins.registry import PluginRegistry
+
+#: Runs one turn of `text` on a virtual kernel (a temporary data dir, the offline model) and
+#: gives its reply. The facade makes one; the checks never boot a kernel themselves, so this
+#: module stands below the facade it reports on.
+ScratchTurn = Callable[[str], Awaitable[str]]
+
+
+class PluginLedger(Protocol):
+    """What the plugin check reads of the plugin host: one row per plugin."""
+
+    def status(self) -> list[dict[str, Any]]: ...
+
 
 SELFTEST_INPUT = "health check: answer in one word"
 _FAILING_PLUGIN_STATES = frozenset({"crashed", "failed"})
@@ -68,29 +79,23 @@ class HealthReport:
 @dataclass(frozen=True, slots=True)
 class Subject:
     """The parts of a running kernel the checks read. The facade gives them all
-    (`of_kernel`); the `health_check` tool, running inside the kernel, gives what its plugin
-    host holds, with no phase: it is asked from inside a turn, which the kernel serves."""
+    (`Kernel.health`); the `health_check` tool, running inside the kernel, gives what its
+    plugin host holds, with no phase: it is asked from inside a turn, which the kernel serves."""
 
     config: ConfigRegistry
     data_dir: Path
     llm: ProviderManager | None
-    plugins: PluginRegistry | None
+    plugins: PluginLedger | None
     phase: str | None = None
-
-    @classmethod
-    def of_kernel(cls, kernel: Kernel) -> Subject:
-        state = kernel.state
-        return cls(kernel.config, kernel.data_dir, state.llm, state.plugins, str(kernel.phase))
+    scratch_turn: ScratchTurn | None = None
 
 
-async def selftest() -> Check:
+async def selftest(scratch_turn: ScratchTurn | None) -> Check:
     """One turn through a virtual kernel on a temporary data dir, with the offline model."""
-    from hologram.facade import Kernel
-
+    if scratch_turn is None:
+        return Check("selftest", False, "no virtual kernel was given to run the self-test on")
     try:
-        with tempfile.TemporaryDirectory(prefix="hologram-selftest-") as scratch:
-            async with Kernel(scratch, environ={}) as virtual:
-                reply = await virtual.say(SELFTEST_INPUT)
+        reply = await scratch_turn(SELFTEST_INPUT)
     except Exception as exc:
         return Check("selftest", False, f"a virtual kernel failed: {type(exc).__name__}: {exc}")
     if not reply:
@@ -98,16 +103,11 @@ async def selftest() -> Check:
     return Check("selftest", True, "a virtual kernel booted and answered one turn")
 
 
-async def check(kernel: Kernel, *, with_selftest: bool = True) -> HealthReport:
-    """Every check of `kernel` (a running one), the self-test first when asked."""
-    return await check_subject(Subject.of_kernel(kernel), with_selftest=with_selftest)
-
-
 async def check_subject(subject: Subject, *, with_selftest: bool = True) -> HealthReport:
     """The report `check` gives, of the parts in `subject`."""
     report = HealthReport()
     if with_selftest:
-        report.checks.append(await selftest())
+        report.checks.append(await selftest(subject.scratch_turn))
     if subject.phase is not None:
         ready = subject.phase == "ready"
         report.checks.append(Check("kernel", ready, f"phase {subject.phase}"))
@@ -163,17 +163,3 @@ def disk_check(kernel: Subject) -> Check:
     mib = 1024 * 1024
     detail = f"{free // mib} MiB free on the data dir's disk (needs {needed // mib} MiB)"
     return Check("disk", free >= needed, detail)
-
-
-async def doctor(data: str | None) -> int:
-    """`python -m hologram doctor`: the report of the kernel on `data`; 1 on a failure."""
-    from hologram.facade import Kernel
-
-    try:
-        async with Kernel(data) as kernel:
-            report = await check(kernel)
-    except Exception as exc:
-        print(f"FAIL kernel: it does not boot: {type(exc).__name__}: {exc}")
-        return 1
-    print(report.render())
-    return 0 if report.ok else 1

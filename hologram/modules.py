@@ -3,7 +3,7 @@ then `python -m hologram depgraph --write`."""
 
 from __future__ import annotations
 
-from hologram.agent import AgentModule, SchedulerModule
+from hologram.agent import AgentModule, InputsModule
 from hologram.channels import ChannelsModule
 from hologram.events import EventsModule
 from hologram.kernel import Module
@@ -29,7 +29,7 @@ def kernel_modules() -> list[Module]:
         StageHostModule(),
         ChannelsModule(),
         AgentModule(),
-        SchedulerModule(),
+        InputsModule(),
         PluginsModule(),
         GraphModule(),
         KnowledgeModule(),

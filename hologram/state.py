@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hologram.agent import Agent, InputScheduler
+from hologram.agent import Agent, Inputs
 from hologram.channels import OutputChannels
 from hologram.config import ConfigRegistry
 from hologram.events import EventBus
+from hologram.health import ScratchTurn
 from hologram.kernel import DataDirLock, KernelLog, KernelTasks
 from hologram.knowledge import KnowledgeBase
 from hologram.llm import ProviderManager
@@ -39,6 +40,9 @@ class KernelState:
     config_snapshot: dict[str, Any] = field(default_factory=dict)
     update_report: Report | None = None
     """What the data-dir check found and did at boot (versions, migrations, backup)."""
+    #: Boots a virtual kernel for one turn (the health self-test): given by the facade, so
+    #: that nothing below it needs to import it.
+    scratch_turn: ScratchTurn | None = None
 
     config: ConfigRegistry | None = None
     events: EventBus | None = None
@@ -47,7 +51,7 @@ class KernelState:
     stagehost: StageHost | None = None
     channels: OutputChannels | None = None
     agent: Agent | None = None
-    scheduler: InputScheduler | None = None
+    scheduler: Inputs | None = None
     memory: Memory | None = None
     coldcontext: ColdContext | None = None
     text_memory: TextLog | None = None

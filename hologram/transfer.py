@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from hologram import __version__
+from hologram._version import __version__
 from hologram.agent.journal import InputState, RecordRow
 from hologram.facade import Kernel
 from hologram.media import MediaError, Upload, digest_of
@@ -98,7 +98,10 @@ async def export_records(kernel: Kernel) -> list[dict[str, Any]]:
     await store.blocks.wait_ready()
     events = state.memory.context.events
     docs = state.coldcontext.documents()
-    digests = sorted({m.digest for item in (*events, *docs) for m in item.media})
+    digests = sorted(
+        {m.digest for event in events for m in event.media}
+        | {m.digest for doc in docs for m in doc.media}
+    )
     records: list[dict[str, Any]] = []
     for digest in digests:
         ref = state.media.ref(digest)
@@ -208,8 +211,10 @@ def _time(obj: dict[str, Any], key: str, *, optional: bool = False) -> float | N
 
 
 def _input(obj: dict[str, Any]) -> RecordRow:
+    named = obj.get("state")
     try:
-        state = InputState(obj.get("state"))
+        # Only a string can name a state: anything else is refused like an unknown name.
+        state = InputState(named if isinstance(named, str) else "")
     except ValueError:
         states = ", ".join(s.value for s in InputState)
         raise ValueError(f"'state' must be one of {states}") from None

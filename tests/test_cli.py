@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
@@ -10,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from hologram.cli import COMMANDS, Command, parser
 
 
 def hologram(*args: str, data_dir: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -162,7 +165,59 @@ def test_config_set_takes_a_declared_plugin_setting_and_a_named_llm_source(
     assert got.stdout.strip() == '"notes"'
 
 
-@pytest.mark.parametrize("command", ["serve", "graph", "depgraph", "config", "tools"])
+@pytest.mark.parametrize("command", [c.name for c in COMMANDS])
 def test_every_command_has_help(command: str) -> None:
     result = hologram(command, "--help")
-    assert result.returncode == 0 and "usage: python -m hologram" in result.stdout
+    assert result.returncode == 0 and f"usage: python -m hologram {command} " in result.stdout
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[c.name for c in COMMANDS])
+def test_each_command_is_declared_by_the_module_the_table_names(command: Command) -> None:
+    top = parser(command.name)
+    (subparsers,) = (a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    declared = subparsers.choices[command.name]
+    assert callable(declared.get_default("run")), f"{command.owner} declares no run"
+    assert declared.description, f"{command.owner} gives {command.name} no description"
+
+
+def imported_modules(*args: str) -> set[str]:
+    """Every module `python ARGS` imports, as `-X importtime` reports them."""
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", *args], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    return {
+        line.rpartition("|")[2].strip()
+        for line in result.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+
+
+#: What any start of the command line may import of hologram: its face, the command line, the
+#: helper each command module declares itself with and the one lazy package faces are made
+#: with (both beside the kernel's lazy face).
+START = {"hologram", "hologram._version", "hologram.cli", "hologram.kernel"}
+START |= {"hologram.kernel.commands", "hologram.kernel.faces"}
+
+
+def foreign(modules: set[str]) -> set[str]:
+    """The modules beyond the standard library, hologram, and what the interpreter itself
+    imports at start (site's path hooks)."""
+    at_start = imported_modules("-c", "pass")
+    kept = sys.stdlib_module_names | {"hologram"}
+    return {m for m in modules - at_start if m.split(".")[0] not in kept}
+
+
+def test_help_lists_every_command_without_importing_any() -> None:
+    modules = imported_modules("-m", "hologram", "--help")
+    assert {m for m in modules if m.startswith("hologram")} <= START
+    assert foreign(modules) == set()
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[c.name for c in COMMANDS])
+def test_a_commands_help_imports_only_its_owner_and_no_kernel(command: Command) -> None:
+    modules = imported_modules("-m", "hologram", command.name, "--help")
+    owner_face = command.owner.rpartition(".")[0]
+    hologram_modules = {m for m in modules if m.startswith("hologram")}
+    assert hologram_modules - START - {command.owner, owner_face} == set()
+    assert foreign(modules) == set()

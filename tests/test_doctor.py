@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 from hologram import Kernel
-from hologram.health import check
 from hologram.llm import ScriptedModelServer
 from tests.agent.conftest import kernel, model  # noqa: F401
 
@@ -49,7 +48,7 @@ def test_doctor_fails_naming_an_unreachable_llm_source(data_dir: Path) -> None:
 
 
 async def test_a_reachable_source_passes(kernel: Kernel, model: ScriptedModelServer) -> None:  # noqa: F811
-    report = await check(kernel, with_selftest=False)
+    report = await kernel.health(with_selftest=False)
 
     by_name = {c.name: c for c in report.checks}
     assert by_name["llm:default"].ok and model.base_url in by_name["llm:default"].detail
@@ -68,7 +67,7 @@ async def test_a_crashed_plugin_fails_the_check_with_its_last_error(
     environ = {"HOLOGRAM_LLM_BASE_URL": model.base_url, "HOLOGRAM_LLM_MODEL": "scripted-model"}
 
     async with Kernel(data_dir, environ=environ) as running:
-        report = await check(running, with_selftest=False)
+        report = await running.health(with_selftest=False)
 
     (failed,) = report.failures()
     assert failed.name == "plugin:broken" and failed.detail.startswith("failed")
@@ -78,7 +77,7 @@ async def test_a_crashed_plugin_fails_the_check_with_its_last_error(
 async def test_a_full_disk_fails_the_check(kernel: Kernel) -> None:  # noqa: F811
     await kernel.config.set("core.health.min_free_bytes", 1 << 60)
 
-    report = await check(kernel, with_selftest=False)
+    report = await kernel.health(with_selftest=False)
 
     assert [c.name for c in report.failures()] == ["disk"]
     assert "needs" in report.failures()[0].detail

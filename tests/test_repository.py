@@ -24,6 +24,18 @@ def test_ruff_finds_nothing() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_mypy_finds_nothing() -> None:
+    """The type checker (configured in pyproject.toml: strict on the sdk and the kernel) on
+    the package, then on each shipped plugin as its own root, the way it runs."""
+    mypy = shutil.which("mypy", path=str(Path(sys.executable).parent)) or shutil.which("mypy")
+    if mypy is None:
+        pytest.fail("mypy is not installed: it is part of the [test] extra")
+    roots = ["hologram", *sorted(str(p.parent) for p in (ROOT / "plugins").glob("*/main.py"))]
+    for root in roots:
+        result = subprocess.run([mypy, root], capture_output=True, text=True, cwd=ROOT)
+        assert result.returncode == 0, f"mypy {root}:\n{result.stdout}{result.stderr}"
+
+
 def _hologram_imports(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names = []
@@ -46,6 +58,95 @@ def test_the_kernel_package_knows_no_concrete_module() -> None:
     for path in (ROOT / "hologram" / "kernel").rglob("*.py"):
         outside = [n for n in _hologram_imports(path) if not n.startswith(allowed)]
         assert outside == [], f"{path.relative_to(ROOT)} imports {outside}"
+
+
+#: The floors of the package, lowest first (ARCHITECTURE.md, "The package, lowest layer
+#: first"). A module may import its own floor and any floor below, never one above: not at
+#: module level, not inside a function, not for a type under TYPE_CHECKING. A name is a
+#: package or a top-level module of `hologram`; "" is the package's own face
+#: (`from hologram import Kernel`), which stands above everything.
+FLOORS: tuple[tuple[str, ...], ...] = (
+    ("sdk", "_version", "_shipped"),  # the contract plugins import: pure types
+    ("kernel",),  # assembly; it knows no concrete module
+    ("config", "events", "media", "knowledge"),  # settings, the bus, the stores
+    ("llm", "memory", "stages", "tracker"),  # the subsystems
+    ("channels", "health", "security", "agent"),  # the runtime around a turn
+    # The plugin host and the built-ins, handed what they need; the data-dir check, which
+    # knows every store's schema (it runs first at boot, but reads the stores' modules).
+    ("plugins", "update"),
+    ("modules", "state", "_group0"),  # the one module list and the state it fills
+    ("facade",),  # the Kernel
+    ("notebook", "serve", "eval", "transfer"),  # the front ends
+    ("client",),  # the service's client, typed by the service's own declarations
+    ("cli", "__main__", ""),  # the command line and the package's face
+)
+
+#: Import circles of more than one file that may stay, each with its reason. Empty: every
+#: circle the house had was broken by giving the lower side what it needs.
+ALLOWED_CIRCLES: tuple[frozenset[str], ...] = ()
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the modules of hologram it imports, wherever in the file the import is."""
+    modules = {_module_name(path): path for path in _hologram_sources()}
+
+    def resolve(name: str) -> str:
+        while name not in modules:
+            name = name.rpartition(".")[0]
+        return name
+
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert node.level == 0, f"{path.relative_to(ROOT)}: a relative import"
+                for alias in node.names:
+                    targets.add(f"{node.module}.{alias.name}")
+            elif isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+        graph[name] = {
+            resolve(t) for t in targets if t == "hologram" or t.startswith("hologram.")
+        } - {name}
+    return graph
+
+
+def _floor(module: str) -> int:
+    room = module.split(".")[1] if "." in module else ""
+    for number, rooms in enumerate(FLOORS):
+        if room in rooms:
+            return number
+    raise AssertionError(
+        f"{module} stands on no floor: add hologram/{room or '__init__'} to FLOORS in "
+        "tests/test_repository.py, on the floor its imports allow"
+    )
+
+
+def test_no_module_imports_a_floor_above_its_own() -> None:
+    upward = [
+        f"{module} (floor {_floor(module)}) imports {target} (floor {_floor(target)})"
+        for module, targets in sorted(_import_graph().items())
+        for target in sorted(targets)
+        if _floor(target) > _floor(module)
+    ]
+    assert upward == [], "\n".join(upward)
+
+
+def test_no_import_circle_of_more_than_one_file() -> None:
+    import networkx as nx
+
+    graph = nx.DiGraph([(a, b) for a, targets in _import_graph().items() for b in targets])
+    circles = [
+        sorted(component)
+        for component in nx.strongly_connected_components(graph)
+        if len(component) > 1 and frozenset(component) not in ALLOWED_CIRCLES
+    ]
+    assert circles == [], "\n".join(", ".join(circle) for circle in circles)
 
 
 def test_the_wheel_ships_adapters_plugins_the_layer_plan_and_the_front_ends(

@@ -1,16 +1,25 @@
-"""The agent runtime: one turn through the stage pipeline, prompt layering, child agents."""
+"""The agent runtime: one turn through the stage pipeline, prompt layering, child agents,
+and the input path.
+
+One name per idea on the input path: `Inputs` is the kernel's door (journal, then dispatcher;
+`say` submits and waits), `Dispatcher` carries out what the `Scheduler` decides (the pure
+rules), and `InputsModule` mounts the door as the scheduler facility. An input's journal id is
+its only id, from the ticket to the scheduler's task.
+"""
 
 from hologram.agent.agent import Agent
 from hologram.agent.child import SPAWN_CHILD, ChildAgents
-from hologram.agent.inputs import InputScheduler
+from hologram.agent.dispatcher import Dispatcher, TaskStopped, Ticket, Work
+from hologram.agent.input_run import InputRun
+from hologram.agent.inputs import Inputs, InputTicket
 from hologram.agent.journal import InputJournal, InputState
-from hologram.agent.module import AgentModule, SchedulerModule
+from hologram.agent.module import AgentModule, InputsModule
+from hologram.agent.parts import TurnParts
 from hologram.agent.ports import ChatModel, ToolSource, TurnMemory
 from hologram.agent.prompt import Persona, PromptBudget, PromptInputs, build_system_prompt
-from hologram.agent.scheduler import Action, Decision, Scheduler
-from hologram.agent.scheduler_loop import SchedulerLoop, TaskStopped, Ticket
+from hologram.agent.scheduler import Action, Decision, Scheduler, Task
 from hologram.agent.skills import SKILL_INFO, Skill, SkillIndex, parse_skill_file
-from hologram.agent.turn import TraceStep, Turn, TurnInput, TurnResult
+from hologram.agent.turn import TraceStep, Turn, TurnInput, TurnProgress, TurnResult, current_input
 
 __all__ = [
     "SKILL_INFO",
@@ -21,17 +30,20 @@ __all__ = [
     "ChatModel",
     "ChildAgents",
     "Decision",
+    "Dispatcher",
     "InputJournal",
-    "InputScheduler",
+    "InputRun",
     "InputState",
+    "InputTicket",
+    "Inputs",
+    "InputsModule",
     "Persona",
     "PromptBudget",
     "PromptInputs",
     "Scheduler",
-    "SchedulerLoop",
-    "SchedulerModule",
     "Skill",
     "SkillIndex",
+    "Task",
     "TaskStopped",
     "Ticket",
     "ToolSource",
@@ -39,7 +51,11 @@ __all__ = [
     "Turn",
     "TurnInput",
     "TurnMemory",
+    "TurnParts",
+    "TurnProgress",
     "TurnResult",
+    "Work",
     "build_system_prompt",
+    "current_input",
     "parse_skill_file",
 ]

@@ -1,27 +1,29 @@
-"""The agent (spec: Agent): what a turn runs against, and the door inputs come through."""
+"""The agent (spec: Agent): builds what a turn runs against, and holds it for the kernel.
+
+A turn is handed the agent's `TurnParts`, never the agent: the arrow runs agent → turn.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from hologram.agent.child import ChildAgents
+from hologram.agent.loop import LoopParts
 from hologram.agent.media import seemedia_tool
+from hologram.agent.parts import Responder, TurnParts
 from hologram.agent.ports import ChatModel, ToolSource, TurnKnowledge, TurnMemory
 from hologram.agent.prompt import Persona, PromptBudget
 from hologram.agent.skills import SkillIndex
-from hologram.agent.turn import Turn, TurnInput, TurnResult
+from hologram.agent.turn import Turn, TurnInput
 from hologram.channels import OutputChannels
+from hologram.config import AgentSettings
 from hologram.events import EventBus
 from hologram.kernel.tasks import KernelTasks, TaskScope
 from hologram.media import MediaStore
-from hologram.sdk import EventType, ToolDef
-from hologram.stages import StageHost
-
-log = logging.getLogger(__name__)
+from hologram.sdk import ToolDef
+from hologram.stages import StageHost, ToolRunner
 
 
 class Agent:
@@ -33,107 +35,108 @@ class Agent:
         model: ChatModel,
         events: EventBus,
         data_dir: Path,
-        max_tool_rounds: Callable[[], int] = lambda: 10,
-        child_max_tool_rounds: Callable[[], int] = lambda: 5,
-        personal_prompt: Callable[[], str] = lambda: "",
+        settings: Callable[[], AgentSettings] = AgentSettings,
         prompt_budget: Callable[[], PromptBudget] = PromptBudget,
         memory: TurnMemory | None = None,
         knowledge: TurnKnowledge | None = None,
-        knowledge_hits: Callable[[], int] = lambda: 3,
         tasks: TaskScope | None = None,
         media: MediaStore | None = None,
     ) -> None:
-        self.stagehost = stagehost
-        self.media = media
-        """The kernel's media store: the turn reads the bytes of the media it shows from it."""
-        self._seemedia = seemedia_tool(media) if media is not None else None
-        self.tasks = tasks or KernelTasks().scope("agent")
-        """Where a turn's tool calls and its ending run (the kernel's group)."""
-        self.channels = channels
-        self.model = model
-        self.events = events
-        self.memory = memory
-        self.knowledge = knowledge
-        self.without_model: Callable[[str, Exception], Awaitable[str]] | None = None
-        """Who answers when every model source failed (the recoverydiag built-in)."""
-        self.knowledge_hits = knowledge_hits
-        self.max_tool_rounds = max_tool_rounds
-        self.prompt_budget = prompt_budget
-        self.runner = stagehost.runner
-        self.persona = Persona(data_dir / "personal" / "personal.md", personal_prompt)
-        self.skills = SkillIndex()
-        self.skills.load_dir(data_dir / "skill")
+        tasks = tasks or KernelTasks().scope("agent")
+        skills = SkillIndex()
+        skills.load_dir(data_dir / "skill")
         self.children = ChildAgents(
-            model, self.runner, channels.tools, child_max_tool_rounds, events.emit, self.tasks
+            LoopParts(model, stagehost.runner, events.emit, tasks),
+            channels.tools,
+            lambda: settings().child_max_tool_rounds,
         )
         self._spawn_tool = self.children.tool()
-        # The scheduler (a later module) decides which input runs when; until then turns of
-        # one agent simply take turns, so two inputs never share a context window.
-        self._turn_lock = asyncio.Lock()
+        #: What every turn of this agent runs against.
+        self.parts = TurnParts(
+            stagehost=stagehost,
+            model=model,
+            events=events,
+            channels=channels,
+            tasks=tasks,
+            persona=Persona(
+                data_dir / "personal" / "personal.md", lambda: settings().personal_prompt
+            ),
+            skills=skills,
+            settings=settings,
+            prompt_budget=prompt_budget,
+            builtin_tools=self._builtin_tools,
+            memory=memory,
+            knowledge=knowledge,
+            media=media,
+            seemedia=seemedia_tool(media) if media is not None else None,
+        )
+
+    # ---- the parts, for the kernel's other modules -------------------------------------------
+
+    @property
+    def stagehost(self) -> StageHost:
+        return self.parts.stagehost
+
+    @property
+    def runner(self) -> ToolRunner:
+        return self.parts.runner
+
+    @property
+    def model(self) -> ChatModel:
+        return self.parts.model
+
+    @property
+    def events(self) -> EventBus:
+        return self.parts.events
+
+    @property
+    def channels(self) -> OutputChannels:
+        return self.parts.channels
+
+    @property
+    def tasks(self) -> TaskScope:
+        return self.parts.tasks
+
+    @property
+    def memory(self) -> TurnMemory | None:
+        return self.parts.memory
+
+    @property
+    def skills(self) -> SkillIndex:
+        return self.parts.skills
+
+    @property
+    def without_model(self) -> Responder | None:
+        """Who answers when every model source failed (the recoverydiag built-in)."""
+        return self.parts.without_model
+
+    @without_model.setter
+    def without_model(self, responder: Responder | None) -> None:
+        self.parts.without_model = responder
 
     # ---- tools (spec: buildToolDefs, re-aggregated every round) ------------------------------
 
-    def tool_sources(self, media_pending: bool = False) -> list[ToolSource]:
-        """Plugin and SDK tools, memory tools when memory is mounted, the built-ins, the
-        media tools while media is pending, then the output channels' tools."""
-        sources: list[ToolSource] = [self.stagehost.tools.tools]
-        if self.memory is not None:
-            sources.append(self.memory.tools)
-        sources.append(self._builtin_tools)
-        if media_pending and self._seemedia is not None:
-            seemedia = self._seemedia
-            sources.append(lambda: [seemedia])
-        sources.append(self.channels.tools)
-        return sources
-
     def _builtin_tools(self) -> list[ToolDef]:
-        skill_info = self.skills.tool()
+        skill_info = self.parts.skills.tool()
         return [self._spawn_tool] + ([skill_info] if skill_info is not None else [])
 
+    def tool_sources(self, media_pending: bool = False) -> list[ToolSource]:
+        return self.parts.tool_sources(media_pending)
+
     def build_tool_defs(self, media_pending: bool = False) -> dict[str, ToolDef]:
-        """Every tool offered this round; `seemedia` only while media is pending (the
-        spec's buildToolDefs rule), so a turn without media is not offered it."""
-        tools: dict[str, ToolDef] = {}
-        for source in self.tool_sources(media_pending):
-            for tool in source():
-                if tool.name in tools:
-                    # Sources are consulted in a fixed order, so the first one keeps the name.
-                    log.warning("tool %s offered twice; keeping the first", tool.name)
-                    continue
-                tools[tool.name] = tool
-        return tools
+        return self.parts.build_tool_defs(media_pending)
 
-    # ---- inputs ----------------------------------------------------------------------------
+    # ---- turns -------------------------------------------------------------------------------
 
-    async def handle(
-        self, text: str, channel: str = "notebook", user_id: str = "", group_id: str = ""
-    ) -> TurnResult:
-        """Run one turn for `text` arriving on `channel`; returns when the reply is out."""
-        async with self._turn_lock:
-            return await Turn(self, TurnInput(text, channel, user_id, group_id)).run()
-
-    async def say(self, text: str, channel: str = "notebook") -> str:
-        return (await self.handle(text, channel)).reply
+    def turn(self, given: TurnInput) -> Turn:
+        """A turn of this agent for `given`, not yet run. Inputs come through the kernel's
+        door (`Inputs.say` / `submit`: the journal, then the scheduler), which runs it; a
+        turn run by hand skips both, so only tests of one turn do that."""
+        return Turn(self.parts, given)
 
     async def deliver(self, channel: str, text: str, source: str = "agent") -> bool:
-        """Send `text` on output channel `channel` (spec: emitResponse). A reply that cannot
-        go out (no such channel, a channel that fails) is logged and published as
-        `undelivered`; returns whether it went out."""
-        if channel not in self.channels:
-            log.warning("no output channel %r: the reply was not delivered", channel)
-            reason = "no such output channel"
-        else:
-            try:
-                await self.channels.send(channel, text)
-            except Exception as exc:
-                log.error("output channel %s failed", channel, exc_info=exc)
-                reason = f"{type(exc).__name__}: {exc}"
-            else:
-                return True
-        self.events.emit(
-            EventType.SYSTEM, source=source, kind="undelivered", channel=channel, reason=reason
-        )
-        return False
+        """Send `text` on output channel `channel` (spec: emitResponse)."""
+        return await self.parts.deliver(channel, text, source)
 
     async def spawn_child(self, task: str) -> str:
         return await self.children.spawn(task)
@@ -141,7 +144,7 @@ class Agent:
     def describe(self) -> dict[str, Any]:
         return {
             "tools": sorted(self.build_tool_defs()),
-            "skills": [s.name for s in self.skills.skills()],
-            "channels": [c.name for c in self.channels.channels()],
-            "memory": self.memory is not None,
+            "skills": [s.name for s in self.parts.skills.skills()],
+            "channels": [c.name for c in self.parts.channels.channels()],
+            "memory": self.parts.memory is not None,
         }

@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated
 
-from hologram.agent.loop import LoopFrame, ToolLoop
-from hologram.agent.ports import ChatModel
+from hologram.agent.loop import LoopFrame, LoopParts, ToolLoop
 from hologram.channels import SEND_PREFIX
-from hologram.kernel.tasks import TaskScope
 from hologram.llm import ChatMessage
 from hologram.sdk import NOT_BLANK, EventType, Param, ToolDef
-from hologram.stages import ToolRunner
 
 SPAWN_CHILD = "spawn_child"
 
@@ -36,19 +33,14 @@ class ChildAgents:
 
     def __init__(
         self,
-        model: ChatModel,
-        runner: ToolRunner,
+        parts: LoopParts,
         tools: Callable[[], list[ToolDef]],
         max_rounds: Callable[[], int],
-        emit: Callable[..., Any],
-        tasks: TaskScope,
     ) -> None:
-        self._model = model
-        self._tasks = tasks
-        self._runner = runner
+        self._parts = parts
         self._tools = tools
         self._max_rounds = max_rounds
-        self._emit = emit
+        #: Numbers the children for their labels (`child-1`, …) in events.
         self._ids = itertools.count(1)
         self.running = 0
 
@@ -59,22 +51,15 @@ class ChildAgents:
         """Run one child to its end; returns its final text."""
         label = f"child-{next(self._ids)}"
         messages = [ChatMessage.system(CHILD_BRIEF.format(task=task)), ChatMessage.user(START)]
+        emit = self._parts.emit
         self.running += 1
         try:
-            self._emit(EventType.SYSTEM, source=label, kind="child_started", task=task)
-            loop = ToolLoop(
-                label,
-                self._model,
-                self._runner,
-                self.allowed_tools,
-                self._max_rounds,
-                self._emit,
-                self._tasks,
-            )
+            emit(EventType.SYSTEM, source=label, kind="child_started", task=task)
+            loop = ToolLoop(label, self._parts, self.allowed_tools, self._max_rounds)
             text = await loop.run(LoopFrame(messages))
         finally:
             self.running -= 1
-        self._emit(EventType.AGENT_OUTPUT, source=label, text=text, child=True)
+        emit(EventType.AGENT_OUTPUT, source=label, text=text, child=True)
         return text
 
     def tool(self) -> ToolDef:

@@ -1,26 +1,32 @@
-"""The kernel's door for input: journal, scheduler and turns, put together.
+"""The kernel's door for input: journal, dispatcher and turns, put together.
 
-`submit` writes the input to the journal (durably) and hands it to the scheduler loop; the loop
-runs each input as a `Turn` of the agent when the scheduler says so. A preempted turn keeps its
-`Turn` object as the task's frame and continues from it on resume. Internal work (memory
-consolidation) comes in through the self-input channel `_consolidation_`: a full turn whose
-reply only writes memory and is sent nowhere.
+Control runs one way. `submit` writes the input to the journal (durably), its journal id
+becoming its only id, and hands the dispatcher an `InputRun` under that id; the dispatcher
+asks the scheduler and runs each input's run when it says so. A preempted run keeps its
+`Turn`, which goes on from where it was cut off. Internal work (memory consolidation) comes
+in through the self-input channel `_consolidation_`: a full turn whose reply only writes
+memory and is sent nowhere.
+
+`say` (submit, then wait for the turn's result) is the kernel's one way to run a turn and
+wait for it: the facade's, the plugins' and the tests' say all come through here.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypedDict, Unpack
 
 from hologram.agent.agent import Agent
+from hologram.agent.dispatcher import Dispatcher, TaskStopped, Ticket
+from hologram.agent.input_run import InputLedger, InputRun, intercept_channel
 from hologram.agent.journal import InputJournal, InputRecord, InputState
 from hologram.agent.resident import Residents
 from hologram.agent.scheduler import Action, Decision, Task
-from hologram.agent.scheduler_loop import SchedulerLoop, TaskStopped, Ticket
 from hologram.agent.triage import TriageAssistant, busy_note
-from hologram.agent.turn import Turn, TurnInput, TurnResult
+from hologram.agent.turn import TurnResult
 from hologram.events import EventBus
 from hologram.kernel.tasks import KernelTasks, TaskScope
 from hologram.sdk import (
@@ -35,7 +41,19 @@ from hologram.sdk import (
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
+InputTicket = Ticket[InputRun, TurnResult]
+"""What `submit` hands back: await it for the turn's result; its id is the journal's."""
+
+
+class InputOptions(TypedDict, total=False):
+    """What `say` passes on to `submit`, as `submit` takes it."""
+
+    level: Priority
+    source: str
+    from_plugin: bool
+    user_id: str
+    media: Sequence[MediaRef]
+
 
 PREVIEW = 80
 BACKLOG_CHECK_S = 30.0
@@ -43,7 +61,7 @@ BACKLOG_CHECK_S = 30.0
 The check is local: an idle kernel makes no model call."""
 
 
-class InputScheduler:
+class Inputs:
     """Inputs in, turns out, in the order and with the preemptions the scheduler decides
     (spec: the input scheduler, with its journal and the turns it runs)."""
 
@@ -63,16 +81,13 @@ class InputScheduler:
         self.journal = journal
         self.events = events
         self.clock = clock
-        self.loop = SchedulerLoop(
-            self._run, clock, cooldown=cooldown, on_decision=self._trace, tasks=self.tasks
+        self.dispatcher: Dispatcher[InputRun, TurnResult] = Dispatcher(
+            clock, cooldown=cooldown, observe=functools.partial(_publish, events), tasks=self.tasks
         )
+        self.ledger = InputLedger(journal, agent, self.tasks)
         self.triage = TriageAssistant(agent.model)
         self._offload_after = offload_after
         self._mask = mask
-        self._previews: dict[int, tuple[str, str]] = {}
-        """Each waiting input's text (as the journal keeps it: masked) and channel, for the
-        `enqueue` trace event the timeline widgets show."""
-        self._triaged: set[int] = set()
         self._watcher: asyncio.Task[None] | None = None
         #: Set when an input is queued: the backlog watcher waits on it while nothing waits.
         self._queued = asyncio.Event()
@@ -81,7 +96,7 @@ class InputScheduler:
         """The main agent's resident sub-agents (set by the scheduler module)."""
 
     def start(self) -> None:
-        self.loop.start()
+        self.dispatcher.start()
         self._watcher = self.tasks.spawn(self._watch_backlog(), name="backlog-triage")
 
     # ---- in ----------------------------------------------------------------------------------
@@ -96,7 +111,7 @@ class InputScheduler:
         from_plugin: bool = False,
         user_id: str = "",
         media: Sequence[MediaRef] = (),
-    ) -> Ticket:
+    ) -> InputTicket:
         """Record the input durably, then queue it. The ticket's id is the journal's id.
         `media` is already in the media store (the door that took it stored it first)."""
         if not isinstance(text, str):
@@ -110,18 +125,24 @@ class InputScheduler:
         )
         return self._inject(record, Priority(level), from_plugin)
 
-    def _inject(self, record: InputRecord, level: Priority, from_plugin: bool) -> Ticket:
-        self._previews[record.id] = (record.text[:PREVIEW], record.channel)
+    def _inject(self, record: InputRecord, level: Priority, from_plugin: bool) -> InputTicket:
         self._queued.set()
-        ticket = self.loop.inject(
-            record, level, source=record.source, from_plugin=from_plugin, task_id=record.id
+        intercept = intercept_channel(self.dispatcher.scheduler, record.id)
+        run = InputRun(record, self.ledger, intercept)
+        ticket = self.dispatcher.inject(
+            record.id, run, level, source=record.source, from_plugin=from_plugin
         )
         ticket.outcome.add_done_callback(lambda outcome: self._settle(ticket, outcome))
         return ticket
 
-    async def say(self, text: str, channel: str = "notebook", **options: Any) -> TurnResult:
-        """Submit and wait for the turn's result."""
-        return await (await self.submit(text, channel, **options))
+    async def say(
+        self, text: str, channel: str = "notebook", **options: Unpack[InputOptions]
+    ) -> TurnResult:
+        """Submit and wait for the turn's result: the kernel's one say. `Kernel.say`, the
+        `%hologram say` magic and the service's synchronous input are this, through
+        `submit`; nothing runs a turn for an input without the journal and the scheduler."""
+        ticket = await self.submit(text, channel, **options)
+        return await ticket
 
     async def consolidate(self, text: str) -> str:
         """Run an internal task through the self-input channel; returns the model's reply,
@@ -130,9 +151,7 @@ class InputScheduler:
 
     async def consolidate_turn(self, text: str) -> TurnResult:
         """`consolidate`, answering the whole result (its tokens as the provider counted)."""
-        ticket = await self.submit(text, CONSOLIDATION_CHANNEL, source="self")
-        result: TurnResult = await ticket
-        return result
+        return await self.say(text, CONSOLIDATION_CHANNEL, source="self")
 
     async def recover(self) -> int:
         """Queue again every input acknowledged before a crash and not finished."""
@@ -150,13 +169,13 @@ class InputScheduler:
 
     def stop(self) -> list[int]:
         """Stop the running turn and short-circuit every input waiting now."""
-        return self.loop.stop()
+        return self.dispatcher.stop()
 
     def pending_inputs(self) -> int:
-        return self.loop.pending_inputs()
+        return self.dispatcher.pending_inputs()
 
     def status(self) -> dict[str, Any]:
-        scheduler = self.loop.scheduler
+        scheduler = self.dispatcher.scheduler
         current = scheduler.current
         return {
             "running": None if current is None else current.id,
@@ -172,7 +191,7 @@ class InputScheduler:
         if self._watcher is not None:
             self._watcher.cancel()
             await asyncio.gather(self._watcher, return_exceptions=True)
-        await self.loop.close()
+        await self.dispatcher.close()
         # Stops being written down finish before the journal closes under them.
         await asyncio.gather(*self._stop_records, return_exceptions=True)
         await self.journal.close()
@@ -181,7 +200,7 @@ class InputScheduler:
 
     async def _watch_backlog(self) -> None:
         while True:
-            if not self.loop.scheduler.pending():
+            if not self.dispatcher.scheduler.pending():
                 # Nothing can be overdue: wait for an input rather than for the clock, which
                 # a replay moves through weeks (tens of thousands of idle checks).
                 self._queued.clear()
@@ -196,42 +215,42 @@ class InputScheduler:
         """Show every input that has waited past the offload threshold, while the agent is
         busy, to the triage assistant (once each). Returns how many it saw."""
         threshold = self._offload_after()
-        scheduler = self.loop.scheduler
+        scheduler = self.dispatcher.scheduler
         if threshold is None or scheduler.current is None:
             return 0
         now = self.clock.monotonic()
         due = [
             task
             for task in scheduler.waiting()
-            if task.id not in self._triaged
+            if not task.payload.triaged
             and not task.stopped
-            and task.payload.channel != CONSOLIDATION_CHANNEL
+            and task.payload.record.channel != CONSOLIDATION_CHANNEL
             and now - task.submitted_at >= threshold
         ]
         for task in due:
-            self._triaged.add(task.id)
+            task.payload.triaged = True
             await self._triage_one(task)
         return len(due)
 
-    async def _triage_one(self, task: Task) -> None:
-        record: InputRecord = task.payload
+    async def _triage_one(self, task: Task[InputRun]) -> None:
+        record = task.payload.record
         try:
             answer = (await self.triage.triage(record.text)).answer
         except Exception as exc:
             log.warning("the triage assistant could not look at input %s: %s", record.id, exc)
             answer = None
-        if not any(waiting is task for waiting in self.loop.scheduler.waiting()):
+        if not any(waiting is task for waiting in self.dispatcher.scheduler.waiting()):
             return  # the main agent took it up meanwhile
         now = self.clock.monotonic()
         if answer is None:
             await self.agent.deliver(record.channel, busy_note(record.text), source="triage")
-            self.loop.note(Decision(Action.OFFLOAD, task.id, now, {"answered": False}))
+            self.dispatcher.note(Decision(Action.OFFLOAD, task.id, now, {"answered": False}))
             return
         delivered = await self.agent.deliver(record.channel, answer, source="triage")
         await self._remember(record, answer)
-        await self._mark_over(record.id, InputState.DONE, answer)
+        await self.ledger.mark_over(record.id, InputState.DONE, answer)
         result = TurnResult(answer, record.channel, 0, EndedBy.TRIAGE, delivered)
-        self.loop.withdraw(task.id, result)
+        self.dispatcher.withdraw(task.id, result)
 
     async def _remember(self, record: InputRecord, answer: str) -> None:
         memory = self.agent.memory
@@ -242,70 +261,9 @@ class InputScheduler:
         ctx.final_text = answer
         await memory.append_reply(ctx)
 
-    # ---- one input ---------------------------------------------------------------------------
+    # ---- stops -----------------------------------------------------------------------------
 
-    async def _run(self, task: Task) -> TurnResult:
-        record: InputRecord = task.payload
-        turn: Turn | None = task.frame
-        if turn is None:
-            given = TurnInput(
-                record.text,
-                record.channel,
-                record.user_id,
-                input_id=record.id,
-                attempt=record.attempts + 1,
-                media=record.media,
-            )
-            turn = Turn(self.agent, given)
-            turn.intercept = self._intercept_for(task)
-            task.frame = turn
-            await self.journal.mark(record.id, InputState.RUNNING)
-        turn.stopped = task.stopped
-        try:
-            result = await turn.run()
-        except asyncio.CancelledError:
-            if turn.ending is None:
-                raise
-            result = await self._outlast(turn.ending)
-        except Exception:
-            await self.journal.mark(record.id, InputState.FAILED)
-            raise
-        state = InputState.STOPPED if result.outcome is EndedBy.STOPPED else InputState.DONE
-        await self._outlast(self._mark_over(record.id, state, result.reply))
-        return result
-
-    async def _mark_over(self, input_id: int, state: InputState, reply: str | None = None) -> None:
-        """Mark an input over once what its turn recorded in memory is durable: a crash
-        before that runs it again, and the memory's re-run check finds what was stored. A
-        record that could not be stored fails the input."""
-        if self.agent.memory is not None:
-            try:
-                await self.agent.memory.flush()
-            except Exception:
-                await self.journal.mark(input_id, InputState.FAILED)
-                raise
-        await self.journal.mark(input_id, state, reply)
-
-    async def _outlast(self, work: Awaitable[T]) -> T:
-        """Finish `work` through any number of cancellations. A stop or preemption that
-        lands once a turn is ending is too late: its reply is going out, so the input is
-        done and its ticket and journal row must say so."""
-        future = (
-            work
-            if isinstance(work, asyncio.Future)
-            else self.tasks.spawn(_awaiting(work), name="input-ending", awaited=True)
-        )
-        while True:
-            try:
-                return await asyncio.shield(future)
-            except asyncio.CancelledError:
-                if future.cancelled():
-                    raise
-                current = asyncio.current_task()
-                if current is not None:
-                    current.uncancel()
-
-    def _settle(self, ticket: Ticket, outcome: asyncio.Future[TurnResult]) -> None:
+    def _settle(self, ticket: InputTicket, outcome: asyncio.Future[TurnResult]) -> None:
         """Whenever a stop ends an input without a result (while it ran, while it sat on
         the stack, or before its run began), write the stop down: in memory if its turn
         began, and in the journal, so a restart does not run it again. A shutdown is not
@@ -317,46 +275,20 @@ class InputScheduler:
         error = None if outcome.cancelled() else outcome.exception()
         if task is None or not task.stopped or not isinstance(error, TaskStopped):
             return
-        recording = self.tasks.spawn(self._stopped(task), name=f"input-{task.id}-stopped")
+        recording = self.tasks.spawn(task.payload.record_stop(), name=f"input-{task.id}-stopped")
         self._stop_records.add(recording)
         recording.add_done_callback(self._stop_records.discard)
 
-    async def _stopped(self, task: Task) -> None:
-        turn: Turn | None = task.frame
-        if turn is not None and turn.ended_by is not EndedBy.STOPPED:
-            await turn.record_stop()
-            turn.publish_finished()
-        await self._mark_over(task.payload.id, InputState.STOPPED)
 
-    def _intercept_for(self, task: Task) -> Callable[[], list[str]]:
-        """The intercept channel of one turn: interrupts that wait behind it (they could not
-        preempt it), each told to the model once so it can wrap up; each still gets its own
-        turn afterwards."""
-        told: set[int] = set()
-
-        def drain() -> list[str]:
-            texts = []
-            for waiting in self.loop.scheduler.waiting():
-                if waiting.is_interrupt and waiting.id not in told and waiting is not task:
-                    told.add(waiting.id)
-                    texts.append(waiting.payload.text)
-            return texts
-
-        return drain
-
-    def _trace(self, decision: Decision) -> None:
-        payload = decision.as_payload()
-        if decision.action is Action.ENQUEUE:
-            payload["text"], payload["channel"] = self._previews.get(decision.task, ("", ""))
-        elif decision.action is Action.FINISH or decision.detail.get("answered"):
-            # The input is over (an answered triage never starts): forget what was kept of it.
-            self._previews.pop(decision.task, None)
-            self._triaged.discard(decision.task)
-        self.events.emit(EventType.SCHEDULER, source="scheduler", **payload)
+def _publish(events: EventBus, decision: Decision, task: Task[InputRun] | None) -> None:
+    """Publish a decision; an `enqueue` names its input's text (as the journal keeps it:
+    masked) and channel, for the timeline widgets."""
+    payload = decision.as_payload()
+    if decision.action is Action.ENQUEUE:
+        record = None if task is None else task.payload.record
+        payload["text"] = "" if record is None else record.text[:PREVIEW]
+        payload["channel"] = "" if record is None else record.channel
+    events.emit(EventType.SCHEDULER, source="scheduler", **payload)
 
 
-async def _awaiting(work: Awaitable[T]) -> T:
-    return await work
-
-
-__all__ = ["InputScheduler", "TaskStopped", "Ticket"]
+__all__ = ["InputTicket", "Inputs", "TaskStopped", "Ticket"]

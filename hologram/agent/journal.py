@@ -127,6 +127,21 @@ def _record_row(row: tuple[Any, ...]) -> RecordRow:
     )
 
 
+def _unfinished_record(row: tuple[Any, ...]) -> InputRecord:
+    ident, text, channel, level, source, user_id, extra, attempts, media = row
+    return InputRecord(
+        ident,
+        text,
+        channel,
+        level,
+        source,
+        user_id,
+        extra=json.loads(extra),
+        attempts=attempts,
+        media=tuple(MediaRef.from_dict(m) for m in json.loads(media)),
+    )
+
+
 class JournalError(Exception):
     pass
 
@@ -184,7 +199,8 @@ class InputJournal:
                 db.execute("PRAGMA synchronous=FULL")
                 db.isolation_level = None  # the schema steps manage their own transactions
                 migrate_sqlite(db, MIGRATIONS, f"the input journal {path}")
-                db.isolation_level = ""
+                # Python's implicit transactions again (a bare BEGIN is a deferred one).
+                db.isolation_level = "DEFERRED"
             except (sqlite3.DatabaseError, SchemaTooNew):
                 db.close()
                 raise
@@ -454,15 +470,7 @@ class InputJournal:
                 [s.value for s in UNFINISHED],
             ).fetchall()
         )
-        return [
-            InputRecord(
-                *row[:6],
-                extra=json.loads(row[6]),
-                attempts=row[7],
-                media=tuple(MediaRef.from_dict(m) for m in json.loads(row[8])),
-            )
-            for row in rows
-        ]
+        return [_unfinished_record(row) for row in rows]
 
     async def get(self, input_id: int) -> RecordRow | None:
         row = await self._read(

@@ -1,16 +1,22 @@
-"""The plain tool loop of the agents that stand beside the main one (children, residents).
+"""One round of tool calls (`ToolRound`), and the plain tool loop of the agents that stand
+beside the main one (children, residents).
 
-They take no part in the stage pipeline: ask the model, run the tools it calls, repeat until
-it answers or the round cap. The loop keeps its state in a `LoopFrame`, so a run cancelled by
-a preemption can be started again on the same frame: the cancelled model call is made again,
-and a tool call that was started is never started twice (a call cut off mid-run is awaited,
-shielded, on the next run).
+A round is the same block wherever it runs: the main agent's turn and this loop both start
+every call of a model answer at once, each a task of its own, and collect the results
+shielded, so a preemption of whoever waits never cuts a tool off midway, and a resumed run
+waits for the calls already started instead of starting them again.
+
+The plain loop takes no part in the stage pipeline: ask the model, run the tools it calls,
+repeat until it answers or the round cap. It keeps its state in a `LoopFrame`, so a run
+cancelled by a preemption can be started again on the same frame: the cancelled model call is
+made again, and a tool call that was started is never started twice.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import functools
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,33 +42,71 @@ def tool_call_fields(call: ToolCall, result: ToolResult) -> dict[str, Any]:
 
 
 @dataclass(eq=False)
+class ToolRound:
+    """The tool calls of one model answer, and the tasks that run them."""
+
+    calls: list[ToolCall]
+    #: Each call's task by position (models do repeat or omit call ids).
+    jobs: dict[int, asyncio.Future[ToolResult]] = field(default_factory=dict)
+
+    def start(
+        self,
+        run_one: Callable[[ToolCall], Awaitable[ToolResult]],
+        tasks: TaskScope,
+        name: str,
+    ) -> None:
+        """Start every call not started yet, each as a task of the kernel's group."""
+        for index, call in enumerate(self.calls):
+            if index not in self.jobs:
+                self.jobs[index] = tasks.spawn(_run(run_one, call), name=name, awaited=True)
+
+    async def results(self) -> list[ToolResult]:
+        """Every call's result, in the calls' order. Shielded: a cancellation of the waiter
+        leaves the tools running, to be awaited again on the next run."""
+        await asyncio.shield(asyncio.gather(*self.jobs.values()))
+        return [self.jobs[index].result() for index in range(len(self.calls))]
+
+
+async def _run(run_one: Callable[[ToolCall], Awaitable[ToolResult]], call: ToolCall) -> ToolResult:
+    return await run_one(call)
+
+
+@dataclass(eq=False)
 class LoopFrame:
     messages: list[ChatMessage]
     rounds: int = 0
     pending: CompletionResponse | None = None
     """The model's last answer while its tool calls are still being run."""
-    calls: dict[int, asyncio.Future[ToolResult]] = field(default_factory=dict)
-    """The pending answer's tool calls by position (models do repeat or omit call ids)."""
+    round: ToolRound | None = None
+    """The pending answer's tool calls."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoopParts:
+    """What a plain tool loop runs against: the model, the tool runner, where its events go
+    and where its tool calls run (the kernel's group)."""
+
+    model: ChatModel
+    runner: ToolRunner
+    emit: Callable[..., Any]
+    tasks: TaskScope
 
 
 class ToolLoop:
     def __init__(
         self,
         label: str,
-        model: ChatModel,
-        runner: ToolRunner,
+        parts: LoopParts,
         tools: Callable[[], dict[str, ToolDef]],
         max_rounds: Callable[[], int],
-        emit: Callable[..., Any],
-        tasks: TaskScope,
     ) -> None:
         self.label = label
-        self._tasks = tasks
-        self._model = model
-        self._runner = runner
+        self._tasks = parts.tasks
+        self._model = parts.model
+        self._runner = parts.runner
+        self._emit = parts.emit
         self._tools = tools
         self._max_rounds = max_rounds
-        self._emit = emit
 
     async def run(self, frame: LoopFrame) -> str:
         """Run (or go on running) the loop on `frame`; returns the model's final text."""
@@ -78,26 +122,18 @@ class ToolLoop:
                 self._chain(frame.rounds, response)
                 if not response.tool_calls:
                     return response.content
-                frame.pending, frame.calls = response, {}
-            await self._run_calls(frame, frame.pending)
-            calls = frame.pending.tool_calls
+                frame.pending, frame.round = response, ToolRound(list(response.tool_calls))
+            assert frame.round is not None
+            tools = self._tools()
+            frame.round.start(
+                functools.partial(self._call, frame, tools=tools), self._tasks, f"{self.label}-tool"
+            )
+            results = await frame.round.results()
             frame.messages.append(frame.pending.to_message())
             # A tool's media (ToolOutput) is shown with its result, read from the runner's store.
             parts = MediaParts(getattr(self._runner, "media", None))
-            frame.messages += [
-                parts.tool_message(frame.calls[i].result()) for i in range(len(calls))
-            ]
-            frame.pending, frame.calls = None, {}
-
-    async def _run_calls(self, frame: LoopFrame, response: CompletionResponse) -> None:
-        tools = self._tools()
-        for index, call in enumerate(response.tool_calls):
-            if index not in frame.calls:
-                frame.calls[index] = self._tasks.spawn(
-                    self._call(frame, call, tools), name=f"{self.label}-tool", awaited=True
-                )
-        # Shielded: a preemption cancels this run, not the tools it started.
-        await asyncio.shield(asyncio.gather(*frame.calls.values()))
+            frame.messages += [parts.tool_message(result) for result in results]
+            frame.pending, frame.round = None, None
 
     async def _call(
         self, frame: LoopFrame, call: ToolCall, tools: dict[str, ToolDef]

@@ -6,7 +6,7 @@ import logging
 from typing import Any
 
 from hologram.agent.agent import Agent
-from hologram.agent.inputs import InputScheduler
+from hologram.agent.inputs import Inputs
 from hologram.agent.journal import InputJournal
 from hologram.agent.prompt import PromptBudget
 from hologram.agent.resident import Residents
@@ -57,13 +57,10 @@ class AgentModule:
             model=llm,
             events=state.events,
             data_dir=state.data_dir,
-            max_tool_rounds=lambda: settings.current.max_tool_rounds,
-            child_max_tool_rounds=lambda: settings.current.child_max_tool_rounds,
-            personal_prompt=lambda: settings.current.personal_prompt,
+            settings=lambda: settings.current,
             prompt_budget=lambda: budget_of(llm),
             memory=memory,
             knowledge=state.knowledge,
-            knowledge_hits=lambda: settings.current.knowledge_hits,
             tasks=state.tasks.scope(self.name),
             media=state.media,
         )
@@ -71,9 +68,7 @@ class AgentModule:
         state.stagehost.runner.use_media(state.media)
 
 
-def residents_of(
-    agent: Agent, inputs: InputScheduler, clock: Any, config: ConfigRegistry
-) -> Residents:
+def residents_of(agent: Agent, inputs: Inputs, clock: Any, config: ConfigRegistry) -> Residents:
     """The main agent's residents: they use its model, tool runner, plugin tools and output
     channels (not its memory), and report into its scheduler."""
 
@@ -105,8 +100,9 @@ def current_channel() -> str:
     return "notebook" if given is None else given.channel
 
 
-class SchedulerModule:
-    """The input scheduler with its journal: every input of the kernel comes through here."""
+class InputsModule:
+    """The kernel's input door (`Inputs`: journal, dispatcher, scheduler) as the scheduler
+    facility: every input of the kernel comes through here."""
 
     name = "scheduler"
     requires = (Facility.CONFIG, Facility.EVENTS, Facility.AGENT)
@@ -116,12 +112,12 @@ class SchedulerModule:
     optional = (Facility.GRAPH, Facility.SECURITY)
 
     def __init__(self) -> None:
-        self.inputs: InputScheduler | None = None
+        self.inputs: Inputs | None = None
 
     async def init(self, state: Any) -> None:
         journal = await InputJournal.open(state.data_dir / "inputs.db")
         settings = state.config.live(SchedulerSettings)
-        self.inputs = InputScheduler(
+        self.inputs = Inputs(
             state.agent,
             journal,
             state.clock,

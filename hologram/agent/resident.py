@@ -19,14 +19,13 @@ import asyncio
 import itertools
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from hologram.agent.loop import LoopFrame, ToolLoop
+from hologram.agent.dispatcher import Dispatcher, TaskStopped
+from hologram.agent.loop import LoopFrame, LoopParts, ToolLoop
 from hologram.agent.ports import ChatModel
-from hologram.agent.scheduler import Task
-from hologram.agent.scheduler_loop import SchedulerLoop, TaskStopped
 from hologram.kernel.tasks import TaskScope
 from hologram.llm import ChatMessage, CompletionRequest, Role
 from hologram.sdk import Clock, EventType, Param, Priority, ToolDef, ToolError
@@ -36,7 +35,7 @@ log = logging.getLogger(__name__)
 
 RESIDENT_AGENTS = "resident_agents"
 NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
-Action = Literal["list", "create", "send", "inspect", "compress", "reclaim", "destroy"]
+ResidentAction = Literal["list", "create", "send", "inspect", "compress", "reclaim", "destroy"]
 Residual = Literal["keep", "drop"]
 
 BRIEF = (
@@ -50,27 +49,52 @@ COMPRESS = (
     "did, and anything still open. This summary replaces your notes."
 )
 
-Report = Callable[[str, str, str, Priority], Awaitable[Any]]
+Report = Callable[[str, str, str, Priority], Coroutine[Any, Any, Any]]
 """report(text, channel, source, level): hand a message to the main agent's scheduler."""
 
 
 @dataclass(eq=False)
 class ResidentTask:
+    """One task of a resident (its dispatcher's `Work`)."""
+
     text: str
     channel: str
+    resident: Resident
     report: bool = True
     frame: LoopFrame | None = None
+
+    async def run(self, stopped: bool) -> str:
+        return await self.resident.work(self)
 
 
 @dataclass(eq=False)
 class Resident:
     name: str
     brief: str
-    loop: SchedulerLoop
+    loop: Dispatcher[ResidentTask, str]
     tool_loop: ToolLoop
+    memory_messages: Callable[[], int]
     memory: list[ChatMessage] = field(default_factory=list)
     """Its temporary memory: the user/assistant pairs of its finished tasks."""
     done: int = 0
+
+    def system(self) -> ChatMessage:
+        return ChatMessage.system(BRIEF.format(name=self.name, brief=self.brief))
+
+    async def work(self, job: ResidentTask) -> str:
+        if job.frame is None:
+            history = [self.system(), *self.memory, ChatMessage.user(job.text)]
+            job.frame = LoopFrame(history)
+        text = await self.tool_loop.run(job.frame)
+        self.memory += [ChatMessage.user(job.text), ChatMessage.assistant(text)]
+        limit = self.memory_messages()
+        if len(self.memory) > limit:
+            # Oldest first, whole task pairs: compress keeps more, for a model call.
+            self.memory = self.memory[len(self.memory) - limit :]
+            if self.memory and self.memory[0].role is Role.ASSISTANT:
+                self.memory = self.memory[1:]
+        self.done += 1
+        return text
 
     def status(self) -> dict[str, Any]:
         scheduler = self.loop.scheduler
@@ -148,22 +172,12 @@ class Residents:
         if not brief.strip():
             raise ToolError("a resident needs a brief: what it is there for")
         label = f"resident:{name}"
-        tool_loop = ToolLoop(
-            label,
-            self._model,
-            self._runner,
-            self.resident_tools,
-            self._max_rounds,
-            self._emit,
-            self._tasks,
+        parts = LoopParts(self._model, self._runner, self._emit, self._tasks)
+        tool_loop = ToolLoop(label, parts, self.resident_tools, self._max_rounds)
+        loop: Dispatcher[ResidentTask, str] = Dispatcher(
+            self._clock, cooldown=self._cooldown, tasks=self._tasks
         )
-        loop = SchedulerLoop(
-            lambda task, n=name: self._work(n, task),
-            self._clock,
-            cooldown=self._cooldown,
-            tasks=self._tasks,
-        )
-        resident = Resident(name, brief.strip(), loop, tool_loop)
+        resident = Resident(name, brief.strip(), loop, tool_loop, self._memory_messages)
         self._residents[name] = resident
         loop.start()
         self._emit(EventType.SYSTEM, source=label, kind="resident_created", name=name)
@@ -183,8 +197,8 @@ class Residents:
         if level is Priority.L4:
             raise ToolError("L4 is the kernel's own level; a resident task may ask for L1-L3")
         task_id = next(self._task_ids)
-        job = ResidentTask(text, channel, report)
-        ticket = resident.loop.inject(job, level, source="parent", task_id=task_id)
+        job = ResidentTask(text, channel, resident, report)
+        ticket = resident.loop.inject(task_id, job, level, source="parent")
         ticket.outcome.add_done_callback(lambda outcome: self._settled(name, task_id, job, outcome))
         return task_id
 
@@ -204,7 +218,7 @@ class Residents:
         resident = self.get(name)
         if not resident.memory:
             return ""
-        messages = [self._system(resident), *resident.memory, ChatMessage.user(COMPRESS)]
+        messages = [resident.system(), *resident.memory, ChatMessage.user(COMPRESS)]
         summary = (await self._model.chat(CompletionRequest(messages, []))).content.strip()
         before = len(resident.memory)
         resident.memory = [ChatMessage.assistant(f"(summary of earlier work) {summary}")]
@@ -269,26 +283,6 @@ class Residents:
             if name not in (RESIDENT_AGENTS, "spawn_child")
         }
 
-    def _system(self, resident: Resident) -> ChatMessage:
-        return ChatMessage.system(BRIEF.format(name=resident.name, brief=resident.brief))
-
-    async def _work(self, name: str, task: Task) -> str:
-        resident = self._residents[name]
-        job: ResidentTask = task.payload
-        if job.frame is None:
-            history = [self._system(resident), *resident.memory, ChatMessage.user(job.text)]
-            job.frame = LoopFrame(history)
-        text = await resident.tool_loop.run(job.frame)
-        resident.memory += [ChatMessage.user(job.text), ChatMessage.assistant(text)]
-        limit = self._memory_messages()
-        if len(resident.memory) > limit:
-            # Oldest first, whole task pairs: compress keeps more, for a model call.
-            resident.memory = resident.memory[len(resident.memory) - limit :]
-            if resident.memory and resident.memory[0].role is Role.ASSISTANT:
-                resident.memory = resident.memory[1:]
-        resident.done += 1
-        return text
-
     def _settled(self, name: str, task_id: int, job: ResidentTask, outcome: Any) -> None:
         if outcome.cancelled() or isinstance(outcome.exception(), TaskStopped):
             return  # reclaimed, destroyed or shut down: `remove` decides about it
@@ -321,7 +315,7 @@ class Residents:
         """`resident_agents`; a task's report goes to `current_channel()` as of its sending."""
 
         async def resident_agents(
-            action: Action,
+            action: ResidentAction,
             name: str | None = None,
             brief: str | None = None,
             text: str | None = None,

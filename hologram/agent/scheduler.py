@@ -3,7 +3,9 @@ machine.
 
 It decides; it never waits. Every method takes the current time from the caller and returns
 the decisions it made, so the rules can be checked exhaustively on an injected clock and the
-asyncio driver around it (`scheduler_loop.py`) stays a thin executor.
+asyncio driver around it (`dispatcher.py`) stays a thin executor. It numbers nothing either:
+a task's id is the caller's (in the kernel, the input journal's), and within a level tasks
+start in the order of their ids.
 
 The rules, in the spec's words where it has them:
 
@@ -21,14 +23,16 @@ The rules, in the spec's words where it has them:
 from __future__ import annotations
 
 import heapq
-import itertools
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from hologram.sdk import Priority
 
 MAX_BOOST = 2
+
+D = TypeVar("D")
+"""What a task carries for whoever runs it (in the kernel: one input's run)."""
 
 
 class Action(StrEnum):
@@ -44,19 +48,18 @@ class Action(StrEnum):
 
 
 @dataclass(eq=False)
-class Task:
-    """One input waiting for, or getting, the agent's attention."""
+class Task(Generic[D]):
+    """One input waiting for, or getting, the agent's attention. What it needs to resume
+    where a preemption left it is its payload's business."""
 
     id: int
     level: Priority
-    payload: Any
+    payload: D
     source: str
     submitted_at: float
     preempt_count: int = 0
     last_preempted_at: float | None = None
     stopped: bool = False
-    frame: Any = None
-    """Whatever the runner needs to resume this task where it left off."""
 
     @property
     def is_interrupt(self) -> bool:
@@ -79,30 +82,31 @@ class Decision:
         return {"action": self.action.value, "task": self.task, "at": self.at, **self.detail}
 
 
-class Scheduler:
+class Scheduler(Generic[D]):
     def __init__(self, cooldown: float = 2.0) -> None:
         self.cooldown = cooldown
-        self.current: Task | None = None
-        self.stack: list[Task] = []
-        self._waiting: list[tuple[int, int, Task]] = []
-        self._ids = itertools.count(1)
+        self.current: Task[D] | None = None
+        self.stack: list[Task[D]] = []
+        self._waiting: list[tuple[int, int, Task[D]]] = []
+        self._ids: set[int] = set()
+        """The ids of every task not finished (waiting, running or on the stack)."""
 
     # ---- what is there ----------------------------------------------------------------------
 
-    def waiting(self) -> list[Task]:
+    def waiting(self) -> list[Task[D]]:
         """Tasks not yet started, in the order they would start."""
         return [task for *_, task in sorted(self._waiting)]
 
     def pending(self) -> int:
         return len(self._waiting)
 
-    def _best_waiting(self) -> Task | None:
+    def _best_waiting(self) -> Task[D] | None:
         return self._waiting[0][2] if self._waiting else None
 
-    def in_cooldown(self, task: Task, now: float) -> bool:
+    def in_cooldown(self, task: Task[D], now: float) -> bool:
         return task.last_preempted_at is not None and now - task.last_preempted_at < self.cooldown
 
-    def can_preempt(self, challenger: Task, running: Task, now: float) -> bool:
+    def can_preempt(self, challenger: Task[D], running: Task[D], now: float) -> bool:
         return challenger.effective_level > running.effective_level and not self.in_cooldown(
             running, now
         )
@@ -111,18 +115,22 @@ class Scheduler:
 
     def submit(
         self,
-        payload: Any,
+        task_id: int,
+        payload: D,
         level: Priority = Priority.QUEUED,
         *,
         now: float,
         source: str = "",
         from_plugin: bool = False,
-        task_id: int | None = None,
-    ) -> tuple[Task, list[Decision]]:
-        """A new input arrives. It starts at once, preempts, or waits."""
+    ) -> tuple[Task[D], list[Decision]]:
+        """A new input arrives, numbered by the caller. It starts at once, preempts, or
+        waits."""
+        if task_id in self._ids:
+            raise ValueError(f"task {task_id} is here already: each task needs an id of its own")
+        self._ids.add(task_id)
         decisions: list[Decision] = []
         level = Priority(level)
-        task = Task(next(self._ids) if task_id is None else task_id, level, payload, source, now)
+        task = Task(task_id, level, payload, source, now)
         if from_plugin and level is Priority.L4:
             task.level = Priority.L3
             decisions.append(Decision(Action.CLAMP, task.id, now, {"asked": 4, "given": 3}))
@@ -139,6 +147,7 @@ class Scheduler:
             running = None if self.current is None else self.current.id
             raise ValueError(f"task {task_id} is not running (running: {running})")
         self.current = None
+        self._ids.discard(task_id)
         return [Decision(Action.FINISH, task_id, now), *self._dispatch(now)]
 
     def poll(self, now: float) -> list[Decision]:
@@ -166,6 +175,7 @@ class Scheduler:
             if task.id == task_id:
                 self._waiting.pop(index)
                 heapq.heapify(self._waiting)
+                self._ids.discard(task_id)
                 return [Decision(Action.OFFLOAD, task_id, now, {"answered": True})]
         raise ValueError(f"task {task_id} is not waiting")
 
@@ -213,7 +223,7 @@ class Scheduler:
         self.current = task
         return self._decided(Action.START, task, now)
 
-    def _decided(self, action: Action, task: Task, now: float) -> Decision:
+    def _decided(self, action: Action, task: Task[D], now: float) -> Decision:
         detail: dict[str, Any] = {"level": int(task.level), "effective": task.effective_level}
         if task.stopped:
             detail["short_circuit"] = True

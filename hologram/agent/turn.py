@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from hologram.agent.loop import tool_call_fields
+from hologram.agent.loop import ToolRound, tool_call_fields
 from hologram.agent.media import MediaParts
+from hologram.agent.parts import TurnParts
 from hologram.agent.prompt import PromptBudget, PromptInputs, build_system_prompt
 from hologram.agent.reply_stream import ReplyStream
 from hologram.llm import (
@@ -43,11 +45,6 @@ from hologram.sdk import (
     TraceKind,
     ended_by_wire,
 )
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator
-
-    from hologram.agent.agent import Agent
 
 log = logging.getLogger(__name__)
 
@@ -115,25 +112,40 @@ class TurnResult:
         return sum(s.ms for s in self.trace if kind is None or s.kind == kind)
 
 
-@dataclass(slots=True)
-class _OpenRound:
-    """A round whose tool calls were started and not all collected: kept so a resumed turn
-    waits for the same calls instead of running them again."""
+@dataclass(slots=True, eq=False)
+class TurnProgress:
+    """How far a turn has come: everything a preempted turn resumes from, in one place."""
 
-    jobs: list[asyncio.Future[ToolResult]]
+    began: bool = False
+    #: Steps done, by name; a stage's value says whether it short-circuited.
+    done: dict[str, bool] = field(default_factory=dict)
+    #: Model rounds whose answer came back (the round being asked is not one yet).
+    rounds_done: int = 0
+    #: A round whose tool calls were started and not all collected: a resumed turn waits
+    #: for the same calls instead of running them again.
+    open_round: ToolRound | None = None
+    #: The end of the turn once it has begun: it runs to completion, shielded.
+    tail: asyncio.Future[TurnResult] | None = None
+    #: The reply streaming in this round, kept so a cut-off stream is known as one.
+    reply: ReplyStream | None = None
+    #: What share of its budgets the prompt keeps (less after "the prompt is too long").
+    squeeze: float = 1.0
+    #: The tool loop's messages: each round's assistant message and its tool results.
+    loop_messages: list[ChatMessage] = field(default_factory=list)
 
 
 class Turn:
-    """One input's way through the pipeline.
+    """One input's way through the pipeline, against the `TurnParts` the agent built.
 
-    A turn may be cancelled (preempted) at any await and `run` called again: steps already
-    done are not repeated, tool calls already started are awaited rather than run again, the
-    model call that was cut off is made again, and once the tool loop is over the rest of the
-    turn (the reply going out) runs shielded, to the end.
+    How far it has come is one `TurnProgress`. A turn may be cancelled (preempted) at any
+    await and `run` called again: steps already done are not repeated, tool calls already
+    started are awaited rather than run again, the model call that was cut off is made again,
+    and once the tool loop is over the rest of the turn (the reply going out) runs shielded,
+    to the end.
     """
 
-    def __init__(self, agent: Agent, given: TurnInput) -> None:
-        self.agent = agent
+    def __init__(self, parts: TurnParts, given: TurnInput) -> None:
+        self.parts = parts
         self.given = given
         self.ctx = StageContext(
             raw_message=given.text,
@@ -141,7 +153,6 @@ class Turn:
             user_id=given.user_id,
             group_id=given.group_id,
         )
-        self.loop_messages: list[ChatMessage] = []
         self.knowledge: list[str] = []
         """The knowledge entries most relevant to the input, for the system prompt."""
         self.trace: list[TraceStep] = []
@@ -154,16 +165,10 @@ class Turn:
         self.intercept: Callable[[], list[str]] = list
         """Texts of interrupts waiting while this turn runs, each given once (spec: the
         intercept channel, drained without blocking before every model call)."""
-        self._began = False
-        self._done: dict[str, bool] = {}
-        self._rounds_done = 0
-        self._open_round: _OpenRound | None = None
-        self._tail: asyncio.Future[TurnResult] | None = None
-        self._reply: ReplyStream | None = None
-        self._squeeze = 1.0
+        self.progress = TurnProgress()
         self.usage = TokenUsage()
         self.cost: float | None = None
-        self.media = MediaParts(agent.media)
+        self.media = MediaParts(parts.media)
 
     # ---- the flow --------------------------------------------------------------------------
 
@@ -179,10 +184,10 @@ class Turn:
 
     async def _run(self) -> TurnResult:
         current_input.set(self.given)
-        if self._tail is not None:
-            return await asyncio.shield(self._tail)
-        if not self._began:
-            self._began = True
+        if self.progress.tail is not None:
+            return await asyncio.shield(self.progress.tail)
+        if not self.progress.began:
+            self.progress.began = True
             self.publish(
                 EventType.RAW_INPUT,
                 text=self.ctx.raw_message,
@@ -216,12 +221,12 @@ class Turn:
         """post_action → [before_toolcall → execute → after_toolcall]* until the model stops
         calling tools, every call is denied, or the round cap. True on a short-circuit."""
         while True:
-            if self._open_round is None:
-                if self._rounds_done >= self.agent.max_tool_rounds():
+            if self.progress.open_round is None:
+                if self.progress.rounds_done >= self.parts.settings().max_tool_rounds:
                     if await self.answer_at_cap():
                         return True
                     break
-                self.rounds = self._rounds_done + 1
+                self.rounds = self.progress.rounds_done + 1
                 tools = self.build_tool_defs()
                 try:
                     response = await self.call_model(tools)
@@ -229,16 +234,16 @@ class Turn:
                     if not await self.answer_without_model(exc):
                         raise
                     break
-                self._rounds_done = self.rounds
+                self.progress.rounds_done = self.rounds
                 if await self.stage(Stage.POST_ACTION):
                     return True
                 calls = list(self.ctx.tool_calls)
                 if not calls:
                     self.ended_by = EndedBy.ANSWER
                     break
-                self._open_round = self.open_round(calls, tools, response)
-            results = await self.close_round(self._open_round)
-            self._open_round = None
+                self.progress.open_round = self.open_round(calls, tools, response)
+            results = await self.close_round(self.progress.open_round)
+            self.progress.open_round = None
             if self.ctx.response is not None:
                 return True
             if all(r.denied for r in results):
@@ -249,32 +254,33 @@ class Turn:
 
     async def once(self, name: str, action: Callable[[], Awaitable[None]]) -> None:
         """A step that a resumed turn does not repeat."""
-        if name not in self._done:
+        if name not in self.progress.done:
             await self.step(name, action)
-            self._done[name] = False
+            self.progress.done[name] = False
 
     async def once_stage(self, stage: Stage) -> bool:
-        if stage.value not in self._done:
-            self._done[stage.value] = await self.stage(stage)
-        return self._done[stage.value]
+        if stage.value not in self.progress.done:
+            self.progress.done[stage.value] = await self.stage(stage)
+        return self.progress.done[stage.value]
 
     @property
     def ending(self) -> asyncio.Future[TurnResult] | None:
         """The end of the turn once it has begun (it runs to completion, shielded)."""
-        return self._tail
+        return self.progress.tail
 
-    async def end_with(self, ending: Callable[[], Awaitable[TurnResult]]) -> TurnResult:
+    async def end_with(self, ending: Callable[[], Coroutine[Any, Any, TurnResult]]) -> TurnResult:
         """Run the end of the turn to completion even if this task is cancelled meanwhile:
         a reply half sent must not be sent again by a resumed turn."""
-        if self._tail is None:
-            self._tail = self.agent.tasks.spawn(ending(), name="turn-ending", awaited=True)
-        return await asyncio.shield(self._tail)
+        progress = self.progress
+        if progress.tail is None:
+            progress.tail = self.parts.tasks.spawn(ending(), name="turn-ending", awaited=True)
+        return await asyncio.shield(progress.tail)
 
     # ---- stages and timing -----------------------------------------------------------------
 
     async def stage(self, stage: Stage, ctx: StageContext | None = None) -> bool:
         """Run `stage`; True when a handler set the response (short-circuit)."""
-        run = await self.agent.stagehost.run_stage(stage, ctx or self.ctx)
+        run = await self.parts.stagehost.run_stage(stage, ctx or self.ctx)
         detail = "" if ctx is None or ctx.tool_call is None else ctx.tool_call.name
         self.trace.append(TraceStep(stage.value, TraceKind.STAGE, run.seconds * 1000, detail))
         if run.short_circuit and ctx is not None and ctx is not self.ctx:
@@ -296,44 +302,44 @@ class Turn:
     # ---- memory steps (no-ops until a memory module is mounted) -----------------------------
 
     async def append_input(self) -> None:
-        if self.agent.memory is not None:
+        if self.parts.memory is not None:
             given = self.given
-            await self.agent.memory.append_input(
+            await self.parts.memory.append_input(
                 self.ctx, input_id=given.input_id, attempt=given.attempt, media=given.media
             )
 
     async def prune_context(self) -> None:
-        if self.agent.memory is not None:
-            await self.agent.memory.prune(self.ctx.raw_message)
+        if self.parts.memory is not None:
+            await self.parts.memory.prune(self.ctx.raw_message)
 
     async def recall_memory(self) -> None:
-        if self.agent.memory is not None:
-            budget = self.agent.prompt_budget().memory_tokens
-            self.ctx.memory = await self.agent.memory.recall(self.ctx.raw_message, budget)
+        if self.parts.memory is not None:
+            budget = self.parts.prompt_budget().memory_tokens
+            self.ctx.memory = await self.parts.memory.recall(self.ctx.raw_message, budget)
 
     async def recall_knowledge(self) -> None:
-        top = self.agent.knowledge_hits()
-        if self.agent.knowledge is not None and top > 0:
-            self.knowledge = await self.agent.knowledge.passages(self.ctx.raw_message, top)
+        top = self.parts.settings().knowledge_hits
+        if self.parts.knowledge is not None and top > 0:
+            self.knowledge = await self.parts.knowledge.passages(self.ctx.raw_message, top)
 
     async def append_reply(self) -> None:
-        if self.agent.memory is not None:
-            await self.agent.memory.append_tool_results(self.ctx.tool_results)
-            await self.agent.memory.append_reply(self.ctx)
+        if self.parts.memory is not None:
+            await self.parts.memory.append_tool_results(self.ctx.tool_results)
+            await self.parts.memory.append_reply(self.ctx)
 
     # ---- one round -------------------------------------------------------------------------
 
     def build_tool_defs(self) -> dict[str, ToolDef]:
         with self.timed("build_tool_defs", TraceKind.STEP):
-            return self.agent.build_tool_defs(media_pending=self.media_pending())
+            return self.parts.build_tool_defs(media_pending=self.media_pending())
 
     def window_media(self) -> list[MediaRef]:
         """Media of earlier turns still in the context window (this input's own media is
         in its message)."""
-        if self.agent.memory is None:
+        if self.parts.memory is None:
             return []
         own = {m.digest for m in self.given.media}
-        return [m for m in self.agent.memory.window_media() if m.digest not in own]
+        return [m for m in self.parts.memory.window_media() if m.digest not in own]
 
     def media_pending(self) -> bool:
         """Whether media is in view this round, so the media tools are offered (spec:
@@ -347,19 +353,19 @@ class Turn:
 
     def build_messages(self, tools: dict[str, ToolDef]) -> list[ChatMessage]:
         for text in self.intercept():
-            self.loop_messages.append(ChatMessage.system(f"[interrupt] {text}"))
+            self.progress.loop_messages.append(ChatMessage.system(f"[interrupt] {text}"))
         with self.timed("build_system_prompt", TraceKind.STEP):
-            agent = self.agent
+            parts = self.parts
             prompt = build_system_prompt(
                 PromptInputs(
-                    persona=agent.persona.text(),
-                    reply_channel=self.ctx.channel if self.ctx.channel in agent.channels else "",
-                    channels=agent.channels.channels(),
+                    persona=parts.persona.text(),
+                    reply_channel=self.ctx.channel if self.ctx.channel in parts.channels else "",
+                    channels=parts.channels.channels(),
                     offered_tools=frozenset(tools),
-                    skills=agent.skills.skills(),
+                    skills=parts.skills.skills(),
                     memory=self.ctx.memory,
                     knowledge=self.knowledge,
-                    timeline=agent.memory.timeline() if agent.memory is not None else (),
+                    timeline=parts.memory.timeline() if parts.memory is not None else (),
                     budget=self.budget(),
                 )
             )
@@ -369,15 +375,16 @@ class Turn:
             *(_injected(m) for m in self.ctx.context_messages),
             *([earlier] if earlier is not None else []),
             self.media.user_message(self.ctx.raw_message, self.given.media),
-            *self.loop_messages,
+            *self.progress.loop_messages,
         ]
 
     def budget(self) -> PromptBudget:
-        budget = self.agent.prompt_budget()
-        if self._squeeze == 1.0:
+        budget = self.parts.prompt_budget()
+        squeeze = self.progress.squeeze
+        if squeeze == 1.0:
             return budget
         return PromptBudget(
-            int(budget.memory_tokens * self._squeeze), int(budget.context_tokens * self._squeeze)
+            int(budget.memory_tokens * squeeze), int(budget.context_tokens * squeeze)
         )
 
     def make_request(self, tools: dict[str, ToolDef], extra_system: str) -> CompletionRequest:
@@ -394,7 +401,7 @@ class Turn:
             try:
                 response = await self.stream_reply(self.make_request(tools, extra_system))
             except ContextTooLong as exc:
-                if self._squeeze < 1.0:
+                if self.progress.squeeze < 1.0:
                     raise  # pruned once already: the prompt cannot be made to fit
                 self.squeeze(exc)
                 response = await self.stream_reply(self.make_request(tools, extra_system))
@@ -419,8 +426,9 @@ class Turn:
     async def stream_reply(self, request: CompletionRequest) -> CompletionResponse:
         """The model's answer, its text published piece by piece as it streams."""
         quiet = self.ctx.channel == CONSOLIDATION_CHANNEL
-        cut_off = self._reply
-        self._reply = ReplyStream(self.publish, self.given.input_id, self.rounds, quiet)
+        cut_off = self.progress.reply
+        reply = ReplyStream(self.publish, self.given.input_id, self.rounds, quiet)
+        self.progress.reply = reply
         if (
             cut_off is not None
             and cut_off.round == self.rounds
@@ -429,13 +437,13 @@ class Turn:
         ):
             # This round's answer was cut off (a preemption, a prompt too long) after some of
             # it went out: the model is asked again, and what was shown is void.
-            self._reply.restart()
-        return await self._reply.read(self.agent.model.chat_stream(request))
+            reply.restart()
+        return await reply.read(self.parts.model.chat_stream(request))
 
     def squeeze(self, error: ContextTooLong) -> None:
         """The model said the prompt is too long: prune harder (the memory and context
         budgets shrink) and ask once more."""
-        self._squeeze = SQUEEZE
+        self.progress.squeeze = SQUEEZE
         log.warning("the prompt is too long for %s; retrying with half the budgets", error.source)
         self.publish(
             EventType.PROVIDER_RETRY,
@@ -453,25 +461,26 @@ class Turn:
 
     def open_round(
         self, calls: list[ToolCall], tools: dict[str, ToolDef], response: CompletionResponse
-    ) -> _OpenRound:
+    ) -> ToolRound:
         """Start every call of the round at once, each through its own two stages. The calls
         run as tasks of their own, so a preemption of the turn never cuts a tool off midway."""
         # provider_data goes back with the message: a thinking signature, Gemini's thought
         # signatures of these calls (the next request is refused without them).
-        self.loop_messages.append(
+        self.progress.loop_messages.append(
             ChatMessage.assistant(
                 self.ctx.llm_text, calls, response.reasoning_content, response.provider_data
             )
         )
-        spawn = self.agent.tasks.spawn
-        return _OpenRound(
-            [spawn(self.run_tool_call(c, tools), name="tool-call", awaited=True) for c in calls]
+        tool_round = ToolRound(calls)
+        tool_round.start(
+            functools.partial(self.run_tool_call, tools=tools), self.parts.tasks, "tool-call"
         )
+        return tool_round
 
-    async def close_round(self, open_round: _OpenRound) -> list[ToolResult]:
-        results = await asyncio.shield(asyncio.gather(*open_round.jobs))
-        self.loop_messages += [self.media.tool_message(r) for r in results]
-        return list(results)
+    async def close_round(self, tool_round: ToolRound) -> list[ToolResult]:
+        results = await tool_round.results()
+        self.progress.loop_messages += [self.media.tool_message(r) for r in results]
+        return results
 
     async def run_tool_call(self, call: ToolCall, tools: dict[str, ToolDef]) -> ToolResult:
         # Each call gets its own context (its own tool_call, deny, tool_result) sharing the
@@ -492,7 +501,7 @@ class Turn:
                 call.id, call.name, f"tool call {call.name} was denied", is_error=True, denied=True
             )
         else:
-            result = await self.agent.runner.execute(call, tools)
+            result = await self.parts.runner.execute(call, tools)
         ms = (time.perf_counter() - started) * 1000
         self.trace.append(TraceStep("execute", TraceKind.TOOL, ms, call.name))
         ctx.tool_result = result
@@ -511,7 +520,7 @@ class Turn:
     async def answer_without_model(self, failed: AllProvidersFailed) -> bool:
         """Every model source failed: the failback responder (recoverydiag) answers with its
         diagnosis, so the user still gets a reply. False when there is none."""
-        responder = self.agent.without_model
+        responder = self.parts.without_model
         if responder is None:
             return False
         self.ctx.llm_text = await responder(self.ctx.raw_message, failed)
@@ -525,11 +534,13 @@ class Turn:
         """The round cap is reached with calls still coming: one last call without tools, so
         the turn ends with an answer. True on a short-circuit."""
         self.ended_by = EndedBy.MAX_TOOL_ROUNDS
-        log.info("turn reached max_tool_rounds (%d); asking for an answer", self._rounds_done)
-        self.publish(EventType.SYSTEM, kind="max_tool_rounds", rounds=self._rounds_done)
+        log.info(
+            "turn reached max_tool_rounds (%d); asking for an answer", self.progress.rounds_done
+        )
+        self.publish(EventType.SYSTEM, kind="max_tool_rounds", rounds=self.progress.rounds_done)
         # The answer is a model call, and a round, of its own: its text streams apart from
         # what the last tool round said, as every round's does.
-        self.rounds = self._rounds_done + 1
+        self.rounds = self.progress.rounds_done + 1
         await self.call_model({}, extra_system=CAP_NOTE)
         self.ctx.tool_calls = []
         return await self.stage(Stage.POST_ACTION)
@@ -540,7 +551,7 @@ class Turn:
         ctx = self.ctx
         if ctx.skip_output or not ctx.final_text or ctx.channel == CONSOLIDATION_CHANNEL:
             return
-        self.delivered = await self.agent.deliver(ctx.channel, ctx.final_text)
+        self.delivered = await self.parts.deliver(ctx.channel, ctx.final_text)
 
     async def short_circuit(self) -> TurnResult:
         stage = self.ctx.phase
@@ -562,12 +573,12 @@ class Turn:
         """Leave no orphan: the input and whatever reply there was are kept in memory,
         marked as stopped, and nothing is sent."""
         self.ended_by = EndedBy.STOPPED
-        streamed = self._reply.text if self._reply is not None else ""
+        streamed = self.progress.reply.text if self.progress.reply is not None else ""
         partial = (streamed or self.ctx.llm_text).strip()
         self.ctx.final_text = f"{STOPPED_NOTE} {partial}".strip()
         self.publish(EventType.SYSTEM, kind="stopped", channel=self.ctx.channel)
-        if self.agent.memory is not None:
-            await self.agent.memory.append_reply(self.ctx)
+        if self.parts.memory is not None:
+            await self.parts.memory.append_reply(self.ctx)
         self.ctx.final_text = ""
 
     def finish(self) -> TurnResult:
@@ -616,7 +627,7 @@ class Turn:
         go out after the next input has started, so "the input running now" is not it."""
         if self.given.input_id is not None:
             payload.setdefault("input_id", self.given.input_id)
-        self.agent.events.emit(event_type, source="agent", **payload)
+        self.parts.events.emit(event_type, source="agent", **payload)
 
 
 def _call_json(call: ToolCall) -> dict[str, Any]:

@@ -9,6 +9,7 @@ plugin's settings never touches anyone else's.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import json
 import logging
 import os
@@ -172,7 +173,7 @@ class ConfigRegistry:
         cipher's error, naming the key it could not decrypt, and nothing is changed.
         Returns how many plain-text secrets were encrypted."""
         check = self._stored.get(KEY_CHECK)
-        if cipher.is_encrypted(check):
+        if isinstance(check, str) and cipher.is_encrypted(check):
             cipher.decrypt(check, KEY_CHECK)
         plain: dict[str, Any] = {}
         for key, value in self._stored.items():
@@ -301,7 +302,7 @@ class ConfigRegistry:
         """Every known key under `prefix` with its current value, sorted by key."""
         return {e.key: e.value for e in self.entries(prefix)}
 
-    def entries(self, prefix: str = "") -> list[Entry]:
+    def entries(self, prefix: str = "") -> builtins.list[Entry]:
         keys = sorted(
             k for k in {*self._defaults, *self._stored, *self._env} if k.startswith(prefix)
         )

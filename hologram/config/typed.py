@@ -30,6 +30,9 @@ from hologram.config.keys import ConfigError, Setting
 
 
 class Section(Protocol):
+    """A settings section: a dataclass (`__dataclass_fields__` marks one) with its key prefix."""
+
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
     prefix: ClassVar[str]
 
 
@@ -71,7 +74,7 @@ def _layout(
     hints = typing.get_type_hints(section)
     prefix = section.prefix.format(**dict(parts))
     layout = []
-    for f in dataclasses.fields(section):  # type: ignore[arg-type]
+    for f in dataclasses.fields(section):
         relative = f.metadata.get("key") or f.name
         key = relative if relative.startswith("core.") else f"{prefix}.{relative}"
         layout.append((f.name, key, f, hints[f.name]))
@@ -82,7 +85,7 @@ def declared(section: type[Section], **parts: str) -> tuple[Setting, ...]:
     """The keys of `section` with their defaults and docs, for the registry."""
     return tuple(
         Setting(key_of(section, f.name, **parts), _stored(_default(f)), f.metadata.get("doc", ""))
-        for f in dataclasses.fields(section)  # type: ignore[arg-type]
+        for f in dataclasses.fields(section)
     )
 
 

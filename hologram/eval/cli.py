@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 from pathlib import Path
-from typing import Any
+
+from hologram.kernel.commands import Commands
 
 EXECUTORS = ("local", "dask", "ray")
 REPLAY_TARGET_S = 15.0
 """TARGETS.md: a sweep over a LoCoMo-sized conversation must take minutes, not hours."""
 
 
-def add_eval_parser(commands: Any) -> None:
-    parser = commands.add_parser(
+def add_commands(commands: Commands) -> None:
+    parser = commands.add(
         "eval",
-        help="replay datasets through fresh kernels and score memory recall",
+        run_eval,
         description="Replay each DATASET (a project dataset directory, or LoCoMo's JSON, "
         "recognised from the file) into a fresh kernel per configuration, ask its probes, and "
         "print recall@1/5/10/20 per category and overall, then the measures peers publish "
@@ -65,6 +65,8 @@ def add_eval_parser(commands: Any) -> None:
 
 def run_eval(args: argparse.Namespace) -> int:
     # Imported here: building the parser must not load pandas and the kernel.
+    import statistics
+
     import pandas as pd
 
     from hologram.eval.answer import AnswerConfig, cost_line

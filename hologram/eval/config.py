@@ -105,7 +105,9 @@ class EvalConfig:
 
     def recall_weights(self) -> EpisodicWeights:
         """The weights recall ranks with in this configuration."""
-        return EpisodicWeights(**self.weights)
+        # `__post_init__` checked each name against the fields and each value against the
+        # field's kind; mypy cannot relate a dict's keys to the fields they fill.
+        return EpisodicWeights(**self.weights)  # type: ignore[arg-type]
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, default_name: str = "default") -> EvalConfig:

@@ -2,8 +2,9 @@
 name the turns holding their answer.
 
 The project's own format (``datasets/<name>/``: ``turns.jsonl`` and ``probes.jsonl``, see
-datasets/README.md) is read here; LoCoMo's layout is read by `hologram.eval.locomo`. Both
-become the same objects, so the harness never knows where a conversation came from.
+datasets/README.md) is read here; LoCoMo's layout by `hologram.eval.locomo`, and
+`hologram.eval.load` tells the two apart. Both become the same objects, so the harness never
+knows where a conversation came from.
 """
 
 from __future__ import annotations
@@ -191,39 +192,9 @@ def write_project(conversation: Conversation, directory: Path) -> None:
     (directory / "turns.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     rows = []
     for p in conversation.probes:
-        row: dict[str, Any] = {"id": p.id, "category": p.category, "question": p.question}
-        row.update({"answer": p.answer, "evidence": list(p.evidence)})
+        probe: dict[str, Any] = {"id": p.id, "category": p.category, "question": p.question}
+        probe.update({"answer": p.answer, "evidence": list(p.evidence)})
         if p.stale:
-            row["stale"] = list(p.stale)
-        rows.append(json.dumps(row, ensure_ascii=False))
+            probe["stale"] = list(p.stale)
+        rows.append(json.dumps(probe, ensure_ascii=False))
     (directory / "probes.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
-
-
-def load_dataset(path: str | Path) -> Dataset:
-    """Recognise the format from the file itself: a directory with ``turns.jsonl`` is the
-    project's format; a JSON list of samples with ``conversation`` and ``qa`` is LoCoMo's."""
-    path = Path(path)
-    if path.is_dir():
-        if (path / "turns.jsonl").exists():
-            return load_project(path)
-        raise ValueError(
-            f"{path} is a directory without turns.jsonl: a project dataset holds turns.jsonl "
-            "and probes.jsonl (see datasets/README.md)"
-        )
-    if not path.exists():
-        raise FileNotFoundError(f"no dataset at {path}")
-    if path.name == "turns.jsonl":
-        return load_project(path.parent)
-    from hologram.eval.locomo import is_locomo, load_locomo
-
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path} is not JSON ({exc}); expected LoCoMo's layout") from None
-    if is_locomo(document):
-        return load_locomo(document, name=path.stem, path=str(path))
-    raise ValueError(
-        f"{path}: not a format the harness knows: expected a project dataset directory "
-        "(turns.jsonl + probes.jsonl) or LoCoMo's JSON (a list of samples with "
-        "'conversation' and 'qa')"
-    )

@@ -32,12 +32,13 @@ from typing import Any
 
 import pandas as pd
 
-import hologram
+from hologram._version import __version__
 from hologram.eval.answer import AnswerConfig, Models, answer_conversation, open_models, usage_table
 from hologram.eval.chart import RecallChart
 from hologram.eval.config import EvalConfig, Ranker
-from hologram.eval.dataset import Conversation, load_dataset
+from hologram.eval.dataset import Conversation
 from hologram.eval.executors import Executor, executor_stream
+from hologram.eval.load import load_dataset
 from hologram.eval.metrics import ALL, BASELINE, comparison, peers, summarise
 from hologram.eval.plot import recall_charts
 from hologram.eval.progress import ExperimentProgress
@@ -47,7 +48,7 @@ from hologram.kernel.files import write_atomic
 
 def code_version() -> str:
     """``git describe`` of the checkout the package runs from, else the package version."""
-    root = Path(hologram.__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     try:
         described = subprocess.run(
             ["git", "describe", "--always", "--dirty", "--tags"],
@@ -59,7 +60,7 @@ def code_version() -> str:
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         described = ""
-    return f"{hologram.__version__}+{described}" if described else hologram.__version__
+    return f"{__version__}+{described}" if described else __version__
 
 
 @dataclass(slots=True)

@@ -19,6 +19,7 @@ from hologram.memory import (
     ColdContext,
     EpisodicIndex,
     EpisodicWeights,
+    GraphMemory,
     Memory,
     Place,
     Segmenter,
@@ -124,15 +125,15 @@ class GraphRetriever:
     recall, and the facts its indexer recalls (traced to turns by their sentence), fused
     by rank."""
 
-    def __init__(self, graph: object, log: ReplayLog) -> None:
+    def __init__(self, graph: GraphMemory, log: ReplayLog) -> None:
         self._graph = graph
         self._log = log
 
     async def search(self, question: str, top: int) -> list[tuple[str, str]]:
-        store = self._graph.store  # type: ignore[attr-defined]
+        store = self._graph.store
         blocks = await store.blocks.search(question, top)
         by_block = [(_block_turn(b, self._log), b.text or "") for b, _ in blocks]
-        recall = await self._graph.indexer.recall(question)  # type: ignore[attr-defined]
+        recall = await self._graph.indexer.recall(question)
         by_fact = []
         for fact in recall.facts[:top]:
             turn_id = self._log.turn_of_text.get(fact.sentence_text, "")
@@ -195,12 +196,15 @@ def _graph_missing() -> EvalError:
 
 
 async def make_retriever(
-    state: object, config: EvalConfig, log: ReplayLog, segmenter: Segmenter
+    memory: Memory,
+    cold: ColdContext,
+    graph: GraphMemory | None,
+    config: EvalConfig,
+    log: ReplayLog,
+    segmenter: Segmenter,
 ) -> Retriever:
-    """The retriever `config` asks for, over the replayed kernel's `state`."""
-    memory: Memory = state.memory  # type: ignore[attr-defined]
-    cold: ColdContext = state.coldcontext  # type: ignore[attr-defined]
-    graph = getattr(state, "graph", None)
+    """The retriever `config` asks for, over the replayed kernel's memory: its window and
+    cold context, and its graph when the kernel has one."""
     if config.tier is Tier.GRAPH and graph is None:
         raise _graph_missing()
     await cold.wait_ready()

@@ -19,7 +19,8 @@ from typing import Any, Protocol
 
 from hologram.config import CORE_DEFAULTS, ConfigRegistry, MemorySettings
 from hologram.eval.config import EvalConfig, Ranker
-from hologram.eval.dataset import Conversation, Probe, load_dataset
+from hologram.eval.dataset import Conversation, Probe
+from hologram.eval.load import load_dataset
 from hologram.eval.metrics import probe_scores
 from hologram.eval.replay import ReplayLog, replay, start_clock, turn_text
 from hologram.eval.tiers import BM25Retriever, Retriever, make_retriever
@@ -132,12 +133,14 @@ async def run_unit(
         )
         started = time.perf_counter()
         async with kernel:
+            memory, cold = kernel.state.memory, kernel.state.coldcontext
+            assert memory is not None and cold is not None, "a replay needs memory modules"
             ticks: list[float] = []
             kernel.events.subscribe(HEARTBEAT_EVENT, lambda _e: ticks.append(clock.now()))
             log = ReplayLog()
             kernel.events.subscribe(EventType.COLD_CONTEXT_ARCHIVED, log.on_archived)
             await replay(
-                kernel.state.memory,
+                memory,
                 log,
                 clock,
                 conversation,
@@ -151,13 +154,15 @@ async def run_unit(
             rows = []
             sessions = session_map(conversation)
             asked = conversation.turn_count
-            words = kernel.state.coldcontext.recall_index.words
+            words = cold.recall_index.words
             for each in unit.configs:
                 # The weights are read on every search, by the one index the window, the
                 # cold context and the graph's text blocks share; the replay ran with the
                 # defaults, so every configuration of the unit asks the same memory.
                 words.weights = each.recall_weights()
-                retriever = await make_retriever(kernel.state, each, log, segmenter)
+                retriever = await make_retriever(
+                    memory, cold, kernel.state.graph, each, log, segmenter
+                )
                 for probe in conversation.probes:
                     rows.append(
                         await _ask(retriever, probe, each, unit, dataset_name, query_top, sessions)
@@ -168,8 +173,8 @@ async def run_unit(
                 "turns": log.turns,
                 "prunes": log.prunes,
                 "archived": log.archived,
-                "window": len(kernel.state.memory.context),
-                "cold_documents": len(kernel.state.coldcontext),
+                "window": len(memory.context),
+                "cold_documents": len(cold),
                 "graph_blocks": await _graph_blocks(kernel.state),
                 "heartbeat_ticks": len(ticks),
                 "replay_seconds": replay_s,

@@ -171,6 +171,8 @@ class EventBus:
         while True:
             event = await subscriber.queue.get()
             try:
+                # Only an async subscriber has a queue, and its handler returns an awaitable;
+                # `Handler` covers both kinds, so mypy sees a possible None.
                 await subscriber.handler(event)  # type: ignore[misc]
             except Exception as exc:
                 self._report_error(subscriber, event, exc)

@@ -31,6 +31,10 @@ class SystemClock:
         await event.wait()
 
 
+_Sleeper = tuple[float, int, asyncio.Future[None], asyncio.Task[object] | None]
+"""(deadline, order of arrival, the future that wakes it, the task that sleeps)."""
+
+
 class ManualClock:
     """Time stands still until `advance` moves it; sleepers wake in deadline order.
 
@@ -41,12 +45,12 @@ class ManualClock:
     def __init__(self, start: float = 1_700_000_000.0) -> None:
         self._now = start
         self._elapsed = 0.0
-        self._sleepers: list[tuple[float, int, asyncio.Future[None], asyncio.Task | None]] = []
+        self._sleepers: list[_Sleeper] = []
         self._order = itertools.count()
-        self._resting: dict[asyncio.Task, asyncio.Future[None]] = {}
+        self._resting: dict[asyncio.Task[object], asyncio.Future[None]] = {}
         """Woken tasks `advance` waits on to sleep again, each with the future that says so."""
         #: Tasks waiting in `idle_until`: at rest, like sleepers, but with no deadline.
-        self._idle: set[asyncio.Task | None] = set()
+        self._idle: set[asyncio.Task[object] | None] = set()
         #: Sleepers `advance` has woken, by task name: what moving time costs, and who spends it.
         self.wakeups: Counter[str] = Counter()
 
@@ -75,7 +79,7 @@ class ManualClock:
         finally:
             self._idle.discard(task)
 
-    def _rest(self, task: asyncio.Task | None) -> None:
+    def _rest(self, task: asyncio.Task[object] | None) -> None:
         """`task` waits on this clock now: an `advance` waiting for it to rest goes on."""
         rested = None if task is None else self._resting.get(task)
         if rested is not None and not rested.done():
@@ -121,7 +125,7 @@ class ManualClock:
         self._elapsed = target
         return restless
 
-    async def _rested(self, task: asyncio.Task, timeout_s: float) -> bool:
+    async def _rested(self, task: asyncio.Task[object], timeout_s: float) -> bool:
         if task.done() or task in self._idle or self._sleeping(task):
             return True
         # `sleep` and the task's end resolve this at once: no polling, whose timer
@@ -129,7 +133,7 @@ class ManualClock:
         # replay of weeks makes.
         rested: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
-        def on_done(_: asyncio.Task) -> None:
+        def on_done(_: asyncio.Task[object]) -> None:
             if not rested.done():
                 rested.set_result(None)
 
@@ -143,7 +147,7 @@ class ManualClock:
             task.remove_done_callback(on_done)
             rested.cancel()
 
-    def _sleeping(self, task: asyncio.Task) -> bool:
+    def _sleeping(self, task: asyncio.Task[object]) -> bool:
         return any(t is task and not f.done() for *_, f, t in self._sleepers)
 
     async def settle(self, limit: int = SETTLE_LIMIT) -> int:

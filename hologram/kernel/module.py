@@ -20,8 +20,14 @@ class Module(Protocol):
     """
 
     name: str
-    requires: tuple[str, ...]
-    provides: tuple[str, ...]
+
+    # Read-only, so a module may declare them as a class attribute of Facility constants
+    # (a tuple of a str subtype): the planner only reads them.
+    @property
+    def requires(self) -> tuple[str, ...]: ...
+
+    @property
+    def provides(self) -> tuple[str, ...]: ...
 
     async def init(self, state: Any) -> None: ...
 

@@ -77,7 +77,7 @@ def plan(modules: Iterable[Module], given: Iterable[str] = ()) -> Plan:
     providers = _providers(modules, given_set)
     declared = sorted(given_set | providers.keys())
 
-    graph: nx.DiGraph = nx.DiGraph()
+    graph: nx.DiGraph[str] = nx.DiGraph()
     graph.add_nodes_from(m.name for m in modules)
     for module in modules:
         for facility in module.requires:

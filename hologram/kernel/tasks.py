@@ -40,6 +40,8 @@ class Ready(Generic[T]):
     def __init__(self, future: asyncio.Future[T]) -> None:
         self._future = future
 
+    # A service that gives no value is a `Ready[None]` called bare: the default is valid only
+    # when `T` is None, which a signature generic in `T` cannot say.
     def __call__(self, value: T = None) -> None:  # type: ignore[assignment]
         if not self._future.done():
             self._future.set_result(value)
@@ -160,7 +162,8 @@ class TaskScope:
         # also reported as a background failure.
         task = self.spawn(_serve(service, Ready(future)), name=name, awaited=True)
         try:
-            await asyncio.wait({task, future}, return_when=asyncio.FIRST_COMPLETED)
+            waiting: set[asyncio.Future[None] | asyncio.Future[T]] = {task, future}
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
             task.cancel()
             raise
@@ -238,6 +241,7 @@ async def first_completed(*aws: Coroutine[Any, Any, Any]) -> int:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
     first = next(i for i, t in enumerate(tasks) if t in done)
-    if not tasks[first].cancelled() and tasks[first].exception() is not None:
-        raise tasks[first].exception()  # type: ignore[misc]
+    error = None if tasks[first].cancelled() else tasks[first].exception()
+    if error is not None:
+        raise error
     return first

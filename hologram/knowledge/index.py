@@ -7,9 +7,11 @@ entry updates it in place; IDF is read at query time, so it never goes stale.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
-from collections import Counter
+from collections import Counter, defaultdict
+from operator import itemgetter
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _LATIN = re.compile(r"[a-z0-9]+")
@@ -64,7 +66,7 @@ class BigramTfidf:
         """The `top` keys best matching `text` (only among `keys` when given)."""
         query = Counter(terms(text))
         n = len(self._terms)
-        scores: Counter[str] = Counter()
+        scores: defaultdict[str, float] = defaultdict(float)
         for term, q in query.items():
             docs = self._postings.get(term)
             if not docs:
@@ -74,4 +76,6 @@ class BigramTfidf:
             for key, tf in docs.items():
                 if keys is None or key in keys:
                     scores[key] += weight * (1.0 + math.log(tf)) / self._length[key]
-        return [(k, s) for k, s in scores.most_common(top) if s > 0]
+        # Counter.most_common's own ranking (ties keep insertion order), on float sums.
+        best = heapq.nlargest(top, scores.items(), key=itemgetter(1))
+        return [(k, s) for k, s in best if s > 0]

@@ -9,6 +9,7 @@ sourdough in cooking → bread). Media an entry carries is stored in the entry's
 from __future__ import annotations
 
 import asyncio
+import builtins
 import hashlib
 import json
 import logging
@@ -223,7 +224,7 @@ class KnowledgeBase:
             if not base or c == base or c.startswith(base + "/")
         }
 
-    async def search(self, query: str, top: int = 5, category: str = "") -> list[Hit]:
+    async def search(self, query: str, top: int = 5, category: str = "") -> builtins.list[Hit]:
         """Entries best matching `query`, optionally only within `category`."""
         await self.wait_ready()
         keys = set(await self.list(category)) if category else None
@@ -233,7 +234,9 @@ class KnowledgeBase:
             hits.append(Hit(name, score, " ".join(content.split())[:160]))
         return hits
 
-    async def passages(self, query: str, top: int, max_chars: int = PASSAGE_CHARS) -> list[str]:
+    async def passages(
+        self, query: str, top: int, max_chars: int = PASSAGE_CHARS
+    ) -> builtins.list[str]:
         """The entries best matching `query` as prompt text, each cut at `max_chars`, best
         first (the turn's knowledge section; the budget then keeps what fits)."""
         hits = await self.search(query, top)

@@ -328,10 +328,10 @@ class LuaAdapter:
             key: bytes | None = marshal.dumps(tools)
         except ValueError:  # not plain data: transformed each time (json.dumps decides)
             key = None
-        found = None if key is None else self._tool_fields.get(key)
-        if found is not None:
-            self._tool_fields.move_to_end(key)  # type: ignore[arg-type]
-            return found
+        known = None if key is None else self._tool_fields.get(key)
+        if key is not None and known is not None:
+            self._tool_fields.move_to_end(key)
+            return known
         raw = json.dumps(tools, ensure_ascii=False)
         data = self._plain(
             await self._call(self._tools_fn, "transform_tools", raw, http), "transform_tools"

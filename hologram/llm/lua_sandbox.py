@@ -268,7 +268,9 @@ class LuaSandbox:
         self.instruction_limit = instruction_limit
         self._ticks = max(1, instruction_limit // _HOOK_EVERY)  # the hook counts in thousands
         self._log = logger or logging.getLogger(f"hologram.lua.{name}")
-        self._lua = lupa.LuaRuntime(
+        # types-lupa's constructor names only `unpack_returned_tuples`; lupa's own (a Cython
+        # `__cinit__` the stubs do not transcribe) takes all of these.
+        self._lua = lupa.LuaRuntime(  # type: ignore[call-arg]
             register_eval=False,
             register_builtins=False,
             unpack_returned_tuples=True,
@@ -276,7 +278,9 @@ class LuaSandbox:
             max_memory=max_memory,
         )
         self._table_from = self._lua.table_from
-        helpers = self._lua.execute(
+        # A Lua table of the setup's functions; the stubs type what `execute` returns as
+        # `object`, and any Lua value as `Any` (`_LuaObject`), since its shape is Lua's.
+        helpers: Any = self._lua.execute(
             _SETUP, self._py_decode, self._py_encode, self._py_log, NULL, _HTTP, _HOST, _HOOK_EVERY
         )
         self._host_function = helpers.host_function

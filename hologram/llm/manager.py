@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -110,6 +110,22 @@ class RequestGuard(Protocol):
     def inbound(self, response: CompletionResponse) -> CompletionResponse: ...
 
     def stream(self, chunks: AsyncIterator[StreamChunk]) -> AsyncIterator[StreamChunk]: ...
+
+
+Attempt = Callable[[LuaAdaptedProvider, CompletionRequest], AsyncGenerator[StreamChunk, None]]
+"""One try of one source: the chunks of its answer (a plain call's is one chunk)."""
+
+
+async def _answer_once(
+    provider: LuaAdaptedProvider, request: CompletionRequest
+) -> AsyncGenerator[StreamChunk, None]:
+    yield StreamChunk(done=True, response=await provider.chat(request))
+
+
+def _stream_of(
+    provider: LuaAdaptedProvider, request: CompletionRequest
+) -> AsyncGenerator[StreamChunk, None]:
+    return provider.chat_stream(request)  # type: ignore[return-value]
 
 
 class ProviderManager:
@@ -466,45 +482,73 @@ class ProviderManager:
         A cancelled call is not a failure of the source: the cancellation goes up as is."""
         if self.guard is not None:
             request = self.guard.outbound(request)
+        response: CompletionResponse | None = None
+        async for chunk in self._fallback(request, _answer_once):
+            response = chunk.response
+        assert response is not None  # `_answer_once` yields exactly the answer
+        return response if self.guard is None else self.guard.inbound(response)
+
+    async def chat_stream(self, request: CompletionRequest) -> AsyncIterator[StreamChunk]:
+        """Stream from the first source that answers. Fallback happens only before the first
+        chunk: once text was shown, a failure goes to the caller, unless the source is
+        asked again (it said when, or is overloaded): then a chunk with `restart` set comes
+        first, and the answer begins again."""
+        if self.guard is None:
+            stream = self._fallback(request, _stream_of)
+        else:
+            outbound = self.guard.outbound(request)
+            stream = self.guard.stream(self._fallback(outbound, _stream_of))
+        try:
+            async for chunk in stream:
+                yield chunk
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]
+
+    async def _fallback(
+        self, request: CompletionRequest, attempt: Attempt
+    ) -> AsyncIterator[StreamChunk]:
+        """The one loop of fallback and retry that a plain call and a stream share: each
+        source in order, each asked again as its provider said, the attempt's chunks passed
+        on. A plain call is an attempt of one chunk that carries the whole answer, so it
+        is never "shown" before it has succeeded."""
         await self.refresh()
         failures: list[tuple[str, str]] = []
         order = self.ordered_sources()
         deadline = self.clock.monotonic() + self.settings.call_deadline_s
         for state in self._candidates(failures):
-            response = await self._ask(state, request, deadline, failures)
-            if response is None:
-                continue
-            self._answered(state, order[0], failures)
-            self._account(response, request)
-            return response if self.guard is None else self.guard.inbound(response)
+            assert state.provider is not None
+            fitted = self._fitted(state, request)
+            tries, shown = 0, False
+            while True:
+                chunks = attempt(state.provider, fitted)
+                try:
+                    async for chunk in chunks:
+                        if not shown:
+                            shown = True
+                            self._answered(state, order[0], failures)
+                        if chunk.response is not None:
+                            self._account(chunk.response, request)
+                        yield chunk
+                    return
+                except ContextTooLong as exc:
+                    self._too_long(state, exc)
+                    raise
+                except ProviderError as exc:
+                    wait = self._retry_wait(exc, tries, deadline)
+                    if wait is None:
+                        self._failed(state, exc)
+                        if shown:
+                            raise
+                        failures.append((state.name, exc.reason))
+                        break
+                    tries += 1
+                    self._retrying(state, exc, tries, wait)
+                    if shown:
+                        yield StreamChunk(restart=True)
+                    await self.clock.sleep(wait)
+                finally:
+                    await chunks.aclose()
         raise self._exhausted(failures)
-
-    async def _ask(
-        self,
-        state: SourceState,
-        request: CompletionRequest,
-        deadline: float,
-        failures: list[tuple[str, str]],
-    ) -> CompletionResponse | None:
-        """One source's answer, retried as its provider asked; None when it failed."""
-        assert state.provider is not None
-        request = self._fitted(state, request)
-        tries = 0
-        while True:
-            try:
-                return await state.provider.chat(request)
-            except ContextTooLong as exc:
-                self._too_long(state, exc)
-                raise
-            except ProviderError as exc:
-                wait = self._retry_wait(exc, tries, deadline)
-                if wait is None:
-                    self._failed(state, exc)
-                    failures.append((state.name, exc.reason))
-                    return None
-                tries += 1
-                self._retrying(state, exc, tries, wait)
-                await self.clock.sleep(wait)
 
     def _fitted(self, state: SourceState, request: CompletionRequest) -> CompletionRequest:
         """The request as this source may be sent it: images as text notes for a model
@@ -530,61 +574,6 @@ class ProviderManager:
         response.cost = self.usage.record(
             response.source, response.model, request.channel, response.token_usage
         )
-
-    async def chat_stream(self, request: CompletionRequest) -> AsyncIterator[StreamChunk]:
-        """Stream from the first source that answers. Fallback happens only before the first
-        chunk: once text was shown, a failure goes to the caller, unless the source is
-        asked again (it said when, or is overloaded): then a chunk with `restart` set comes
-        first, and the answer begins again."""
-        if self.guard is None:
-            stream = self._stream(request)
-        else:
-            stream = self.guard.stream(self._stream(self.guard.outbound(request)))
-        try:
-            async for chunk in stream:
-                yield chunk
-        finally:
-            await stream.aclose()  # type: ignore[attr-defined]
-
-    async def _stream(self, request: CompletionRequest) -> AsyncIterator[StreamChunk]:
-        await self.refresh()
-        failures: list[tuple[str, str]] = []
-        order = self.ordered_sources()
-        deadline = self.clock.monotonic() + self.settings.call_deadline_s
-        for state in self._candidates(failures):
-            assert state.provider is not None
-            fitted = self._fitted(state, request)
-            tries, shown = 0, False
-            while True:
-                stream = state.provider.chat_stream(fitted)
-                try:
-                    async for chunk in stream:
-                        if not shown:
-                            shown = True
-                            self._answered(state, order[0], failures)
-                        if chunk.response is not None:
-                            self._account(chunk.response, request)
-                        yield chunk
-                    return
-                except ContextTooLong as exc:
-                    self._too_long(state, exc)
-                    raise
-                except ProviderError as exc:
-                    wait = self._retry_wait(exc, tries, deadline)
-                    if wait is None:
-                        self._failed(state, exc)
-                        if shown:
-                            raise
-                        failures.append((state.name, exc.reason))
-                        break
-                    tries += 1
-                    self._retrying(state, exc, tries, wait)
-                    if shown:
-                        yield StreamChunk(restart=True)
-                    await self.clock.sleep(wait)
-                finally:
-                    await stream.aclose()
-        raise self._exhausted(failures)
 
     # ---- budget -----------------------------------------------------------------------------
 

@@ -28,9 +28,6 @@ import httpx
 
 __all__ = ["AsyncioBackend", "transport"]
 
-_SocketOption = tuple[int, int, int | bytes] | tuple[int, int, None, int]
-
-
 HOLD_BYTES = 1 << 20
 """Received and not yet read, past which the connection stops reading from its socket (the
 server then waits, as TCP makes it): a slow reader of a large answer holds a megabyte."""
@@ -196,7 +193,7 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         port: int,
         timeout: float | None = None,
         local_address: str | None = None,
-        socket_options: Iterable[_SocketOption] | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         loop = asyncio.get_running_loop()
         local = None if local_address is None else (local_address, 0)
@@ -221,7 +218,7 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         self,
         path: str,
         timeout: float | None = None,
-        socket_options: Iterable[_SocketOption] | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         loop = asyncio.get_running_loop()
         try:

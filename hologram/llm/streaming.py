@@ -252,16 +252,17 @@ class StreamAssembler:
         if delta.index is None:
             starts = bool(delta.id or delta.name) or not self._calls
             if starts:
-                call = {"id": "", "name": "", "arguments": ""}
+                call: dict[str, Any] = {"id": "", "name": "", "arguments": ""}
                 self._calls.append(call)
             else:
                 call = self._calls[-1]
         else:
-            call = self._by_index.get(delta.index)
-            if call is None:
-                call = {"id": "", "name": "", "arguments": ""}
-                self._by_index[delta.index] = call
-                self._calls.append(call)
+            found = self._by_index.get(delta.index)
+            if found is None:
+                found = {"id": "", "name": "", "arguments": ""}
+                self._by_index[delta.index] = found
+                self._calls.append(found)
+            call = found
         call["id"] = call["id"] or delta.id
         call["name"] = call["name"] or delta.name
         piece = delta.arguments

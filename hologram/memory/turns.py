@@ -233,7 +233,7 @@ and its arguments."""
 
 
 class TurnStore:
-    def __init__(self, path: Path, on_failure: Callable[[str], None] | None = None) -> None:
+    def __init__(self, path: Path, on_failure: Callable[[str], object] | None = None) -> None:
         self.path = path
         self.on_failure = on_failure
         """Told (from the writer thread) of each queued change that could not be written."""

@@ -53,6 +53,8 @@ class StaticFallback:
         raise NotImplementedError
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        # A mixin: the widget class it is mixed into, after it in the MRO, defines this; mypy
+        # checks the mixin against `object` alone.
         shown = super()._repr_mimebundle_(**kwargs)  # type: ignore[misc]
         data = shown[0] if isinstance(shown, tuple) else shown
         if isinstance(data, dict):

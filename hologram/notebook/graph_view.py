@@ -45,7 +45,7 @@ def place(
     if not names:
         return {}
     if not any(n in known for n in names):
-        graph = nx.Graph()
+        graph: nx.Graph[str] = nx.Graph()
         graph.add_nodes_from(names)
         graph.add_edges_from((f.source, f.target) for f in facts)
         layout = nx.spring_layout(graph, seed=1)

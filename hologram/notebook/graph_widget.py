@@ -40,7 +40,7 @@ def render_svg(
     facts: list[Fact], mentions: dict[str, int], highlighted: set[str], focus: str = ""
 ) -> str:
     """The facts as an SVG picture (positions from a seeded spring layout: stable runs)."""
-    graph = nx.MultiDiGraph()
+    graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
     for name in mentions:
         graph.add_node(name)
     for fact in facts:
@@ -232,10 +232,14 @@ class GraphWidget(StaticFallback, widgets.VBox):
             names |= {e.name for e in (await store.recall([entity], 0)).entities}
         mentions = await store.mention_counts(names)
         newest = self.loading
-        if generation != self._generation and newest not in (None, asyncio.current_task()):
+        if (
+            generation != self._generation
+            and newest is not None
+            and newest is not asyncio.current_task()
+        ):
             # Settings or the graph changed meanwhile: the newer refresh draws, and whoever
             # awaits this one gets the widget as that one leaves it.
-            await asyncio.shield(newest)  # type: ignore[arg-type]
+            await asyncio.shield(newest)
             return
         self.error, self.facts, self.mentions, self.expanded = error, facts, mentions, []
         await self._draw()

@@ -108,7 +108,7 @@ def layout(
     slot_x = [
         MARGIN + ROW_LABEL_W + sum(corridor_w[: c + 1]) + c * BOX_W for c in range(widest + 1)
     ]
-    y = MARGIN
+    y: float = MARGIN
     channel_top: list[float] = []
     for r, (label, names) in enumerate(rows):
         result.rows.append((label, y))

@@ -136,7 +136,9 @@ class HologramMagics(Magics):
     @argument("--channel", default="notebook", help="say, upload: the channel the input arrives on")
     @argument("--depth", type=int, default=2, help="graph: hops around the entity")
     @argument("--history", action="store_true", help="graph: show closed facts, dashed")
-    @line_magic("hologram")
+    # IPython types `line_magic(name)` as `_F | Callable[[_F], _F]`, a union that is not a
+    # decorator to mypy (it solves `_F` as Never); at run time it is the decorator.
+    @line_magic("hologram")  # type: ignore[arg-type]
     def hologram(self, line: str) -> Any:
         """Drive a Hologram kernel from this notebook: `%hologram start --data DIR`, then
         `%hologram layers`, `%hologram status`, `t = %hologram say hi` (then `await t`),
@@ -153,15 +155,16 @@ class HologramMagics(Magics):
             level = _level(options.get("--level", default_level))
             return self._say(text, options.get("--channel", "notebook"), level, images)
         args = parse_argstring(self.hologram, line)
-        command = self.commands.get(args.command)
-        if command is None:
+        run = self.commands.get(args.command)
+        if run is None:
             known = ", ".join(sorted(self.commands))
             raise UsageError(f"unknown command {args.command!r}; commands: {known}")
-        return command(args)
+        return run(args)
 
     @magic_arguments()
     @argument("--channel", default="notebook", help="the channel the input arrives on")
-    @cell_magic("hologram")
+    # As `line_magic` above: IPython's union return type hides the decorator from mypy.
+    @cell_magic("hologram")  # type: ignore[arg-type]
     def hologram_cell(self, line: str, cell: str) -> Pending[str]:
         """The cell's text is input to the agent, as `%hologram say` with many lines.
         Returns a handle to await; the reply is displayed when it arrives."""

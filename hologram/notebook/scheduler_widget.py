@@ -150,7 +150,7 @@ class SchedulerWidget(StaticFallback, anywidget.AnyWidget):
 
     _esm = bundle("common", "timeline", "scheduler")
     _css = style()
-    events = traitlets.List([]).tag(sync=True)
+    events: traitlets.List[dict[str, Any]] = traitlets.List([]).tag(sync=True)
 
     def __init__(self, subscribe: Callable[..., Callable[[], None]] | None = None) -> None:
         super().__init__()

@@ -1,9 +1,13 @@
-"""The kernel's side of a subprocess plugin's RPC (spec 000: the proc bridge).
+"""The kernel's side of the SDK calls a plugin makes by name (spec 000: the proc bridge).
 
-`Bridge.dispatch` answers the plugin's calls into the SDK, each checked against its granted
-capabilities first; what the plugin registers is bound to proxies that call back over the
-same connection: a tool call becomes `tool.call`, a stage run `stage.run` (the context goes
-out as JSON, the changed fields come back and are written through the stage's rights), an
+`Dispatcher.call` serves every entry of `hologram.sdk.SDK_CALLS` one way, for subprocess
+plugins (over JSON-RPC) and Lua plugins (through the sandbox) alike: the capability it needs
+checked against what the manifest granted, the arguments bound to the protocol's signature
+and converted by their types, the `KernelSDK` method called, its answer converted back. A
+transport says only how media and the plugin's own code cross it. `Bridge` (JSON-RPC) sends
+bytes as base64 and binds what the plugin registers to proxies that call back over the same
+connection: a tool call becomes `tool.call`, a stage run `stage.run` (the context goes out
+as JSON, the changed fields come back and are written through the stage's rights), an
 output send `output.send`, an event `event`, a wake-up `plugin.wake`.
 """
 
@@ -12,8 +16,9 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import inspect
 import logging
-from collections.abc import Callable, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from typing import Any
 
 from hologram.media import MediaError
@@ -29,60 +34,30 @@ from hologram.plugins.rpc import (
     Peer,
     RpcError,
 )
-from hologram.plugins.surfaces import SocialSurface
 from hologram.sdk import (
+    SDK_CALLS,
     Capability,
     CapabilityError,
     Event,
+    EventHandler,
     MediaData,
+    MediaItems,
     MediaRef,
     MemItem,
+    OutputHandler,
     Priority,
+    SdkCall,
     StageContext,
+    StageHandler,
     ToolCall,
     ToolDef,
     ToolError,
     ToolOutput,
     ToolResult,
+    WakeHandler,
 )
 
 log = logging.getLogger(__name__)
-
-METHODS: dict[str, Capability | None] = {
-    "sdk.log": None,
-    "sdk.report_status": None,
-    "sdk.register_tool": Capability.TOOLS,
-    "sdk.unregister_tools": Capability.TOOLS,
-    "sdk.register_stage": Capability.STAGES,
-    "sdk.register_output_channel": Capability.OUTPUT_CHANNELS,
-    "sdk.subscribe": Capability.EVENTS,
-    "sdk.unsubscribe": Capability.EVENTS,
-    "sdk.inject_input": Capability.INJECT,
-    "sdk.inject_interrupt": Capability.INJECT,
-    "sdk.inject_input_sync": Capability.INJECT,
-    "sdk.inject_input_media": Capability.INJECT,
-    "sdk.inject_input_media_sync": Capability.INJECT,
-    "sdk.inject_interrupt_media": Capability.INJECT,
-    "sdk.media_bytes": Capability.MEDIA_READ,
-    "sdk.settings.get": Capability.SETTINGS,
-    "sdk.settings.set": Capability.SETTINGS,
-    "sdk.settings.list": Capability.SETTINGS,
-    "sdk.settings.resolved": Capability.SETTINGS,
-    "sdk.wake_after": Capability.TIMERS,
-    "sdk.memory.recall": Capability.MEMORY,
-    "sdk.memory.commit": Capability.MEMORY,
-    "sdk.knowledge.search": Capability.KNOWLEDGE,
-    "sdk.knowledge.get": Capability.KNOWLEDGE,
-    "sdk.knowledge.list": Capability.KNOWLEDGE,
-    "sdk.knowledge.create": Capability.KNOWLEDGE,
-    **{f"sdk.social.{name}": Capability.SOCIAL for name in SocialSurface.READS},
-    **{f"sdk.social.{name}": Capability.SOCIAL for name in SocialSurface.WRITES},
-    "sdk.llm.list_sources": Capability.LLM,
-    "sdk.llm.current_source": Capability.LLM,
-    "sdk.llm.set_source": Capability.LLM,
-    "sdk.publish": Capability.PUBLISH,
-}
-"""Every method a plugin may call (spec: protocol.go), with the capability it needs."""
 
 WITHHELD_NAMESPACES: dict[str, Capability] = {
     "sdk.tools.": Capability.TOOL_TABLE,
@@ -94,47 +69,93 @@ WITHHELD_NAMESPACES: dict[str, Capability] = {
 }
 """Internal surfaces: any method under them is refused by name, whatever follows the dot."""
 
+UNSUBSCRIBE = "sdk.unsubscribe"
+"""The one RPC method beside the table: `subscribe`'s answer (the function that ends the
+subscription) stays in the kernel, and the plugin ends it by the key it subscribed with."""
 
-def capability_of(method: str) -> Capability | None:
-    if method in METHODS:
-        return METHODS[method]
-    for prefix, capability in WITHHELD_NAMESPACES.items():
-        if method.startswith(prefix):
-            return capability
-    raise RpcError(METHOD_NOT_FOUND, f"method not found: {method!r}")
+_TOOL_OPTIONS = frozenset({"no_memory", "timeout", "optional", "touches_files"})
+"""What a plugin may set of its tool beyond name, description and parameters."""
 
 
-class Bridge:
+class Dispatcher:
+    """SDK calls by name into one plugin's `KernelSDK`, within the capabilities `granted`."""
+
     def __init__(self, sdk: KernelSDK, granted: Set[Capability]) -> None:
         self.sdk = sdk
         self.granted = granted
-        self.peer: Peer | None = None
-        self._subscriptions: dict[str, Callable[[], None]] = {}
 
     @property
     def name(self) -> str:
         return self.sdk.name
+
+    async def call(self, entry: SdkCall, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+        """Checked before the arguments are even read: a refused call says only that."""
+        if entry.capability is not None:
+            check(self.name, self.granted, entry.capability)
+            if entry.writes:
+                check_write(self.name, entry.capability, f"sdk.{entry.name}")
+        given = entry.signature.bind(*args, **kwargs).arguments
+        arguments = {name: self.argument(entry.hints[name], v, given) for name, v in given.items()}
+        owner = getattr(self.sdk, entry.surface) if entry.surface else self.sdk
+        result = getattr(owner, entry.attr)(**arguments)
+        if inspect.isawaitable(result):
+            result = await result
+        return self.result(entry.hints["return"], result, given)
+
+    def argument(self, hint: Any, value: Any, given: Mapping[str, Any]) -> Any:
+        """One argument as the plugin sent it, as the SDK takes it."""
+        if value is None:
+            return None
+        if hint is Priority:
+            return Priority(value)
+        if hint == MediaItems:
+            return self.media(value)
+        return value
+
+    def media(self, items: Any) -> list[MediaData | MediaRef]:
+        return media_of_items(items)
+
+    def result(self, hint: Any, value: Any, given: Mapping[str, Any]) -> Any:
+        """The SDK's answer as it goes back to the plugin."""
+        if hint == tuple[bytes, str]:
+            data, mime = value
+            return self.media_answer(given["digest"], data, mime)
+        return value
+
+    def media_answer(self, digest: str, data: bytes, mime: str) -> dict[str, Any]:
+        return {"digest": digest, "type": mime, "size": len(data), "bytes": data}
+
+
+class Bridge(Dispatcher):
+    """A subprocess plugin's calls over JSON-RPC (`dispatch`), and the proxies through which
+    the kernel calls what it registered."""
+
+    def __init__(self, sdk: KernelSDK, granted: Set[Capability]) -> None:
+        super().__init__(sdk, granted)
+        self.peer: Peer | None = None
+        self._subscriptions: dict[str, Callable[[], None]] = {}
+        self._callbacks: dict[Any, Callable[[Any, Mapping[str, Any]], Any]] = {
+            ToolDef: self._tool,
+            StageHandler: self._stage,
+            OutputHandler: self._output,
+            EventHandler: self._forward,
+            WakeHandler: self._wake,
+        }
 
     def _peer(self) -> Peer:
         assert self.peer is not None
         return self.peer
 
     async def dispatch(self, method: str, params: dict[str, Any]) -> Any:
-        capability = capability_of(method)
-        if capability is not None:
-            try:
-                check(self.name, self.granted, capability)
-                if method.removeprefix("sdk.social.") in SocialSurface.WRITES:
-                    check_write(self.name, capability, method)
-            except CapabilityError as exc:
-                log.warning("plugin %s: %s refused: %s", self.name, method, exc)
-                raise RpcError(CAPABILITY_REFUSED, str(exc)) from None
-        handler = getattr(self, "_" + method.removeprefix("sdk.").replace(".", "_"))
         try:
-            return await handler(**params)
-        except TypeError as exc:
-            raise RpcError(INVALID_PARAMS, f"{method}: {exc}") from None
-        except (ValueError, PermissionError, LookupError) as exc:
+            if method == UNSUBSCRIBE:
+                check(self.name, self.granted, Capability.EVENTS)
+                return self._unsubscribe(**params)
+            return await self.call(self._entry(method), (), params)
+        except CapabilityError as exc:
+            log.warning("plugin %s: %s refused: %s", self.name, method, exc)
+            raise RpcError(CAPABILITY_REFUSED, str(exc)) from None
+        except (TypeError, ValueError, PermissionError, LookupError) as exc:
             raise RpcError(INVALID_PARAMS, f"{method}: {exc}") from None
         except MediaError as exc:
             # The plugin's media was refused (type, size, digest): its mistake to fix. Bytes
@@ -143,18 +164,51 @@ class Bridge:
             code = INTERNAL_ERROR if exc.status >= 500 else INVALID_PARAMS
             raise RpcError(code, f"{method}: {exc}") from None
 
-    # ---- registration -----------------------------------------------------------------------
+    def _entry(self, method: str) -> SdkCall:
+        """The table's entry for RPC method `method`; a withheld surface is refused naming
+        its capability, anything else unknown is "method not found"."""
+        entry = SDK_CALLS.get(method.removeprefix("sdk.")) if method.startswith("sdk.") else None
+        if entry is not None:
+            return entry
+        for prefix, capability in WITHHELD_NAMESPACES.items():
+            if method.startswith(prefix):
+                check(self.name, self.granted, capability)  # withheld: always refused
+        raise RpcError(METHOD_NOT_FOUND, f"method not found: {method!r}")
 
-    async def _register_tool(
-        self,
-        name: str,
-        description: str,
-        parameters: dict[str, Any] | None = None,
-        no_memory: bool = False,
-        timeout: float | None = None,  # noqa: ASYNC109  (the tool's timeout, a field)
-        optional: list[str] | None = None,
-        touches_files: bool = False,
-    ) -> None:
+    def argument(self, hint: Any, value: Any, given: Mapping[str, Any]) -> Any:
+        make = self._callbacks.get(hint)
+        return super().argument(hint, value, given) if make is None else make(value, given)
+
+    def result(self, hint: Any, value: Any, given: Mapping[str, Any]) -> Any:
+        if hint == Callable[[], None]:  # a subscription, ended by its key (UNSUBSCRIBE)
+            self._subscriptions[given["handler"]] = value
+            return None
+        return super().result(hint, value, given)
+
+    def media_answer(self, digest: str, data: bytes, mime: str) -> dict[str, Any]:
+        # The plugin's runtime reads frames up to DEFAULT_MAX_FRAME: a longer answer would
+        # end its session, so it is refused here, saying why.
+        encoded = 4 * ((len(data) + 2) // 3)
+        if encoded + 1024 > DEFAULT_MAX_FRAME:
+            raise ValueError(
+                f"media {digest[:12]} has {len(data)} bytes, more than one frame to a "
+                f"plugin carries ({DEFAULT_MAX_FRAME} bytes of base64)"
+            )
+        text = base64.b64encode(data).decode("ascii")
+        return {"digest": digest, "type": mime, "size": len(data), "data": text}
+
+    # ---- proxies for what the plugin registers: its code stays in its process ------------
+
+    def _tool(self, fields: Any, given: Mapping[str, Any]) -> ToolDef:
+        if not isinstance(fields, dict) or not isinstance(fields.get("name"), str):
+            raise ValueError("'tool' is an object with a 'name', 'description' and 'parameters'")
+        unknown = set(fields) - _TOOL_OPTIONS - {"name", "description", "parameters"}
+        if unknown:
+            raise ValueError(
+                f"a tool has no field {sorted(unknown)}; it may set {sorted(_TOOL_OPTIONS)}"
+            )
+        name = fields["name"]
+
         async def call_plugin(arguments: dict[str, Any]) -> str | ToolOutput:
             params = {"name": name, "arguments": arguments, "context": self.sdk.call_context()}
             try:
@@ -167,238 +221,63 @@ class Bridge:
                 ) from None
             return tool_output_of(result)
 
-        tool = ToolDef(
+        return ToolDef(
             name,
-            description,
-            parameters or {"type": "object", "properties": {}},
+            str(fields.get("description", "")),
+            fields.get("parameters") or {"type": "object", "properties": {}},
             handler=call_plugin,
-            no_memory=no_memory,
-            timeout=timeout,
-            optional=frozenset(optional or ()),
-            touches_files=bool(touches_files),
+            no_memory=bool(fields.get("no_memory", False)),
+            timeout=fields.get("timeout"),
+            optional=frozenset(fields.get("optional") or ()),
+            touches_files=bool(fields.get("touches_files", False)),
         )
-        self.sdk.register_tool(tool)
 
-    async def _unregister_tools(self, names: list[str]) -> list[str]:
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            raise ValueError("'names' must be a list of tool names")
-        return self.sdk.unregister_tools(names)
-
-    async def _report_status(
-        self, status: dict[str, Any], message: str = "", level: str = "info"
-    ) -> None:
-        if not isinstance(message, str):
-            raise ValueError("'message' must be a string")
-        self.sdk.report_status(status, message, level)
-
-    async def _register_stage(self, stage: str, handler: str, scope: str = "global") -> None:
-        peer = self._peer()
+    def _stage(self, key: str, given: Mapping[str, Any]) -> StageHandler:
+        peer, stage = self._peer(), given["stage"]
 
         async def run_in_plugin(view: Any) -> None:
             answer = await peer.call(
-                "stage.run", {"handler": handler, "stage": stage, "ctx": context_to_json(view)}
+                "stage.run", {"handler": key, "stage": stage, "ctx": context_to_json(view)}
             )
             for field, value in ((answer or {}).get("changes") or {}).items():
                 setattr(view, field, field_from_json(field, value))
 
-        self.sdk.register_stage(stage, run_in_plugin, scope, label=handler)
+        run_in_plugin.__qualname__ = str(key)  # the stage host names the handler by it
+        return run_in_plugin
 
-    async def _register_output_channel(
-        self, name: str, caps: int, description: str, meta_doc: str = ""
-    ) -> None:
+    def _output(self, channel: str, given: Mapping[str, Any]) -> OutputHandler:
         peer = self._peer()
 
         async def send(payload: str, meta: dict[str, Any], type: str) -> str:
             receipt = await peer.call(
-                "output.send", {"channel": name, "payload": payload, "meta": meta, "type": type}
+                "output.send", {"channel": channel, "payload": payload, "meta": meta, "type": type}
             )
             return "" if receipt is None else str(receipt)
 
-        self.sdk.register_output_channel(name, caps, description, send, meta_doc=meta_doc)
+        return send
 
-    async def _subscribe(self, event_type: str | None, subscription: str) -> None:
+    def _forward(self, subscription: str, given: Mapping[str, Any]) -> EventHandler:
         peer = self._peer()
 
         def forward(event: Event) -> None:
             if peer.closed is None:
                 peer.notify("event", {"subscription": subscription, "event": event_to_json(event)})
 
-        self._subscriptions[subscription] = self.sdk.subscribe(event_type, forward)
+        return forward
 
-    async def _unsubscribe(self, subscription: str) -> None:
-        unsubscribe = self._subscriptions.pop(subscription, None)
-        if unsubscribe is not None:
-            unsubscribe()
-
-    async def _publish(self, **_: Any) -> None:  # refused by capability before it gets here
-        raise RpcError(CAPABILITY_REFUSED, "publish is withheld")
-
-    # ---- input, settings, clock -------------------------------------------------------------
-
-    async def _inject_input(
-        self, text: str, channel: str, user_id: str = "", security_profile: str = ""
-    ) -> int:
-        return await self.sdk.inject_input(
-            text, channel, user_id=user_id, security_profile=security_profile
-        )
-
-    async def _inject_interrupt(
-        self,
-        text: str,
-        channel: str,
-        level: int = 1,
-        user_id: str = "",
-        security_profile: str = "",
-    ) -> int:
-        return await self.sdk.inject_interrupt(
-            text, channel, Priority(level), user_id=user_id, security_profile=security_profile
-        )
-
-    async def _inject_input_sync(
-        self, text: str, channel: str, user_id: str = "", security_profile: str = ""
-    ) -> str:
-        return await self.sdk.inject_input_sync(
-            text, channel, user_id=user_id, security_profile=security_profile
-        )
-
-    async def _inject_input_media(
-        self,
-        text: str,
-        channel: str,
-        media: list[Any],
-        user_id: str = "",
-        security_profile: str = "",
-    ) -> int:
-        return await self.sdk.inject_input_media(
-            text,
-            channel,
-            media_of_items(media),
-            user_id=user_id,
-            security_profile=security_profile,
-        )
-
-    async def _inject_input_media_sync(
-        self,
-        text: str,
-        channel: str,
-        media: list[Any],
-        user_id: str = "",
-        security_profile: str = "",
-    ) -> str:
-        return await self.sdk.inject_input_media_sync(
-            text,
-            channel,
-            media_of_items(media),
-            user_id=user_id,
-            security_profile=security_profile,
-        )
-
-    async def _inject_interrupt_media(
-        self,
-        text: str,
-        channel: str,
-        media: list[Any],
-        level: int = 1,
-        user_id: str = "",
-        security_profile: str = "",
-    ) -> int:
-        return await self.sdk.inject_interrupt_media(
-            text,
-            channel,
-            media_of_items(media),
-            Priority(level),
-            user_id=user_id,
-            security_profile=security_profile,
-        )
-
-    async def _media_bytes(self, digest: str) -> dict[str, Any]:
-        data, mime = await self.sdk.media_bytes(digest)
-        # The plugin's runtime reads frames up to DEFAULT_MAX_FRAME: a longer answer would
-        # end its session, so it is refused here, saying why.
-        encoded = 4 * ((len(data) + 2) // 3)
-        if encoded + 1024 > DEFAULT_MAX_FRAME:
-            raise ValueError(
-                f"media {digest[:12]} has {len(data)} bytes, more than one frame to a "
-                f"plugin carries ({DEFAULT_MAX_FRAME} bytes of base64)"
-            )
-        return {
-            "digest": digest,
-            "type": mime,
-            "size": len(data),
-            "data": base64.b64encode(data).decode("ascii"),
-        }
-
-    async def _settings_get(self, key: str, default: Any = None) -> Any:
-        return self.sdk.settings.get(key, default)
-
-    async def _settings_set(self, key: str, value: Any) -> None:
-        await self.sdk.settings.set(key, value)
-
-    async def _settings_list(self, prefix: str = "") -> dict[str, Any]:
-        return self.sdk.settings.list(prefix)
-
-    async def _settings_resolved(self, key: str, default: Any = None) -> Any:
-        return self.sdk.settings.resolved(key, default)
-
-    async def _wake_after(self, seconds: float, key: str) -> None:
+    def _wake(self, _: str, given: Mapping[str, Any]) -> WakeHandler:
         peer = self._peer()
 
         def wake(key: str) -> None:
             if peer.closed is None:
                 peer.notify("plugin.wake", {"key": key})
 
-        self.sdk.wake_after(seconds, key, wake)
+        return wake
 
-    # ---- memory, knowledge, social (plain data both ways) ------------------------------------
-
-    async def _llm_list_sources(self) -> list[dict[str, Any]]:
-        return await self.sdk.llm.list_sources()
-
-    async def _llm_current_source(self) -> str:
-        return await self.sdk.llm.current_source()
-
-    async def _llm_set_source(self, name: str) -> str:
-        return await self.sdk.llm.set_source(name)
-
-    async def _memory_recall(self, query: str, top: int = 5) -> list[dict[str, Any]]:
-        return await self.sdk.memory.recall(query, top)
-
-    async def _memory_commit(self, content: str) -> str:
-        return await self.sdk.memory.commit(content)
-
-    async def _knowledge_search(
-        self, query: str, top: int = 5, category: str = ""
-    ) -> list[dict[str, Any]]:
-        return await self.sdk.knowledge.search(query, top, category)
-
-    async def _knowledge_get(self, name: str) -> dict[str, Any]:
-        return await self.sdk.knowledge.get(name)
-
-    async def _knowledge_list(self, category: str = "") -> list[str]:
-        return await self.sdk.knowledge.list(category)
-
-    async def _knowledge_create(self, name: str, content: str, replace: bool = False) -> str:
-        return await self.sdk.knowledge.create(name, content, replace)
-
-    async def _social_person(self, name: str) -> dict[str, Any]:
-        return await self.sdk.social.person(name)
-
-    async def _social_trait(self, name: str, trait: str) -> Any:
-        return await self.sdk.social.trait(name, trait)
-
-    async def _social_relations(self, name: str) -> list[str]:
-        return await self.sdk.social.relations(name)
-
-    async def _social_persons(self, limit: int = 100) -> list[str]:
-        return await self.sdk.social.persons(limit)
-
-    async def _log(self, level: str, message: str) -> None:
-        log.log(
-            logging.getLevelName(level.upper()) if level else logging.INFO,
-            "[%s] %s",
-            self.name,
-            message,
-        )
+    def _unsubscribe(self, subscription: str) -> None:
+        unsubscribe = self._subscriptions.pop(subscription, None)
+        if unsubscribe is not None:
+            unsubscribe()
 
     def detach(self) -> None:
         self._subscriptions.clear()

@@ -15,16 +15,13 @@ import asyncio
 import os
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from hologram.config import AgentSettings, key_of
+from hologram.config import AgentSettings, ConfigRegistry, PluginSettings, key_of
 from hologram.plugins.entry import Entry, State
 from hologram.plugins.package import PackageError, read_package
 from hologram.plugins.process import PluginLoadError
 from hologram.sdk import PluginOrigin
-
-if TYPE_CHECKING:
-    from hologram.plugins.registry import PluginRegistry
 
 FAILBACK_KEY = key_of(AgentSettings, "failback_plugins")
 
@@ -65,10 +62,35 @@ class Installed:
     """Why it did not start, when it was meant to and did not."""
 
 
+class Operations(Protocol):
+    """The plugin host's unguarded operations, which the changes put one at a time behind
+    their guards (the registry has them)."""
+
+    @property
+    def config(self) -> ConfigRegistry: ...
+
+    @property
+    def settings(self) -> PluginSettings: ...
+
+    def get(self, name: str) -> Entry: ...
+
+    async def install_package(
+        self, source: bytes | str | os.PathLike[str], *, replace: bool = False
+    ) -> Entry: ...
+
+    async def enable(self, name: str) -> Entry: ...
+
+    async def disable(self, name: str) -> Entry: ...
+
+    async def reload(self, name: str) -> Entry: ...
+
+    async def uninstall(self, name: str) -> None: ...
+
+
 class PluginChanges:
     """Install, enable, disable, reload and uninstall, one at a time, with the guards."""
 
-    def __init__(self, registry: PluginRegistry) -> None:
+    def __init__(self, registry: Operations) -> None:
         self._registry = registry
         self._lock = asyncio.Lock()
 

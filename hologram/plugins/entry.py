@@ -4,18 +4,28 @@ its state."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from hologram.plugins.kernel_sdk import KernelSDK
 from hologram.plugins.manifest import Kind, Manifest
-from hologram.sdk import Plugin, PluginOrigin
+from hologram.sdk import PluginOrigin
 
-if TYPE_CHECKING:
-    # Only a type here: the built-ins (pluginmgr) use the plugin changes, which use entries.
-    from hologram.plugins.builtin import BuiltinFactory
+
+class HostedPlugin(Protocol):
+    """A plugin as the registry runs it: started with the kernel's full SDK. The built-ins
+    use it whole; the loaders of subprocess, Lua and SKILL.md plugins narrow it to what the
+    plugin's manifest grants (the public `Plugin` protocol is what such a plugin sees)."""
+
+    @property
+    def name(self) -> str: ...
+
+    async def start(self, sdk: KernelSDK) -> None: ...
+
+    async def stop(self) -> None: ...
 
 
 class State(StrEnum):
@@ -36,8 +46,9 @@ class Entry:
     origin: PluginOrigin
     folder: Path | None = None
     manifest: Manifest | None = None
-    factory: BuiltinFactory | None = None
-    plugin: Plugin | None = None
+    #: Makes a built-in plugin, already bound to the host it runs in.
+    factory: Callable[[], HostedPlugin] | None = None
+    plugin: HostedPlugin | None = None
     sdk: KernelSDK | None = None
     state: State = State.AVAILABLE
     error: str = ""

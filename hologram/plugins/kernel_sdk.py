@@ -15,12 +15,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hologram.agent import Agent, InputScheduler, Skill, SkillIndex
+from hologram.agent import Agent, Inputs, Skill, SkillIndex
 from hologram.agent.turn import current_input
 from hologram.channels import OutputChannels
 from hologram.config import ConfigRegistry
 from hologram.config.keys import is_core_key
 from hologram.events import EventBus
+from hologram.health import ScratchTurn
 from hologram.kernel.tasks import TaskScope
 from hologram.knowledge import KnowledgeBase
 from hologram.llm import ProviderManager
@@ -36,6 +37,7 @@ from hologram.sdk import (
     EventHandler,
     EventType,
     HandlerScope,
+    Injects,
     MediaRef,
     OutputCap,
     OutputHandler,
@@ -126,7 +128,7 @@ class KernelParts:
     config: ConfigRegistry
     clock: Clock
     tasks: TaskScope
-    scheduler: InputScheduler | None = None
+    scheduler: Inputs | None = None
     skills: SkillIndex | None = None
     coldcontext: ColdContext | None = None
     graph: GraphMemory | None = None
@@ -141,14 +143,17 @@ class KernelParts:
     media: MediaStore | None = None
     """The media store: what a plugin injects with an input goes there, `media_bytes`
     reads from it."""
+    scratch_turn: ScratchTurn | None = None
+    """One turn on a virtual kernel, for the health self-test (the facade's)."""
 
 
 MAX_STATUS_BYTES = 64 * 1024
 """A plugin's reported status is shown on pages and in events: a summary, not a dump."""
 
 
-class KernelSDK:
-    """The full SDK of plugin `name`: what a built-in plugin gets."""
+class KernelSDK(Injects):
+    """The full SDK of plugin `name`: what a built-in plugin gets (spec 000: PluginSDK; the
+    protocol `hologram.sdk.PluginSDK`, whose `inject` aliases it inherits)."""
 
     def __init__(self, name: str, parts: KernelParts, profiles: tuple[Profile, ...] = ()) -> None:
         self._name = name
@@ -202,6 +207,8 @@ class KernelSDK:
     def unregister_tools(self, names: list[str]) -> list[str]:
         """Withdraw tools this plugin registered (a server that went away); returns those
         removed. Another plugin's tool of the same name is refused, not removed."""
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ValueError("'names' must be a list of tool names")
         table = self._parts.stagehost.tools
         foreign = [n for n in names if n in table and table.owner_of(n) != self._name]
         if foreign:
@@ -257,6 +264,8 @@ class KernelSDK:
         external plugin announces a fallback without the withheld `publish`."""
         if not isinstance(status, dict):
             raise ValueError("a status is a JSON object")
+        if not isinstance(message, str):
+            raise ValueError("'message' must be a string")
         size = len(json.dumps(status, default=str))
         if size > MAX_STATUS_BYTES:
             raise ValueError(f"a status of {size} bytes is over the {MAX_STATUS_BYTES} allowed")
@@ -274,6 +283,14 @@ class KernelSDK:
             level=level,
         )
 
+    def log(self, message: str, level: str = "info") -> None:
+        """A line in the kernel's log under this plugin's name."""
+        known = logging.getLevelNamesMapping()
+        number = known.get((level or "info").upper()) if isinstance(level, str) else None
+        if number is None:
+            raise ValueError(f"level {level!r}: use one of debug, info, warning, error")
+        log.log(number, "[%s] %s", self._name, message)
+
     def call_context(self) -> dict[str, Any]:
         """What the tool call running now must honour itself (the firewall's network switch
         and sandbox roots for its principal); sent with every call to a subprocess plugin."""
@@ -284,7 +301,7 @@ class KernelSDK:
 
     # ---- input ------------------------------------------------------------------------------
 
-    def _inputs(self) -> InputScheduler:
+    def _inputs(self) -> Inputs:
         if self._parts.scheduler is None:
             raise RuntimeError("this kernel has no input scheduler; nothing can be injected")
         return self._parts.scheduler
@@ -348,98 +365,38 @@ class KernelSDK:
             raise RuntimeError("this kernel has no media store")
         return self._parts.media
 
-    async def inject_input(
-        self, text: str, channel: str, *, user_id: str = "", security_profile: str = ""
-    ) -> int:
-        ticket = await self._submit(text, channel, Priority.QUEUED, user_id, security_profile)
-        return ticket.id
-
-    async def inject_interrupt(
+    async def inject(
         self,
         text: str,
         channel: str,
-        level: Priority | int = Priority.L1,
         *,
+        level: Priority | int | None = None,
+        media: Sequence[MediaItem] = (),
+        wait: bool = False,
         user_id: str = "",
         security_profile: str = "",
-    ) -> int:
-        if Priority(level) is Priority.QUEUED:
-            raise ValueError("an interrupt has a level L1-L4; use inject_input for queued input")
-        ticket = await self._submit(text, channel, Priority(level), user_id, security_profile)
-        return ticket.id
-
-    async def inject_input_sync(
-        self, text: str, channel: str, *, user_id: str = "", security_profile: str = ""
-    ) -> str:
-        self._not_inside_a_turn("inject_input_sync")
-        ticket = await self._submit(text, channel, Priority.QUEUED, user_id, security_profile)
+    ) -> int | str:
+        """Queue `text` (an interrupt when `level` is given); returns the input's id, or
+        with `wait` the reply of its turn. Media may be bytes, `MediaData` (the claimed type
+        is checked against the bytes, never trusted), paths or stored `MediaRef`s; a refused
+        item raises before anything is stored or queued."""
+        if wait:
+            self._not_inside_a_turn()
+        priority = Priority.QUEUED if level is None else Priority(level)
+        ticket = await self._submit(text, channel, priority, user_id, security_profile, media)
+        if not wait:
+            return int(ticket.id)
         result = await ticket
         return str(result.reply)
 
-    def _not_inside_a_turn(self, call: str) -> None:
+    def _not_inside_a_turn(self) -> None:
         if current_input.get() is not None:
             # Called from a tool or stage handler of a turn: the new input would queue
             # behind the very turn that waits for its reply.
             raise RuntimeError(
-                f"{call} was called from inside a turn, which would wait for itself; "
-                f"use {call.removesuffix('_sync')} there"
+                "an inject that waits for its reply was called from inside a turn, which "
+                "would wait for itself; inject without waiting there"
             )
-
-    # ---- input with media (spec 000: InjectInputMedia, InjectInterruptMedia) ---------------
-
-    async def inject_input_media(
-        self,
-        text: str,
-        channel: str,
-        media: Sequence[MediaItem],
-        *,
-        user_id: str = "",
-        security_profile: str = "",
-    ) -> int:
-        """Queue `text` with media that reaches the model in this input's own turn: bytes,
-        `MediaData` (the claimed type is checked against the bytes, never trusted), paths
-        or stored `MediaRef`s. A refused item raises before anything is stored or queued."""
-        ticket = await self._submit(
-            text, channel, Priority.QUEUED, user_id, security_profile, media
-        )
-        return ticket.id
-
-    async def inject_input_media_sync(
-        self,
-        text: str,
-        channel: str,
-        media: Sequence[MediaItem],
-        *,
-        user_id: str = "",
-        security_profile: str = "",
-    ) -> str:
-        """`inject_input_media`, then wait for the reply of its turn."""
-        self._not_inside_a_turn("inject_input_media_sync")
-        ticket = await self._submit(
-            text, channel, Priority.QUEUED, user_id, security_profile, media
-        )
-        result = await ticket
-        return str(result.reply)
-
-    async def inject_interrupt_media(
-        self,
-        text: str,
-        channel: str,
-        media: Sequence[MediaItem],
-        level: Priority | int = Priority.L1,
-        *,
-        user_id: str = "",
-        security_profile: str = "",
-    ) -> int:
-        """An interrupt (L1 unless a level is given; a plugin's L4 is L3) carrying media."""
-        if Priority(level) is Priority.QUEUED:
-            raise ValueError(
-                "an interrupt has a level L1-L4; use inject_input_media for queued input"
-            )
-        ticket = await self._submit(
-            text, channel, Priority(level), user_id, security_profile, media
-        )
-        return ticket.id
 
     async def media_bytes(self, digest: str) -> tuple[bytes, str]:
         """The bytes of stored media and their type (as sniffed when stored). An unknown

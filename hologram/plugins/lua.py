@@ -10,26 +10,30 @@ failed handler, and the plugin keeps serving.
 A stage handler gets the stage context as a table and changes it in place; the fields it
 changed are written back through the stage's rights.
 
-Inside a handler the script reaches the rest of the SDK through host functions, each
-checked against the manifest when called: `sdk.memory.recall(query[, top])`,
-`sdk.memory.commit(text)`, `sdk.knowledge.search/get/list/create`, `sdk.social.person/
+Inside a handler the script reaches the rest of the SDK through host functions, one for each
+call of `hologram.sdk.SDK_CALLS` that carries no code of the plugin's (its protocol's
+arguments in order), each checked against the manifest when called: `sdk.memory.recall(query[,
+top])`, `sdk.memory.commit(text)`, `sdk.knowledge.search/get/list/create`, `sdk.social.person/
 trait/relations/persons` (social memory is read-only here, as for every external plugin),
-`sdk.inject_input(text, channel)`, `sdk.inject_interrupt(text, channel[, level])` (L1
-unless given), `sdk.inject_input_sync(text, channel)`, their media forms
-`sdk.inject_input_media(text, channel, media)`, `sdk.inject_input_media_sync(text, channel,
-media)` and `sdk.inject_interrupt_media(text, channel, media[, level])`, where each media item
-is `{bytes = <a Lua string>, type = "image/png"}` (Lua strings are bytes; the type is only a
+`sdk.settings.get/set/list/resolved`, `sdk.report_status(status[, message, level])`,
+`sdk.log(message[, level])`, `sdk.llm.list_sources/current_source/set_source` (no `chat`,
+which only a built-in has: `hologram.plugins.llm_surface`). A call's keyword-only arguments
+come as a trailing table: `sdk.inject(text, channel, {level = 2, media = {...}, wait = true})`,
+and the spec's names for it are there too: `sdk.inject_input(text, channel)`,
+`sdk.inject_interrupt(text, channel[, level])` (L1 unless given), `sdk.inject_input_sync`,
+`sdk.inject_input_media(text, channel, media)`, `sdk.inject_input_media_sync` and
+`sdk.inject_interrupt_media(text, channel, media[, level])`. Each media item is
+`{bytes = <a Lua string>, type = "image/png"}` (Lua strings are bytes; the type is only a
 claim the kernel checks), `{data = <base64>}` or `{digest = "<sha256>"}`;
 `sdk.media_bytes(digest)` (capability `media_read`) answers `{bytes, type, size, digest}`;
-and a tool returns media as `{text = ..., media = {<items>}}`. The LLM surface external plugins
-get (`sdk.llm.list_sources()`, `sdk.llm.current_source()`, `sdk.llm.set_source(name)`; no
-`chat`, which only a built-in has: `hologram.plugins.llm_surface`). They run asynchronously
-on the kernel's loop while the script's coroutine waits; a refusal is a Lua error the script
-may `pcall`.
+and a tool returns media as `{text = ..., media = {<items>}}`. They run asynchronously on the
+kernel's loop while the script's coroutine waits; a refusal is a Lua error the script may
+`pcall`.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +41,7 @@ from typing import Any
 
 from hologram.llm import LuaSandbox
 from hologram.plugins.bridge import (
+    Dispatcher,
     context_to_json,
     field_from_json,
     media_of_items,
@@ -44,36 +49,18 @@ from hologram.plugins.bridge import (
 )
 from hologram.plugins.kernel_sdk import KernelSDK
 from hologram.plugins.manifest import Manifest
-from hologram.plugins.narrow import check, check_write
-from hologram.plugins.surfaces import SocialSurface
+from hologram.plugins.narrow import check
 from hologram.sdk import (
+    SDK_CALLS,
     Capability,
     HandlerScope,
-    Priority,
+    MediaData,
+    MediaRef,
+    SdkCall,
     Stage,
     ToolDef,
     ToolError,
     ToolOutput,
-)
-
-_HOST_CAPABILITIES: dict[str, Capability] = {
-    "memory.recall": Capability.MEMORY,
-    "memory.commit": Capability.MEMORY,
-    **{f"knowledge.{n}": Capability.KNOWLEDGE for n in ("search", "get", "list", "create")},
-    **{f"social.{n}": Capability.SOCIAL for n in (*SocialSurface.READS, *SocialSurface.WRITES)},
-    "inject_input": Capability.INJECT,
-    "inject_interrupt": Capability.INJECT,
-    "inject_input_sync": Capability.INJECT,
-    "inject_input_media": Capability.INJECT,
-    "inject_input_media_sync": Capability.INJECT,
-    "inject_interrupt_media": Capability.INJECT,
-    "media_bytes": Capability.MEDIA_READ,
-    **{f"llm.{n}": Capability.LLM for n in ("list_sources", "current_source", "set_source")},
-}
-"""The SDK calls a Lua handler can make (beyond registering), with the capability each needs."""
-
-_MEDIA_CALLS = frozenset(
-    {"inject_input_media", "inject_input_media_sync", "inject_interrupt_media"}
 )
 
 # A Lua string that is not UTF-8 cannot cross into Python as it is (the runtime decodes every
@@ -99,16 +86,30 @@ local function frames(media)
   end
   return out
 end
-local input, sync, interrupt =
-  sdk.inject_input_media, sdk.inject_input_media_sync, sdk.inject_interrupt_media
-sdk.inject_input_media = function(text, channel, media, ...)
-  return input(text, channel, frames(media), ...)
+local inject = sdk.inject
+function sdk.inject(text, channel, options)
+  if type(options) == "table" and options.media ~= nil then
+    local copy = {}
+    for k, v in pairs(options) do copy[k] = v end
+    copy.media = frames(options.media)
+    options = copy
+  end
+  return inject(text, channel, options)
 end
-sdk.inject_input_media_sync = function(text, channel, media, ...)
-  return sync(text, channel, frames(media), ...)
+-- The spec's names for inject (InjectInput, InjectInterrupt, ...).
+function sdk.inject_input(text, channel) return sdk.inject(text, channel) end
+function sdk.inject_input_sync(text, channel) return sdk.inject(text, channel, {wait = true}) end
+function sdk.inject_interrupt(text, channel, level)
+  return sdk.inject(text, channel, {level = level or 1})
 end
-sdk.inject_interrupt_media = function(text, channel, media, ...)
-  return interrupt(text, channel, frames(media), ...)
+function sdk.inject_input_media(text, channel, media)
+  return sdk.inject(text, channel, {media = media})
+end
+function sdk.inject_input_media_sync(text, channel, media)
+  return sdk.inject(text, channel, {media = media, wait = true})
+end
+function sdk.inject_interrupt_media(text, channel, media, level)
+  return sdk.inject(text, channel, {media = media, level = level or 1})
 end
 local function tool(fn)
   return function(...)
@@ -149,16 +150,16 @@ class LuaPlugin:
         self._tools: list[_Tool] = []
         self._stages: list[_Stage] = []
         self._sdk: KernelSDK | None = None
+        self._dispatcher: _LuaDispatcher | None = None
         surface: dict[str, Any] = {
             "register_tool": self._buffer_tool,
             "register_stage": self._buffer_stage,
             "setting": self._setting,
-            "publish": self._publish,
         }
-        for name in _HOST_CAPABILITIES:
-            space, _, method = name.rpartition(".")
-            table = surface.setdefault(space, {}) if space else surface
-            table[method] = self.sandbox.host_function(f"sdk.{name}")
+        for entry in SDK_CALLS.values():
+            if not entry.callbacks:  # a handler cannot cross: only the two buffered above
+                table = surface.setdefault(entry.surface, {}) if entry.surface else surface
+                table[entry.attr] = self.sandbox.host_function(f"sdk.{entry.name}")
         self.sandbox.set_global("sdk", surface)
         self._media_tool = self.sandbox.load(_MEDIA_WRAPPERS, "hologram/sdk-media")
         source = (folder / manifest.entry).read_text(encoding="utf-8")
@@ -191,42 +192,19 @@ class LuaPlugin:
             raise RuntimeError("settings are readable once the plugin has started")
         return self.sandbox.to_lua(self._sdk.settings.get(str(key)))
 
-    def _publish(self, *_: Any) -> None:
-        self._check(Capability.PUBLISH)
-
     async def _host(self, name: str, args: list[Any]) -> Any:
-        """One host function call from a handler: checked, then run on the kernel's SDK."""
-        method = name.removeprefix("sdk.")
-        capability = _HOST_CAPABILITIES[method]
-        self._check(capability)
-        if method.removeprefix("social.") in SocialSurface.WRITES:
-            check_write(self.name, capability, name)
-        sdk = self._sdk
-        if sdk is None:
+        """One host function call from a handler, served by the one dispatcher."""
+        if self._dispatcher is None:
             raise RuntimeError(f"plugin {self.name!r} is not running")
-        space, _, call = method.rpartition(".")
-        if space:
-            return await getattr(getattr(sdk, space), call)(*args)
-        if call == "inject_interrupt":
-            text, channel, *rest = args
-            return await sdk.inject_interrupt(text, channel, Priority(rest[0] if rest else 1))
-        if call in _MEDIA_CALLS:
-            text, channel, media, *rest = args
-            items = media_of_items(_unhex(media), raw=True)
-            if call == "inject_interrupt_media":
-                level = Priority(rest[0] if rest else 1)
-                return await sdk.inject_interrupt_media(text, channel, items, level)
-            return await getattr(sdk, call)(text, channel, items)
-        if call == "media_bytes":
-            (digest,) = args
-            data, mime = await sdk.media_bytes(digest)
-            return {"digest": digest, "type": mime, "size": len(data), "bytes": data}
-        return await getattr(sdk, call)(*args)
+        entry = SDK_CALLS[name.removeprefix("sdk.")]
+        positional, keywords = _lua_arguments(entry, args)
+        return await self._dispatcher.call(entry, positional, keywords)
 
     # ---- the Plugin protocol ----------------------------------------------------------------
 
     async def start(self, sdk: KernelSDK) -> None:
         self._sdk = sdk
+        self._dispatcher = _LuaDispatcher(sdk, self.manifest.capabilities)
         for tool in self._tools:
             sdk.register_tool(
                 ToolDef(tool.name, tool.description, tool.parameters, handler=self._tool(tool))
@@ -237,7 +215,7 @@ class LuaPlugin:
             )
 
     async def stop(self) -> None:
-        self._sdk = None
+        self._sdk = self._dispatcher = None
 
     def _tool(self, tool: _Tool) -> Any:
         sandbox = self.sandbox
@@ -278,6 +256,27 @@ class LuaPlugin:
                     setattr(view, field, field_from_json(field, value))
 
         return run
+
+
+class _LuaDispatcher(Dispatcher):
+    """Lua's strings are bytes: media crosses raw (as hex, see _MEDIA_WRAPPERS), not base64."""
+
+    def media(self, items: Any) -> list[MediaData | MediaRef]:
+        return media_of_items(_unhex(items), raw=True)
+
+
+def _lua_arguments(entry: SdkCall, args: list[Any]) -> tuple[list[Any], dict[str, Any]]:
+    """A Lua call's arguments: in order, and a trailing table for the keyword-only ones."""
+    kinds = [p.kind for p in entry.signature.parameters.values()]
+    in_order = kinds.count(inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    if inspect.Parameter.KEYWORD_ONLY in kinds and len(args) > in_order:
+        *args, options = args
+        if options in ({}, []):  # an empty Lua table: no options
+            return args, {}
+        if not isinstance(options, dict):
+            raise ValueError(f"sdk.{entry.name}: its options are a table of names, not {options!r}")
+        return args, options
+    return args, {}
 
 
 def _unhex(value: Any) -> Any:

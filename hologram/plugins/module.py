@@ -56,6 +56,7 @@ class PluginsModule:
             agent=state.agent,
             offered_tools=state.agent.build_tool_defs,
             media=getattr(state, "media", None),
+            scratch_turn=state.scratch_turn,
         )
 
         def has_facility(facility: Facility) -> bool:

@@ -70,7 +70,12 @@ async def exit_status(process: asyncio.subprocess.Process) -> int:
         pidfd = None
     if pidfd is not None:
         exited: asyncio.Future[None] = loop.create_future()
-        loop.add_reader(pidfd, lambda: exited.done() or exited.set_result(None))
+
+        def on_exit() -> None:
+            if not exited.done():
+                exited.set_result(None)
+
+        loop.add_reader(pidfd, on_exit)
         try:
             await exited
         finally:

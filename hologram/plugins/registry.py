@@ -14,14 +14,15 @@ import logging
 import os
 import shutil
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from hologram.config import ConfigRegistry, PluginSettings
 from hologram.llm import LuaSandboxError
-from hologram.plugins.builtin import BuiltinFactory
 from hologram.plugins.changes import PluginChanges
-from hologram.plugins.entry import Entry, State
+from hologram.plugins.entry import Entry, HostedPlugin, State
+from hologram.plugins.host import BuiltinFactory
 from hologram.plugins.kernel_sdk import KernelParts, KernelSDK
 from hologram.plugins.lua import LuaPlugin
 from hologram.plugins.manifest import MANIFEST, Kind, ManifestError, read_manifest
@@ -29,7 +30,7 @@ from hologram.plugins.package import PackageError, read_package, unpack
 from hologram.plugins.process import PluginLoadError, SubprocessPlugin
 from hologram.plugins.skill import SKILL_FILE, SkillPlugin, skill_manifest
 from hologram.plugins.supervisor import Supervisor
-from hologram.sdk import EventType, Facility, Plugin, PluginOrigin
+from hologram.sdk import EventType, Facility, PluginOrigin
 from hologram.stages import infer_owner
 
 log = logging.getLogger(__name__)
@@ -58,7 +59,7 @@ class PluginRegistry:
         self.user_dir = user_dir
         self._has_facility = has_facility
         self._entries: dict[str, Entry] = {
-            name: Entry(name, Kind.BUILTIN, PluginOrigin.BUILTIN, factory=factory)
+            name: Entry(name, Kind.BUILTIN, PluginOrigin.BUILTIN, factory=partial(factory, self))
             for name, factory in builtins.items()
         }
         for name in builtins:
@@ -203,7 +204,7 @@ class PluginRegistry:
     async def load_dir(self, folder: str | os.PathLike[str], *, start: bool = True) -> Entry:
         """Take the plugin in `folder` (anywhere on disk) and, by default, start it."""
         try:
-            entry = self._add(Path(folder), "path")
+            entry = self._add(Path(folder), PluginOrigin.PATH)
         except (ManifestError, PluginLoadError, ValueError, OSError) as exc:
             self._refuse(str(folder), str(exc))
             if isinstance(exc, PluginLoadError):
@@ -227,9 +228,9 @@ class PluginRegistry:
             raise
         return entry
 
-    def _make(self, entry: Entry) -> Plugin:
+    def _make(self, entry: Entry) -> HostedPlugin:
         if entry.factory is not None:
-            return entry.factory(self)
+            return entry.factory()
         manifest, folder = entry.manifest, entry.folder
         assert manifest is not None and folder is not None
         missing = [f.value for f in manifest.requires_facilities if not self._has_facility(f)]

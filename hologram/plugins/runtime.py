@@ -16,21 +16,24 @@
 
 `run()` speaks the kernel's protocol on stdin/stdout (so `print` goes to stderr, which the
 kernel logs), registers what the decorators declared when the kernel starts the plugin, and
-exits when the kernel closes stdin or dies. Inside handlers, `app.sdk` calls into the kernel:
-`await app.sdk.inject_interrupt(...)`, `await app.sdk.settings_get(...)`,
-`await app.sdk.memory.recall(...)`, `await app.sdk.knowledge.search(...)`,
-`await app.sdk.social.person(...)`, each within the manifest's capabilities.
-`await app.sdk.inject_input_media(text, channel, [png_bytes])` (also `_sync`, and
-`inject_interrupt_media`) starts a turn whose model request shows the media; items are bytes,
-`(bytes, mime)` or `{"digest": …}` and cross as base64. `await app.sdk.media_bytes(digest)`
-reads stored media back as `(bytes, mime)` (capability `media_read`).
+exits when the kernel closes stdin or dies. Inside handlers, `app.sdk` calls into the kernel,
+each call within the manifest's capabilities and made from the SDK's one call table
+(`hologram.sdk.SDK_CALLS`): `await app.sdk.inject(text, channel, level=2)`,
+`await app.sdk.settings.get(...)`, `await app.sdk.memory.recall(...)`,
+`await app.sdk.knowledge.search(...)`, `await app.sdk.social.person(...)`.
+`await app.sdk.inject(text, channel, media=[png_bytes], wait=True)` starts a turn whose
+model request shows the media and waits for its reply (the spec's names are there too:
+`inject_input`, `inject_interrupt`, `inject_input_sync`, `inject_input_media`,
+`inject_input_media_sync`, `inject_interrupt_media`); items are bytes, `(bytes, mime)` or
+`{"digest": …}` and cross as base64. `await app.sdk.media_bytes(digest)` reads stored media
+back as `(bytes, mime)` (capability `media_read`).
 A tool handler returns text, or `tool_media(text, png_bytes, …)` for a result with media.
 `app.call_context()` is what the kernel's firewall says of the tool call being handled
 (its principal, the network switch, the sandbox roots), for a tool that must honour them
 itself; `app.spawn(coro)` runs background work that ends when the plugin stops.
 
-Only the standard library and `hologram.plugins.rpc` are imported here: a plugin process does
-not load the kernel.
+Only the standard library, `hologram.sdk` and `hologram.plugins.rpc` are imported here: a
+plugin process does not load the kernel.
 """
 
 from __future__ import annotations
@@ -43,8 +46,9 @@ import inspect
 import itertools
 import os
 import sys
-from collections.abc import Callable
-from typing import Any
+import types
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 from hologram.kernel.tasks import KernelTasks, first_completed
 from hologram.plugins.rpc import (
@@ -56,6 +60,7 @@ from hologram.plugins.rpc import (
     Peer,
     RpcError,
 )
+from hologram.sdk.plugin import SDK_CALLS, Injects, MediaItems, SdkCall
 
 Handler = Callable[..., Any]
 
@@ -103,73 +108,97 @@ def tool_wire(result: Any) -> Any:
     return "" if result is None else result if isinstance(result, str) else str(result)
 
 
-class _RemoteMemory:
-    """`app.sdk.memory` (capability `memory`)."""
+def _proxy(entry: SdkCall) -> Callable[..., Awaitable[Any]]:
+    """The plugin side of one call of the table: bound to the protocol's signature, so a
+    wrong argument fails here, with the protocol's names, before anything is sent."""
 
-    def __init__(self, sdk: RemoteSDK) -> None:
-        self._sdk = sdk
+    async def call(sdk: RemoteSDK, *args: Any, **kwargs: Any) -> Any:
+        try:
+            given = entry.signature.bind(*args, **kwargs).arguments
+        except TypeError as exc:
+            raise TypeError(f"sdk.{entry.name}: {exc}") from None
+        return await sdk._call(entry, given)
 
-    async def recall(self, query: str, top: int = 5) -> list[dict[str, Any]]:
-        """Cold documents and graph facts related to `query`: `{text, source, score}`."""
-        return await self._sdk.call("sdk.memory.recall", query=query, top=top)
-
-    async def commit(self, content: str) -> str:
-        """A note into long-term memory; returns the document's id."""
-        return await self._sdk.call("sdk.memory.commit", content=content)
-
-
-class _RemoteKnowledge:
-    """`app.sdk.knowledge` (capability `knowledge`)."""
-
-    def __init__(self, sdk: RemoteSDK) -> None:
-        self._sdk = sdk
-
-    async def search(self, query: str, top: int = 5, category: str = "") -> list[dict[str, Any]]:
-        return await self._sdk.call("sdk.knowledge.search", query=query, top=top, category=category)
-
-    async def get(self, name: str) -> dict[str, Any]:
-        return await self._sdk.call("sdk.knowledge.get", name=name)
-
-    async def list(self, category: str = "") -> list[str]:
-        return await self._sdk.call("sdk.knowledge.list", category=category)
-
-    async def create(self, name: str, content: str, replace: bool = False) -> str:
-        return await self._sdk.call(
-            "sdk.knowledge.create", name=name, content=content, replace=replace
-        )
+    me = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
+    call.__signature__ = entry.signature.replace(  # type: ignore[attr-defined]
+        parameters=[me, *entry.signature.parameters.values()]
+    )
+    call.__name__ = call.__qualname__ = entry.attr
+    call.__doc__ = entry.doc
+    return call
 
 
-class _RemoteSocial:
-    """`app.sdk.social` (capability `social`): reading only, as for every external plugin."""
+class _Surface:
+    """One surface of the kernel's SDK (`app.sdk.memory`, `.settings`…): its calls."""
 
-    def __init__(self, sdk: RemoteSDK) -> None:
-        self._sdk = sdk
+    def __init__(self, name: str) -> None:
+        self.name = name
 
-    async def person(self, name: str) -> dict[str, Any]:
-        return await self._sdk.call("sdk.social.person", name=name)
+    def __repr__(self) -> str:
+        return f"<sdk.{self.name}: {', '.join(k for k in vars(self) if k != 'name')}>"
 
-    async def trait(self, name: str, trait: str) -> Any:
-        return await self._sdk.call("sdk.social.trait", name=name, trait=trait)
-
-    async def relations(self, name: str) -> list[str]:
-        return await self._sdk.call("sdk.social.relations", name=name)
-
-    async def persons(self, limit: int = 100) -> list[str]:
-        return await self._sdk.call("sdk.social.persons", limit=limit)
+    if TYPE_CHECKING:
+        # Its calls are set from the table at run time; to a checker each is a coroutine.
+        def __getattr__(self, name: str) -> Callable[..., Coroutine[Any, Any, Any]]: ...
 
 
-class RemoteSDK:
-    """The kernel's SDK, reached over the connection. Every method is a coroutine."""
+class RemoteSDK(Injects):
+    """The kernel's SDK, reached over the connection; every method is a coroutine. Each call
+    of `hologram.sdk.SDK_CALLS` that carries no code of the plugin's is made from the table
+    (`inject` and its spec names, `media_bytes`, `report_status`, `log`, the `settings`,
+    `memory`, `knowledge`, `social` and `llm` surfaces); those that register a handler are
+    written here, since the handler stays in this process and the kernel calls it back."""
+
+    inject: Callable[..., Coroutine[Any, Any, int | str]]
+    """Made from the table like the other calls; declared for the aliases of `Injects`."""
+    # The rest of the table's calls and surfaces, declared for a checker of plugin code.
+    media_bytes: Callable[..., Coroutine[Any, Any, tuple[bytes, str]]]
+    report_status: Callable[..., Coroutine[Any, Any, None]]
+    log: Callable[..., Coroutine[Any, Any, None]]
+    settings: _Surface
+    memory: _Surface
+    knowledge: _Surface
+    social: _Surface
+    llm: _Surface
 
     def __init__(self, app: PluginApp) -> None:
         self._app = app
         self._ids = itertools.count(1)
-        self.memory = _RemoteMemory(self)
-        self.knowledge = _RemoteKnowledge(self)
-        self.social = _RemoteSocial(self)
+        for entry in SDK_CALLS.values():
+            if entry.callbacks or (not entry.surface and entry.attr in vars(RemoteSDK)):
+                continue
+            owner: Any = self
+            if entry.surface:
+                owner = vars(self).get(entry.surface) or _Surface(entry.surface)
+                setattr(self, entry.surface, owner)
+            setattr(owner, entry.attr, types.MethodType(_proxy(entry), self))
 
     async def call(self, method: str, **params: Any) -> Any:
+        """Any RPC method by its name (`sdk.memory.recall`), with its parameters as sent."""
         return await self._app.peer.call(method, params)
+
+    async def _call(self, entry: SdkCall, given: dict[str, Any]) -> Any:
+        params = {
+            name: self._frames(entry, value) if entry.hints[name] == MediaItems else value
+            for name, value in given.items()
+        }
+        answer = await self.call(f"sdk.{entry.name}", **params)
+        if entry.hints["return"] == tuple[bytes, str]:
+            return base64.b64decode(answer["data"]), str(answer["type"])
+        return answer
+
+    def _frames(self, entry: SdkCall, media: Any) -> list[dict[str, Any]]:
+        frames = media_frames(media)
+        # A frame past the kernel's limit would end this plugin's session: refused here,
+        # before it is sent, so the plugin keeps its connection.
+        size = sum(len(f.get("data", "")) for f in frames)
+        limit = self._app.max_frame
+        if size + 1024 > limit:
+            raise ValueError(
+                f"sdk.{entry.name}: {size} bytes of base64 media is more than one frame to "
+                f"the kernel carries ({limit} bytes, core.plugins.max_frame_bytes)"
+            )
+        return frames
 
     async def register_tool(
         self,
@@ -179,27 +208,16 @@ class RemoteSDK:
         handler: Handler,
         **options: Any,
     ) -> None:
+        """`options`: `no_memory`, `timeout`, `optional`, `touches_files` (see ToolDef)."""
         self._app.tools[name] = handler
-        await self.call(
-            "sdk.register_tool",
-            name=name,
-            description=description,
-            parameters=parameters,
-            **options,
-        )
+        tool = {"name": name, "description": description, "parameters": parameters, **options}
+        await self.call("sdk.register_tool", tool=tool)
 
     async def unregister_tools(self, names: list[str]) -> list[str]:
         """Withdraw tools this plugin registered; returns the names that were removed."""
         for name in names:
             self._app.tools.pop(name, None)
         return await self.call("sdk.unregister_tools", names=list(names))
-
-    async def report_status(
-        self, status: dict[str, Any], message: str = "", level: str = "info"
-    ) -> None:
-        """Tell the kernel what state this plugin is in: it keeps the last report for its
-        pages, logs `message` at `level` and publishes a `plugin_status` event."""
-        await self.call("sdk.report_status", status=status, message=message, level=level)
 
     async def register_stage(self, stage: str, handler: Handler, scope: str = "global") -> None:
         key = f"{getattr(handler, '__name__', 'handler')}#{next(self._ids)}"
@@ -215,145 +233,21 @@ class RemoteSDK:
             name=name,
             caps=caps,
             description=description,
+            handler=name,
             meta_doc=meta_doc,
         )
 
     async def subscribe(self, event_type: str | None, handler: Handler) -> str:
+        """Returns the subscription's key; `call("sdk.unsubscribe", subscription=key)` ends it."""
         key = f"sub#{next(self._ids)}"
         self._app.subscriptions[key] = handler
-        await self.call("sdk.subscribe", event_type=event_type, subscription=key)
+        await self.call("sdk.subscribe", event_type=event_type, handler=key)
         return key
-
-    async def inject_input(
-        self, text: str, channel: str, user_id: str = "", security_profile: str = ""
-    ) -> int:
-        return await self.call(
-            "sdk.inject_input",
-            text=text,
-            channel=channel,
-            user_id=user_id,
-            security_profile=security_profile,
-        )
-
-    async def inject_interrupt(
-        self, text: str, channel: str, level: int = 1, user_id: str = "", security_profile: str = ""
-    ) -> int:
-        return await self.call(
-            "sdk.inject_interrupt",
-            text=text,
-            channel=channel,
-            level=level,
-            user_id=user_id,
-            security_profile=security_profile,
-        )
-
-    async def inject_input_sync(
-        self, text: str, channel: str, user_id: str = "", security_profile: str = ""
-    ) -> str:
-        return await self.call(
-            "sdk.inject_input_sync",
-            text=text,
-            channel=channel,
-            user_id=user_id,
-            security_profile=security_profile,
-        )
-
-    async def inject_input_media(
-        self,
-        text: str,
-        channel: str,
-        media: list[Media],
-        user_id: str = "",
-        security_profile: str = "",
-    ) -> int:
-        """Queue `text` with media the model sees in this input's own turn; returns the
-        input's id. A refused item (its type, the limits) raises `RpcError` and nothing of
-        the call is stored."""
-        return await self._with_media(
-            "sdk.inject_input_media",
-            media,
-            text=text,
-            channel=channel,
-            user_id=user_id,
-            security_profile=security_profile,
-        )
-
-    async def inject_input_media_sync(
-        self,
-        text: str,
-        channel: str,
-        media: list[Media],
-        user_id: str = "",
-        security_profile: str = "",
-    ) -> str:
-        """`inject_input_media`, then wait for the reply of its turn."""
-        return await self._with_media(
-            "sdk.inject_input_media_sync",
-            media,
-            text=text,
-            channel=channel,
-            user_id=user_id,
-            security_profile=security_profile,
-        )
-
-    async def inject_interrupt_media(
-        self,
-        text: str,
-        channel: str,
-        media: list[Media],
-        level: int = 1,
-        user_id: str = "",
-        security_profile: str = "",
-    ) -> int:
-        """An interrupt (L1 unless a level is given) carrying media."""
-        return await self._with_media(
-            "sdk.inject_interrupt_media",
-            media,
-            text=text,
-            channel=channel,
-            level=level,
-            user_id=user_id,
-            security_profile=security_profile,
-        )
-
-    async def media_bytes(self, digest: str) -> tuple[bytes, str]:
-        """The bytes of stored media and their type (capability `media_read`)."""
-        answer = await self.call("sdk.media_bytes", digest=digest)
-        return base64.b64decode(answer["data"]), str(answer["type"])
-
-    async def _with_media(self, method: str, media: Any, **params: Any) -> Any:
-        frames = media_frames(media)
-        # A frame past the kernel's limit would end this plugin's session: refused here,
-        # before it is sent, so the plugin keeps its connection.
-        size = sum(len(f.get("data", "")) for f in frames)
-        limit = self._app.max_frame
-        if size + 1024 > limit:
-            raise ValueError(
-                f"{method}: {size} bytes of base64 media is more than one frame to the kernel "
-                f"carries ({limit} bytes, core.plugins.max_frame_bytes)"
-            )
-        return await self.call(method, media=frames, **params)
-
-    async def settings_get(self, key: str, default: Any = None) -> Any:
-        return await self.call("sdk.settings.get", key=key, default=default)
-
-    async def settings_set(self, key: str, value: Any) -> None:
-        await self.call("sdk.settings.set", key=key, value=value)
-
-    async def settings_list(self, prefix: str = "") -> dict[str, Any]:
-        return await self.call("sdk.settings.list", prefix=prefix)
-
-    async def settings_resolved(self, key: str, default: Any = None) -> Any:
-        """The setting with its `@{alias}` secrets filled in (this plugin's settings only)."""
-        return await self.call("sdk.settings.resolved", key=key, default=default)
 
     async def wake_after(self, seconds: float, key: str, handler: Handler) -> None:
         """`handler(key)` runs once `seconds` have passed on the kernel's clock."""
         self._app.wakes[key] = handler
-        await self.call("sdk.wake_after", seconds=seconds, key=key)
-
-    async def log(self, message: str, level: str = "info") -> None:
-        await self.call("sdk.log", level=level, message=message)
+        await self.call("sdk.wake_after", seconds=seconds, key=key, handler=key)
 
 
 class PluginApp:
@@ -464,14 +358,14 @@ class PluginApp:
                 self.channels, params["channel"], params["payload"], params["meta"], params["type"]
             )
         if method == "event":
-            handler = self.subscriptions.get(params.get("subscription", ""))
-            if handler is not None:
-                await _call(handler, params["event"])
+            subscriber = self.subscriptions.get(params.get("subscription", ""))
+            if subscriber is not None:
+                await _call(subscriber, params["event"])
             return None
         if method == "plugin.wake":
-            handler = self.wakes.pop(params.get("key", ""), None)
-            if handler is not None:
-                await _call(handler, params["key"])
+            woken = self.wakes.pop(params.get("key", ""), None)
+            if woken is not None:
+                await _call(woken, params["key"])
             return None
         raise RpcError(METHOD_NOT_FOUND, f"method not found: {method!r}")
 

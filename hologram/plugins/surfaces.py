@@ -127,9 +127,6 @@ class SocialSurface:
 
     graph: GraphMemory | None
 
-    READS = ("person", "trait", "relations", "persons")
-    WRITES = ("set_trait", "relate")
-
     def _graph(self) -> GraphMemory:
         if self.graph is None:
             raise _missing("graph", "social memory")

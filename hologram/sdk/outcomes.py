@@ -53,6 +53,9 @@ class PluginOrigin(StrEnum):
     """Shipped with the project (the package's plugins/ folder): never uninstalled."""
     USER = "user"
     """Installed into the data directory: the only kind that can be replaced or removed."""
+    PATH = "path"
+    """Loaded from a folder elsewhere on disk (`PluginRegistry.load_dir`: development and
+    tests): never uninstalled, since the folder is not the kernel's."""
 
 
 class FindingKind(StrEnum):

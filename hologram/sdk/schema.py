@@ -175,6 +175,8 @@ class Schemas:
     def _typeddict(self, tp: type) -> JSON:
         hints = typing.get_type_hints(tp, include_extras=True)
         properties = {name: self.of(hint) for name, hint in hints.items()}
+        # The caller checked `_is_typeddict(tp)`, which narrows nothing: mypy sees a plain
+        # `type`, not the TypedDict metaclass that sets `__required_keys__`.
         required = [n for n in hints if n in tp.__required_keys__]  # type: ignore[attr-defined]
         return _object(properties, required, _doc(tp))
 

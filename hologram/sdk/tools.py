@@ -12,8 +12,9 @@ from typing import Any
 from hologram.sdk.media import MediaData, MediaRef
 from hologram.sdk.schema import FunctionSchema, function_schema
 
-ToolHandler = Callable[[dict[str, Any]], Awaitable[str] | str]
-"""Takes the validated arguments; returns the text the model sees."""
+ToolHandler = Callable[[dict[str, Any]], "Awaitable[str | ToolOutput] | str | ToolOutput"]
+"""Takes the validated arguments; returns the text the model sees, or a `ToolOutput` when the
+result carries media."""
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """The names every provider's function-calling API accepts."""

@@ -20,7 +20,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
-from hologram import __version__
+from hologram._version import __version__
 from hologram.facade import Kernel
 from hologram.serve import (
     changes,

@@ -292,7 +292,9 @@ def completion_body(raw: Any) -> ChatCompletionBody:
         raise OpenAIRefusal(
             400, "'stream' must be true or false", "invalid_request_error", "stream"
         )
-    user = raw.get("user") if isinstance(raw.get("user"), str) else ""
+    user = raw.get("user")
+    if not isinstance(user, str):
+        user = ""
     return ChatCompletionBody(model, messages, stream, options.get("include_usage") is True, user)
 
 

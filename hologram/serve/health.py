@@ -1,4 +1,4 @@
-"""GET /health: the kernel's health report (`hologram.health`). Without `ready` it is the
+"""GET /health: the kernel's health report (`Kernel.health`). Without `ready` it is the
 liveness answer (the running kernel's checks, quick); with `ready=true` the self-test turn on
 a virtual kernel runs too (readiness). A failing report answers 503, so a supervisor that
 reads only the status code still sees it."""
@@ -11,7 +11,6 @@ from typing import Annotated
 from starlette.requests import Request
 from starlette.responses import Response
 
-from hologram.health import check
 from hologram.sdk.schema import Param
 from hologram.serve.context import context
 from hologram.serve.endpoint import endpoint, reply
@@ -43,6 +42,6 @@ async def get_health(request: Request) -> Response:
     """The health report: each LLM source's reachability, each plugin's state, the disk;
     with ready=true also a self-test turn. 503 when a check fails."""
     query = read_params(HealthQuery, request.query_params, "query parameter")
-    report = await check(context(request).kernel, with_selftest=query.ready)
+    report = await context(request).kernel.health(with_selftest=query.ready)
     checks = [HealthCheck(c.name, c.ok, c.detail) for c in report.checks]
     return reply(Health(report.ok, checks), 200 if report.ok else 503)

@@ -30,7 +30,7 @@ from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from starlette.types import ASGIApp
 
-from hologram import __version__
+from hologram._version import __version__
 from hologram.agent import TaskStopped, TurnResult
 from hologram.config import ConfigError
 from hologram.facade import Kernel

@@ -14,12 +14,15 @@ import dataclasses
 import re
 import typing
 from collections.abc import Mapping
-from typing import Annotated, Any, TypeVar, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_args, get_origin
 
 from hologram.sdk.schema import Param, split_optional
 from hologram.serve.bodies import ApiError
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")
 
 SQLITE_MAX_INT = 2**63 - 1
 """The largest id SQLite stores; a larger one cannot name anything."""
@@ -59,7 +62,7 @@ def read_params(cls: type[T], given: Mapping[str, str], where: str) -> T:
     kind in messages ('query parameter')."""
     hints = typing.get_type_hints(cls, include_extras=True)
     values: dict[str, Any] = {}
-    for field in dataclasses.fields(cls):  # type: ignore[arg-type]
+    for field in dataclasses.fields(cls):
         name = wire_name(field)
         kind, param = unwrap(hints[field.name])
         kind, _ = split_optional(kind)

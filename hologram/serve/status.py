@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from hologram import __version__
+from hologram._version import __version__
 from hologram.llm.offline_model import NO_LLM_HINT
 from hologram.sdk.schema import Param
 from hologram.serve.context import ServiceInfo, context

@@ -105,7 +105,7 @@ class StageHost:
                     f"scope own_tools only applies to before_toolcall and after_toolcall, "
                     f"not {stage.value}: register it with scope global"
                 )
-        label = name or getattr(handler, "__qualname__", repr(handler))
+        label = name if name else getattr(handler, "__qualname__", repr(handler))
         registration = _Registration(
             stage, handler, scope, owner, f"{owner}:{label}" if owner else label
         )
@@ -191,6 +191,9 @@ class StageHost:
     ) -> None:
         try:
             async with asyncio.timeout(self._handler_timeout()):
+                # Handlers are typed against `StageContext`; each is handed the `StageView` that
+                # stands in for it (the same fields, rights-checked in __getattr__/__setattr__),
+                # a proxy mypy cannot see as the dataclass.
                 result = registration.handler(view)  # type: ignore[arg-type]
                 if inspect.isawaitable(result):
                     await result

@@ -12,32 +12,29 @@ import argparse
 import datetime
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from hologram.kernel import DataDirLock, DataDirLockedError, resolve_data_dir
-from hologram.media import BlobStore
-from hologram.tracker.log import Call, ChangeLog
-from hologram.tracker.undo import UndoError, UnknownCall, undo_call
+from hologram.kernel.commands import Commands, add_actions, data_option, json_option
+
+if TYPE_CHECKING:
+    from hologram.tracker.log import Call, ChangeLog
 
 
-def add_changes_parser(
-    commands: Any, data_option: Callable[[argparse.ArgumentParser], None]
-) -> None:
-    changes = commands.add_parser(
+def add_commands(commands: Commands) -> None:
+    changes = commands.add(
         "changes",
-        help="the file changes tool calls made, and their undo",
+        run_changes,
         description="List the tool calls that changed files in the sandbox, show one with "
         "its diffs, or undo one (only while no kernel runs on the data dir).",
     )
-    actions = changes.add_subparsers(dest="changes_command", required=True, metavar="ACTION")
+    actions = add_actions(changes, "changes_command")
     listing = actions.add_parser("list", help="the latest calls that changed files")
     listing.add_argument("--limit", type=int, default=50)
-    listing.add_argument("--json", action="store_true", help="print JSON")
+    json_option(listing)
     show = actions.add_parser("show", help="one call's changes with their diffs")
     show.add_argument("call_id", metavar="CALL_ID")
-    show.add_argument("--json", action="store_true", help="print JSON")
+    json_option(show)
     undo = actions.add_parser("undo", help="undo one call's changes")
     undo.add_argument("call_id", metavar="CALL_ID")
     for parser in (changes, listing, show, undo):
@@ -45,6 +42,9 @@ def add_changes_parser(
 
 
 def run_changes(args: argparse.Namespace) -> int:
+    from hologram.kernel.datadir import resolve_data_dir
+    from hologram.tracker.log import ChangeLog
+
     data_dir = resolve_data_dir(args.data)
     if not (data_dir / "tracker.db").exists():
         print(f"hologram: no tool call has changed files in {data_dir} yet", file=sys.stderr)
@@ -71,6 +71,10 @@ def run_changes(args: argparse.Namespace) -> int:
 
 
 def _undo(data_dir: Path, changelog: ChangeLog, call_id: str) -> int:
+    from hologram.kernel.datadir import DataDirLock, DataDirLockedError
+    from hologram.media import BlobStore
+    from hologram.tracker.undo import UndoError, UnknownCall, undo_call
+
     lock = DataDirLock(data_dir)
     try:
         lock.acquire()

@@ -136,7 +136,7 @@ class ChangeLog:
             ).fetchone()
             if row is None:
                 return None
-            return Call(*row, changes=tuple(self._changes(call_id)))
+            return _call(row, self._changes(call_id))
 
     def calls(self, limit: int = 50) -> list[Call]:
         with self._lock:
@@ -145,7 +145,7 @@ class ChangeLog:
                 "ORDER BY rowid DESC LIMIT ?",
                 (limit,),
             ).fetchall()
-            return [Call(*row, changes=tuple(self._changes(row[0]))) for row in rows]
+            return [_call(row, self._changes(row[0])) for row in rows]
 
     def later(self, change: Change) -> Change | None:
         """The first change after `change` (by another call) to the file it left behind."""
@@ -171,6 +171,11 @@ class ChangeLog:
 _COLUMNS = (
     "id, call_id, path, kind, old_path, before_digest, after_digest, before_mode, after_mode, diff"
 )
+
+
+def _call(row: tuple[Any, ...], changes: list[Change]) -> Call:
+    call_id, tool, at, mechanism, undone_at = row
+    return Call(call_id, tool, at, mechanism, undone_at, tuple(changes))
 
 
 def _change(row: tuple[Any, ...]) -> Change:

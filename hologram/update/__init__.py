@@ -1,28 +1,40 @@
 """The update module (spec 000: `update`, ahead of every store): data-dir versions, the
-start-up self-check, backup, migrate, roll back, and the `data` command."""
+start-up self-check, backup, migrate, roll back, and the `data` command.
 
-from hologram.update.backup import (
-    Backup,
-    BackupError,
-    list_backups,
-    prune_backups,
-    read_backup,
-    restore_backup,
-    take_backup,
-)
-from hologram.update.errors import UpdateError
-from hologram.update.inspect import DataDirDamaged
-from hologram.update.manifest import MANIFEST, Manifest, ManifestError, read_manifest
-from hologram.update.migrate import (
-    DataDirTooNew,
-    MigrationFailed,
-    Report,
-    StoreVersion,
-    current_manifest,
-    prepare,
-    survey,
-)
-from hologram.update.stores import STORES, Kind, Store
+Names load with the submodule that defines them, on first use: the `data` command's
+`--help` loads none of the stores' modules.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hologram.kernel.faces import lazy_face
+
+_LAZY = {
+    "hologram.update.backup": (
+        "Backup",
+        "BackupError",
+        "list_backups",
+        "prune_backups",
+        "read_backup",
+        "restore_backup",
+        "take_backup",
+    ),
+    "hologram.update.errors": ("UpdateError",),
+    "hologram.update.inspect": ("DataDirDamaged",),
+    "hologram.update.manifest": ("MANIFEST", "Manifest", "ManifestError", "read_manifest"),
+    "hologram.update.migrate": (
+        "DataDirTooNew",
+        "MigrationFailed",
+        "Report",
+        "StoreVersion",
+        "current_manifest",
+        "prepare",
+        "survey",
+    ),
+    "hologram.update.stores": ("STORES", "Kind", "Store"),
+}
 
 __all__ = [
     "MANIFEST",
@@ -49,3 +61,28 @@ __all__ = [
     "survey",
     "take_backup",
 ]
+__getattr__ = lazy_face(__name__, _LAZY)
+
+if TYPE_CHECKING:
+    from hologram.update.backup import (
+        Backup,
+        BackupError,
+        list_backups,
+        prune_backups,
+        read_backup,
+        restore_backup,
+        take_backup,
+    )
+    from hologram.update.errors import UpdateError
+    from hologram.update.inspect import DataDirDamaged
+    from hologram.update.manifest import MANIFEST, Manifest, ManifestError, read_manifest
+    from hologram.update.migrate import (
+        DataDirTooNew,
+        MigrationFailed,
+        Report,
+        StoreVersion,
+        current_manifest,
+        prepare,
+        survey,
+    )
+    from hologram.update.stores import STORES, Kind, Store

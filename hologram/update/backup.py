@@ -176,14 +176,14 @@ def restore_backup(backup: Backup, data_dir: Path) -> None:
     for relative in list(data_files(data_dir)):
         if str(relative) not in keep:
             (data_dir / relative).unlink()
-    for relative in backup.files:
-        copy_exact(backup.path / "files" / relative, data_dir / relative)
+    for stored in backup.files:
+        copy_exact(backup.path / "files" / stored, data_dir / stored)
     wanted = set(backup.dirs)
     for folder in sorted(data_dirs(data_dir), key=lambda p: len(p.parts), reverse=True):
         if str(folder) not in wanted and not any((data_dir / folder).iterdir()):
             (data_dir / folder).rmdir()
-    for folder in wanted:
-        (data_dir / folder).mkdir(parents=True, exist_ok=True)
+    for wanted_dir in wanted:
+        (data_dir / wanted_dir).mkdir(parents=True, exist_ok=True)
     fsync_dir(data_dir)
 
 

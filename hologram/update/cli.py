@@ -1,39 +1,36 @@
-"""`python -m hologram data …`: versions, backup, restore, migrate."""
+"""`python -m hologram data …`: versions, backup, restore, migrate.
+
+Declaring the command loads none of the stores' modules: each action imports the update
+code it runs."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from hologram import __version__
-from hologram.kernel import DataDirLock, DataDirLockedError, resolve_data_dir
-from hologram.update.backup import (
-    backups_dir,
-    new_backup_path,
-    read_backup,
-    restore_backup,
-    take_backup,
-)
-from hologram.update.errors import UpdateError
-from hologram.update.migrate import Report, prepare, refuse_newer, survey
+from hologram._version import __version__
+from hologram.kernel.commands import Commands, add_actions, data_option, json_option
+
+if TYPE_CHECKING:
+    from hologram.update.migrate import Report
 
 
-def add_data_parser(commands: Any, data_option: Callable[[argparse.ArgumentParser], None]) -> None:
-    data = commands.add_parser(
+def add_commands(commands: Commands) -> None:
+    data = commands.add(
         "data",
-        help="the data dir: versions, backup, restore, migrate",
+        run_data,
         description="Inspect and upgrade the data dir: each store's schema version beside "
         "what this release expects, backups, and migrations (which a kernel also runs, with a "
         "backup, when it starts on an older data dir).",
     )
-    actions = data.add_subparsers(dest="data_command", required=True, metavar="ACTION")
+    actions = add_actions(data, "data_command")
     versions = actions.add_parser("versions", help="each store's version and this release's")
-    versions.add_argument("--json", action="store_true", help="print JSON")
+    json_option(versions)
     backup = actions.add_parser("backup", help="copy the data dir into DIR (a new directory)")
     backup.add_argument("dir", type=Path, metavar="DIR")
     restore = actions.add_parser(
@@ -42,7 +39,7 @@ def add_data_parser(commands: Any, data_option: Callable[[argparse.ArgumentParse
     restore.add_argument("dir", type=Path, metavar="DIR")
     migrate = actions.add_parser("migrate", help="back up and migrate every older store now")
     migrate.add_argument("--dry-run", action="store_true", help="say what would be done")
-    migrate.add_argument("--json", action="store_true", help="print JSON")
+    json_option(migrate)
     for parser in (data, versions, backup, restore, migrate):
         data_option(parser)
 
@@ -51,6 +48,8 @@ def add_data_parser(commands: Any, data_option: Callable[[argparse.ArgumentParse
 def _lock(data_dir: Path, required: bool) -> Iterator[bool]:
     """Hold the data dir's lock while the command runs; yields whether it is held. A
     running kernel holds it: then only what is safe beside it runs (`required` False)."""
+    from hologram.kernel.datadir import DataDirLock, DataDirLockedError
+
     lock = DataDirLock(data_dir)
     try:
         lock.acquire()
@@ -66,6 +65,11 @@ def _lock(data_dir: Path, required: bool) -> Iterator[bool]:
 
 
 def run_data(args: argparse.Namespace) -> int:
+    from hologram.kernel.datadir import resolve_data_dir
+    from hologram.update.backup import take_backup
+    from hologram.update.errors import UpdateError
+    from hologram.update.migrate import survey
+
     data_dir = resolve_data_dir(args.data)
     try:
         if args.data_command == "versions":
@@ -89,6 +93,8 @@ def run_data(args: argparse.Namespace) -> int:
 
 
 def _restore(data_dir: Path, source: Path) -> int:
+    from hologram.update.backup import new_backup_path, read_backup, restore_backup, take_backup
+
     backup = read_backup(source)
     with _lock(data_dir, required=True):
         target = new_backup_path(data_dir, "before-restore", __version__)
@@ -99,6 +105,9 @@ def _restore(data_dir: Path, source: Path) -> int:
 
 
 def _migrate(data_dir: Path, dry_run: bool, as_json: bool) -> int:
+    from hologram.update.backup import backups_dir
+    from hologram.update.migrate import prepare, refuse_newer, survey
+
     with _lock(data_dir, required=True):
         if dry_run:
             report, _found, manifest = survey(data_dir)

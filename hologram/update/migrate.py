@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hologram import __version__
+from hologram._version import __version__
 from hologram.kernel.files import fsync_dir, write_atomic
 from hologram.kernel.schema import apply_step, user_version
 from hologram.update._files import MARKER
@@ -191,6 +191,8 @@ def migrate_store(data_dir: Path, item: Found) -> None:
     if store.kind is Kind.FILES:
         moved = 0
         for step in store.steps[start:]:
+            # `kind` says which `steps` holds (callables for files, SQL for SQLite); the one
+            # dataclass cannot tie the two for mypy.
             step_function: FileStep = step  # type: ignore[assignment]
             moved += step_function(path)
         after = sum(1 for p in path.rglob("*") if p.is_file())
@@ -200,6 +202,7 @@ def migrate_store(data_dir: Path, item: Found) -> None:
     db = sqlite3.connect(path, isolation_level=None)
     try:
         for number in range(start + 1, store.version + 1):
+            # SQL steps, by the store's `kind` (which mypy cannot tie to `steps`, as above).
             apply_step(db, store.steps[number - 1], number)  # type: ignore[arg-type]
         _verify(db, item)
     finally:

@@ -12,7 +12,7 @@ from hologram.plugins.runtime import PluginApp
 
 app = PluginApp()
 MAX_READ = 256 * 1024
-state = {"root": None}
+state: dict[str, Path | None] = {"root": None}
 
 
 @app.on_start
@@ -25,6 +25,8 @@ def choose_root(sdk):
 
 def inside(path: str) -> Path:
     root = state["root"]
+    if root is None:  # chosen by `choose_root` before any tool call can arrive
+        raise RuntimeError("the files root is not chosen yet: the plugin has not started")
     target = (root / path).resolve()
     if target != root and root not in target.parents:
         raise PermissionError(f"{path!r} is outside the files root; use a path inside it")

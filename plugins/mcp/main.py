@@ -69,7 +69,7 @@ class Hub:
     # ---- the servers ------------------------------------------------------------------------
 
     async def configured(self) -> dict[str, ServerSpec]:
-        specs, self.refused = parse_servers(await app.sdk.settings_resolved("servers"))
+        specs, self.refused = parse_servers(await app.sdk.settings.resolved("servers"))
         for name, why in self.refused.items():
             log.warning("MCP server %r not started: %s", name, why)
         return {n: s for n, s in specs.items() if s.enabled}

@@ -43,7 +43,7 @@ async def test_children_spawned_in_one_round_run_concurrently(
     model.queue_text("child result")
     model.queue_text("Both children reported.")
 
-    result = await within_deadline(agent.handle("split the work"))
+    result = await within_deadline(kernel.inputs.say("split the work"))
 
     assert result.reply == "Both children reported." and arrived == ["child here"] * 2
     parent_last = model.requests[-1]
@@ -71,7 +71,7 @@ async def test_a_child_skips_the_stage_pipeline_and_stops_at_its_round_cap(
     model.queue_text("stopped at two")  # the child's answer without tools
     model.queue_text("The child stopped at two.")  # the parent's answer at its own cap
 
-    result = await agent.handle("count")
+    result = await kernel.inputs.say("count")
 
     child_last = model.requests[3]
     assert offered(child_last) == [] and "count to three" in system_prompt(child_last)
@@ -111,12 +111,12 @@ async def test_no_tool_name_is_in_the_system_prompt_unless_offered_that_turn(
     agent.stagehost.register_tool(ToolDef("cmd_run", "Run a shell command.", handler=str))
     agent.skills.add(Skill("deploy", "ship a release", "1. cmd_run the tests"))
     model.queue_text("turn one")
-    await agent.handle("first")
+    await kernel.inputs.say("first")
     agent.stagehost.unregister_plugin_tools("cmd")
     agent.skills.remove("deploy")
     kernel.state.channels.unregister("test")
     model.queue_text("turn two")
-    await agent.handle("second")
+    await kernel.inputs.say("second")
 
     universe = KNOWN_TOOL_NAMES | {n for r in model.requests for n in offered(r)}
     universe |= {"output_send__test", "output_send__test_help"}
@@ -136,10 +136,10 @@ async def test_the_persona_comes_from_personal_md(
 ) -> None:
     await kernel.config.set("core.agent.personal_prompt", "You are Holo.")
     model.queue_text("a")
-    await agent.handle("x")
+    await kernel.inputs.say("x")
     assert system_prompt(model.last_request).startswith("You are Holo.")
     (data_dir / "personal").mkdir()
     (data_dir / "personal" / "personal.md").write_text("You are Mira.", encoding="utf-8")
     model.queue_text("b")
-    await agent.handle("y")
+    await kernel.inputs.say("y")
     assert system_prompt(model.last_request).startswith("You are Mira.")

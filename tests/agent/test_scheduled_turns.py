@@ -305,3 +305,22 @@ async def test_an_input_is_marked_done_only_once_its_memory_is_stored(
     degraded = [e.payload for e in events.of(EventType.MEMORY_DEGRADED)]
     assert [p["layer"] for p in degraded] == ["turns"]
     assert "poisoned row" in degraded[0]["problems"][0]
+
+
+async def test_an_input_has_one_id_the_journals_from_ticket_to_scheduler_to_its_events(
+    kernel: Kernel, model: ScriptedModelServer, events: Recorder
+) -> None:
+    model.queue_text("first").queue_text("second")
+    first = await kernel.inject("one")
+    second = await kernel.inject("two")
+    await within_deadline(second)
+    await first
+    journal = kernel.inputs.journal
+    for ticket, text in ((first, "one"), (second, "two")):
+        row = await journal.get(ticket.id)
+        assert row is not None and row["text"] == text
+        assert ticket.task is not None and ticket.task.id == ticket.id
+        assert ticket.task.payload.record.id == ticket.id
+    decided = {e.payload["task"] for e in events.of(EventType.SCHEDULER)}
+    turns = {e.payload["input_id"] for e in events.of(EventType.TURN_FINISHED)}
+    assert {first.id, second.id} <= decided & turns

@@ -33,7 +33,7 @@ def store_of(kernel: Kernel) -> MediaStore:
 
 
 async def run_turn(agent: Agent, text: str, media: tuple[MediaRef, ...] = ()) -> Any:
-    return await Turn(agent, TurnInput(text, "notebook", media=media)).run()
+    return await Turn(agent.parts, TurnInput(text, "notebook", media=media)).run()
 
 
 def image_urls(message: dict[str, Any]) -> list[str]:

@@ -54,7 +54,7 @@ async def test_a_three_round_tool_loop_feeds_each_result_back(
     model.queue_tool_call("calc_add", {"a": 3, "b": 4}, call_id="c2")
     model.queue_text("1+2 is 3 and 3+4 is 7.")
 
-    result = await agent.handle("add things", channel="notebook")
+    result = await kernel.inputs.say("add things", channel="notebook")
 
     assert result.reply == "1+2 is 3 and 3+4 is 7." and result.rounds == 3
     assert result.ended_by == "answer" and result.delivered
@@ -76,7 +76,7 @@ async def test_max_tool_rounds_caps_the_loop_and_asks_for_an_answer(
         model.queue_tool_call("calc_add", {"a": i, "b": i}, call_id=f"c{i}")
     model.queue_text("I stopped adding.")
 
-    result = await agent.handle("keep adding")
+    result = await kernel.inputs.say("keep adding")
 
     assert len(calls) == 3 and len(model.requests) == 4
     assert all("calc_add" in offered(r) for r in model.requests[:3])
@@ -88,7 +88,7 @@ async def test_max_tool_rounds_caps_the_loop_and_asks_for_an_answer(
 
 
 async def test_a_crashing_stage_handler_is_isolated_and_the_turn_goes_on(
-    agent: Agent, model: ScriptedModelServer, events: Recorder
+    kernel: Kernel, agent: Agent, model: ScriptedModelServer, events: Recorder
 ) -> None:
     def crash(ctx: StageContext) -> None:
         raise ValueError("plugin bug")
@@ -100,7 +100,7 @@ async def test_a_crashing_stage_handler_is_isolated_and_the_turn_goes_on(
     agent.stagehost.register_stage(Stage.PRE_ACTION, inject, owner="calendar")
     model.queue_text("It is Tuesday.")
 
-    assert (await agent.handle("what day is it?")).reply == "It is Tuesday."
+    assert (await kernel.inputs.say("what day is it?")).reply == "It is Tuesday."
     [error] = events.of(EventType.STAGE_HANDLER_ERROR)
     assert error.payload["handler"].startswith("buggy:") and "ValueError" in error.payload["error"]
     sent = model.last_request.json["messages"]
@@ -108,7 +108,7 @@ async def test_a_crashing_stage_handler_is_isolated_and_the_turn_goes_on(
 
 
 async def test_invalid_tool_arguments_go_back_and_the_model_corrects_them(
-    agent: Agent, model: ScriptedModelServer
+    kernel: Kernel, agent: Agent, model: ScriptedModelServer
 ) -> None:
     calls: list[dict[str, Any]] = []
     register_add(agent, calls)
@@ -116,7 +116,7 @@ async def test_invalid_tool_arguments_go_back_and_the_model_corrects_them(
     model.queue_tool_call("calc_add", {"a": 1, "b": 2}, call_id="good")
     model.queue_text("3")
 
-    result = await agent.handle("add one and two")
+    result = await kernel.inputs.say("add one and two")
 
     assert calls == [{"a": 1, "b": 2}] and result.reply == "3"
     [error] = tool_messages(model.requests[1])
@@ -125,7 +125,7 @@ async def test_invalid_tool_arguments_go_back_and_the_model_corrects_them(
 
 
 async def test_calls_of_one_round_run_concurrently(
-    agent: Agent, model: ScriptedModelServer
+    kernel: Kernel, agent: Agent, model: ScriptedModelServer
 ) -> None:
     # Each tool waits for the other's signal: executed one after the other, they deadlock.
     ping, pong = asyncio.Event(), asyncio.Event()
@@ -145,7 +145,7 @@ async def test_calls_of_one_round_run_concurrently(
     model.queue(ScriptedReply(tool_calls=[ToolCall("l", "pair_left"), ToolCall("r", "pair_right")]))
     model.queue_text("both done")
 
-    result = await within_deadline(agent.handle("run both"))
+    result = await within_deadline(kernel.inputs.say("run both"))
 
     assert result.reply == "both done"
     assert sorted(m["content"] for m in tool_messages(model.last_request)) == [
@@ -155,7 +155,7 @@ async def test_calls_of_one_round_run_concurrently(
 
 
 async def test_before_toolcall_can_deny_and_a_round_all_denied_ends_the_loop(
-    agent: Agent, model: ScriptedModelServer
+    kernel: Kernel, agent: Agent, model: ScriptedModelServer
 ) -> None:
     ran: list[dict[str, Any]] = []
     agent.stagehost.register_tool(ToolDef("danger_rm", "Delete a path.", handler=ran.append))
@@ -165,7 +165,7 @@ async def test_before_toolcall_can_deny_and_a_round_all_denied_ends_the_loop(
     )
     model.queue(ScriptedReply(text="Deleting.", tool_calls=[ToolCall("d", "danger_rm")]))
 
-    result = await agent.handle("delete everything")
+    result = await kernel.inputs.say("delete everything")
 
     assert ran == [] and len(model.requests) == 1
     assert result.ended_by == "all_denied" and result.reply == "Deleting."
@@ -173,7 +173,7 @@ async def test_before_toolcall_can_deny_and_a_round_all_denied_ends_the_loop(
 
 
 async def test_before_toolcall_can_modify_the_arguments(
-    agent: Agent, model: ScriptedModelServer
+    kernel: Kernel, agent: Agent, model: ScriptedModelServer
 ) -> None:
     calls: list[dict[str, Any]] = []
     register_add(agent, calls)
@@ -184,12 +184,12 @@ async def test_before_toolcall_can_modify_the_arguments(
     agent.stagehost.register_stage(Stage.BEFORE_TOOLCALL, clamp)
     model.queue_tool_call("calc_add", {"a": 5, "b": 5})
     model.queue_text("zero")
-    await agent.handle("add")
+    await kernel.inputs.say("add")
     assert calls == [{"a": 0, "b": 0}]
 
 
 async def test_after_toolcall_can_rewrite_the_result_the_model_sees(
-    agent: Agent, model: ScriptedModelServer
+    kernel: Kernel, agent: Agent, model: ScriptedModelServer
 ) -> None:
     register_add(agent, [])
 
@@ -199,12 +199,12 @@ async def test_after_toolcall_can_rewrite_the_result_the_model_sees(
     agent.stagehost.register_stage(Stage.AFTER_TOOLCALL, redact)
     model.queue_tool_call("calc_add", {"a": 1, "b": 1})
     model.queue_text("ok")
-    await agent.handle("add")
+    await kernel.inputs.say("add")
     assert [m["content"] for m in tool_messages(model.last_request)] == ["[redacted]"]
 
 
 async def test_a_short_circuit_at_on_input_skips_to_after_output(
-    agent: Agent, model: ScriptedModelServer, notebook: CollectingChannel
+    kernel: Kernel, agent: Agent, model: ScriptedModelServer, notebook: CollectingChannel
 ) -> None:
     reached: list[str] = []
     agent.stagehost.register_stage(
@@ -213,7 +213,7 @@ async def test_a_short_circuit_at_on_input_skips_to_after_output(
     for stage in (Stage.PRE_ACTION, Stage.BEFORE_OUTPUT, Stage.AFTER_OUTPUT):
         agent.stagehost.register_stage(stage, lambda ctx, s=stage: reached.append(s.value))
 
-    result = await agent.handle("spam")
+    result = await kernel.inputs.say("spam")
 
     assert result.reply == "You are muted." and result.ended_by == "short_circuit:on_input"
     assert model.requests == [] and reached == ["after_output"]
@@ -221,7 +221,7 @@ async def test_a_short_circuit_at_on_input_skips_to_after_output(
 
 
 async def test_before_output_rewrites_the_reply_and_after_output_only_reads_it(
-    agent: Agent, model: ScriptedModelServer, notebook: CollectingChannel
+    kernel: Kernel, agent: Agent, model: ScriptedModelServer, notebook: CollectingChannel
 ) -> None:
     seen: list[str] = []
 
@@ -236,14 +236,14 @@ async def test_before_output_rewrites_the_reply_and_after_output_only_reads_it(
     agent.stagehost.register_stage(Stage.AFTER_OUTPUT, rewrite_late)
     model.queue_text("hello")
 
-    result = await agent.handle("hi")
+    result = await kernel.inputs.say("hi")
 
     assert notebook.texts() == ["hello ~holo"] and seen == ["hello ~holo"]
     assert result.reply == "hello ~holo"
 
 
 async def test_post_action_sees_the_model_output_and_can_drop_calls(
-    agent: Agent, model: ScriptedModelServer
+    kernel: Kernel, agent: Agent, model: ScriptedModelServer
 ) -> None:
     ran: list[dict[str, Any]] = []
     agent.stagehost.register_tool(ToolDef("danger_rm", "x", handler=ran.append))
@@ -254,7 +254,7 @@ async def test_post_action_sees_the_model_output_and_can_drop_calls(
 
     agent.stagehost.register_stage(Stage.POST_ACTION, drop)
     model.queue(ScriptedReply(text="darn", tool_calls=[ToolCall("d", "danger_rm")]))
-    result = await agent.handle("x")
+    result = await kernel.inputs.say("x")
     assert ran == [] and result.reply == "d**n" and len(model.requests) == 1
 
 
@@ -273,7 +273,7 @@ async def test_output_caps_are_enforced_on_the_models_sends(
     )
     model.queue_text("sent")
 
-    await agent.handle("send things", channel="notebook")
+    await kernel.inputs.say("send things", channel="notebook")
 
     [refused] = tool_messages(model.requests[1])
     assert '"image" is not one of "text"' in refused["content"]
@@ -281,7 +281,7 @@ async def test_output_caps_are_enforced_on_the_models_sends(
 
 
 async def test_every_step_is_published(
-    agent: Agent, model: ScriptedModelServer, events: Recorder
+    kernel: Kernel, agent: Agent, model: ScriptedModelServer, events: Recorder
 ) -> None:
     register_add(agent, [])
     model.queue(
@@ -290,7 +290,7 @@ async def test_every_step_is_published(
         )
     )
     model.queue_text("2")
-    await agent.handle("1+1?")
+    await kernel.inputs.say("1+1?")
     await asyncio.sleep(0)
     assert events.of(EventType.RAW_INPUT)[0].payload["text"] == "1+1?"
     chain = events.of(EventType.AGENT_LLM_CHAIN)
@@ -300,7 +300,8 @@ async def test_every_step_is_published(
     assert events.of(EventType.TOOL_CALL)[0].payload["result"] == "2"
     assert events.of(EventType.AGENT_OUTPUT)[0].payload["text"] == "2"
     assert {e.payload["stage"] for e in events.of(EventType.STAGE)} == {s.value for s in Stage}
-    kinds = [e.type for e in events.events]
+    # The scheduler's decisions around the turn (start, finish) are the scheduler's words.
+    kinds = [e.type for e in events.events if e.type != EventType.SCHEDULER]
     assert kinds.index(EventType.TURN_STARTED) < kinds.index(EventType.AGENT_LLM_CHAIN)
     assert kinds[-1] == EventType.TURN_FINISHED, "the turn's last word"
     finished = events.of(EventType.TURN_FINISHED)[0].payload
@@ -323,7 +324,7 @@ async def test_a_turn_that_fails_or_is_stopped_still_publishes_turn_finished(
 ) -> None:
     agent.without_model = None  # no recoverydiag: a model that fails ends the turn in error
     with pytest.raises(Exception, match="no LLM source answered"):
-        await agent.handle("nothing is queued, so the model fails")  # scripted: empty
+        await kernel.inputs.say("nothing is queued, so the model fails")  # scripted: empty
     (failed,) = events.of(EventType.TURN_FINISHED)
     assert failed.payload["ended_by"] == "error" and "AllProvidersFailed" in failed.payload["error"]
 

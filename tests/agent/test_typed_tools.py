@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import pytest
 
+from hologram import Kernel
 from hologram.agent import Agent
 from hologram.llm import ScriptedModelServer
 from hologram.sdk import Param, SchemaError, ToolCall, ToolDef, ToolError, schema_of
@@ -141,7 +142,7 @@ async def test_a_bad_argument_never_reaches_the_function(
 
 
 async def test_a_rejected_argument_reaches_the_model_which_retries(
-    agent: Agent, model: ScriptedModelServer
+    kernel: Kernel, agent: Agent, model: ScriptedModelServer
 ) -> None:
     seen: list[dict[str, Any]] = []
     agent.stagehost.register_tool(make_forecast(seen))
@@ -149,7 +150,7 @@ async def test_a_rejected_argument_reaches_the_model_which_retries(
     model.queue_tool_call("weather_forecast", {"places": [{"city": "Oslo"}], "days": 7}, "c2")
     model.queue_text("A week of sun in Oslo.")
 
-    result = await agent.handle("weather in Oslo for a month?")
+    result = await kernel.inputs.say("weather in Oslo for a month?")
 
     assert result.reply == "A week of sun in Oslo." and result.rounds == 3
     assert [s["days"] for s in seen] == [7]  # only the corrected call ran

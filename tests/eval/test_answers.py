@@ -10,9 +10,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from hologram.eval import AnswerConfig, EvalConfig, EvalError, Experiment, Ranker, token_f1
+from hologram.eval import (
+    AnswerConfig,
+    EvalConfig,
+    EvalError,
+    Experiment,
+    Ranker,
+    load_dataset,
+    token_f1,
+)
 from hologram.eval.answer import answer_tokens, memory_line, verdict
-from hologram.eval.dataset import load_dataset
 from hologram.llm import ScriptedModelServer
 from tests.serve.harness import ScriptedModel
 

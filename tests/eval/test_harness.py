@@ -8,8 +8,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from hologram.eval import EvalConfig, EvalError, Experiment, Ranker, Tier, Unit, run_unit
-from hologram.eval.dataset import load_dataset
+from hologram.eval import (
+    EvalConfig,
+    EvalError,
+    Experiment,
+    Ranker,
+    Tier,
+    Unit,
+    load_dataset,
+    run_unit,
+)
 from tests.eval.conftest import SMALL_WINDOW, START
 
 DAY = 86400.0

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hologram import Kernel
-from hologram.agent.scheduler_loop import TaskStopped
+from hologram.agent import TaskStopped
 from hologram.llm import ScriptedModelServer, ScriptedReply
 from hologram.sdk import Event, EventType, Priority, ToolCall
 

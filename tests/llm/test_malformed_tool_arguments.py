@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+from hologram import Kernel
 from hologram.agent import Agent
 from hologram.llm import ChatMessage, CompletionRequest, LuaAdaptedProvider, ScriptedModelServer
 from hologram.llm.scripted_server import ScriptedReply
@@ -38,6 +39,7 @@ def completion_with_arguments(arguments: str, call_id: str = "call_1") -> str:
 
 
 async def test_non_json_tool_arguments_are_answered_with_a_tool_error_and_the_turn_goes_on(
+    kernel: Kernel,  # noqa: F811
     agent: Agent,  # noqa: F811
     model: ScriptedModelServer,  # noqa: F811
 ) -> None:
@@ -47,7 +49,7 @@ async def test_non_json_tool_arguments_are_answered_with_a_tool_error_and_the_tu
     model.queue_tool_call("coldcontext_commit", {"content": "lives in Paris"}, call_id="call_2")
     model.queue_text("Noted: you live in Paris.")
 
-    result = await agent.handle("remember that I live in Paris")
+    result = await kernel.inputs.say("remember that I live in Paris")
 
     assert result.reply.startswith("Noted: you live in Paris.")
     assert len(model.requests) == 3  # the loop went on after the broken call
@@ -60,6 +62,7 @@ async def test_non_json_tool_arguments_are_answered_with_a_tool_error_and_the_tu
 
 
 async def test_arguments_that_are_json_but_not_an_object_are_answered_the_same_way(
+    kernel: Kernel,  # noqa: F811
     agent: Agent,  # noqa: F811
     model: ScriptedModelServer,  # noqa: F811
 ) -> None:
@@ -68,7 +71,7 @@ async def test_arguments_that_are_json_but_not_an_object_are_answered_the_same_w
     )
     model.queue_text("Sorry, let me try again later.")
 
-    result = await agent.handle("remember Paris")
+    result = await kernel.inputs.say("remember Paris")
 
     assert result.reply.startswith("Sorry")
     [answer] = [m for m in model.requests[1].json["messages"] if m["role"] == "tool"]

@@ -82,7 +82,7 @@ async def test_a_committed_photo_is_recalled_with_its_sentence_and_seen_again(
 
     model.queue_tool_call("seemedia", {"digest": ref.short}, call_id="s1")
     model.queue_text("That is Miso, asleep.")
-    result = await Turn(agent, TurnInput("do you remember Miso the cat?")).run()
+    result = await Turn(agent.parts, TurnInput("do you remember Miso the cat?")).run()
 
     first = model.requests[-2].json
     assert "seemedia" in [t["function"]["name"] for t in first["tools"]]

@@ -35,7 +35,7 @@ RAW = """
         }[args["kind"]]
         answer = asyncio.get_running_loop().create_future()
         app.peer._pending[4242] = answer
-        frame = '{"jsonrpc":"2.0","id":4242,"method":"sdk.inject_input","params":' + text + "}"
+        frame = '{"jsonrpc":"2.0","id":4242,"method":"sdk.inject","params":' + text + "}"
         app.peer._writer.write(frame.encode() + b"\\n")
         if args["kind"] != "surrogate":
             return "sent"
@@ -46,7 +46,7 @@ RAW = """
 
     @app.tool("Inject good text.")
     async def raw_good(args):
-        return str(await app.sdk.call("sdk.inject_input", text="a good input", channel="test"))
+        return str(await app.sdk.call("sdk.inject", text="a good input", channel="test"))
 
     app.run()
 """

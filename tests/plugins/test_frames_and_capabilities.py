@@ -52,7 +52,7 @@ MISBEHAVE = """
             import os; os._exit(5)
         elif kind in ("publish", "tool_table", "inject"):
             method = {"publish": "sdk.publish", "tool_table": "sdk.tools.list",
-                      "inject": "sdk.inject_input"}[kind]
+                      "inject": "sdk.inject"}[kind]
             try:
                 await app.sdk.call(method, text="x", channel="test")
             except Exception as exc:

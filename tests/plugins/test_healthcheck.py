@@ -7,7 +7,6 @@ from __future__ import annotations
 import socket
 
 from hologram import Kernel
-from hologram.health import check
 from hologram.llm import ScriptedModelServer
 from tests.agent.test_turn_pipeline import offered, tool_messages
 
@@ -39,7 +38,7 @@ async def test_the_agent_gets_the_readiness_report_with_its_self_test(
     assert lines[-1] == "healthy"
     # The same checks, by the same code, as the service's readiness answer (the kernel's
     # phase aside: the tool is asked from inside a turn).
-    expected = await check(kernel, with_selftest=False)
+    expected = await kernel.health(with_selftest=False)
     named = [c.name for c in expected.checks if c.name != "kernel"]
     assert [line[5:].split(": ")[0] for line in lines[1:-1]] == named
     assert "ok   plugin:healthcheck: running" in report

@@ -34,7 +34,7 @@ async def test_luademo_registers_its_tool_and_stage_handler_at_start(
     await registry.enable("luademo")
     assert await run(kernel, "luademo_wordcount", text="one two three") == ('{"words": 3}', False)
     model.queue_text("hello")
-    assert (await agent.handle("hi")).reply == "hello [lua]"
+    assert (await kernel.inputs.say("hi")).reply == "hello [lua]"
 
 
 async def test_a_lua_error_in_a_handler_is_isolated_and_reported(
@@ -55,7 +55,7 @@ async def test_a_lua_error_in_a_handler_is_isolated_and_reported(
     assert is_error and "tool broke" in content and "main.lua:2" in content
     assert await run(kernel, "oops_fine") == ("fine", False)
     model.queue_text("reply")
-    assert (await agent.handle("x")).reply == "reply"
+    assert (await kernel.inputs.say("x")).reply == "reply"
     (failure,) = events.of(EventType.STAGE_HANDLER_ERROR)
     assert "stage broke" in failure.payload["error"]
 
@@ -75,7 +75,7 @@ async def test_a_skill_joins_the_index_and_skill_info_returns_its_body(
 ) -> None:
     await registry.enable("note_taking")
     model.queue_text("ok")
-    await agent.handle("take a note")
+    await kernel.inputs.say("take a note")
     system = model.requests[0].json["messages"][0]["content"]
     assert "note_taking" in system and "How to keep a tidy running note" in system
     tools = agent.build_tool_defs()

@@ -43,13 +43,13 @@ PROBE = """
 
     @app.tool("Try to plant a secret reference in its own settings.")
     async def probe_plant(args):
-        await app.sdk.settings_set("headers", {"x": "@{mcp_token}"})
+        await app.sdk.settings.set("headers", {"x": "@{mcp_token}"})
         return "planted"
 
     @app.tool("Read a setting with its secrets filled in.")
     async def probe_secret(args):
-        return json.dumps([await app.sdk.settings_resolved("headers"),
-                           await app.sdk.settings_get("headers")])
+        return json.dumps([await app.sdk.settings.resolved("headers"),
+                           await app.sdk.settings.get("headers")])
 
     app.run()
 """

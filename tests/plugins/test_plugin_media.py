@@ -80,11 +80,11 @@ PLUGIN = """
             sdk.inject_interrupt_media(text, "notebook", media, args.get("level", 1))
         )
 
-    @app.tool("Send a raw inject_input_media frame.", {"type": "object", "properties": {
+    @app.tool("Send a raw inject frame with media.", {"type": "object", "properties": {
         "media": {}}})
     async def NAME_raw(args):
         return await answer(app.sdk.call(
-            "sdk.inject_input_media", text="raw", channel="notebook", media=args["media"]))
+            "sdk.inject", text="raw", channel="notebook", media=args["media"]))
 
     @app.tool("Read stored media.", {"type": "object", "properties": {
         "digest": {"type": "string"}}})

@@ -17,9 +17,9 @@ import pytest
 from hologram import Kernel
 from hologram.llm import ScriptedModelServer
 from hologram.plugins import KernelSDK, PluginRegistry
-from hologram.plugins.bridge import METHODS
 from hologram.plugins.surfaces import KnowledgeSurface, MemorySurface, SocialSurface
 from hologram.sdk import (
+    SDK_CALLS,
     KnowledgeAPI,
     KnowledgeEntry,
     KnowledgeHit,
@@ -268,7 +268,7 @@ def test_the_kernels_surfaces_answer_every_call_of_the_sdks_protocols() -> None:
             implemented = getattr(surface, call, None)
             assert implemented is not None, f"{surface.__name__} lacks {call}"
             assert _shape(implemented) == _shape(getattr(protocol, call)), (surface, call)
-            assert f"sdk.{surface_name}.{call}" in METHODS, f"no RPC for {surface_name}.{call}"
+            assert f"{surface_name}.{call}" in SDK_CALLS, f"no RPC for {surface_name}.{call}"
 
 
 async def test_the_surfaces_answer_with_the_sdks_plain_data(
@@ -321,7 +321,7 @@ async def test_inject_input_sync_without_the_capability_is_refused(
 ) -> None:
     await caller("mute", ["tools"])
 
-    answer = await sdk_call(kernel, "mute", "sdk.inject_input_sync", text="hi", channel="notebook")
+    answer = await sdk_call(kernel, "mute", "sdk.inject", text="hi", channel="notebook", wait=True)
 
     assert answer.startswith("refused:") and "'inject'" in answer
     assert model.requests == []
@@ -429,7 +429,8 @@ async def test_a_plugin_selects_a_declared_profile_per_input_and_an_undeclared_o
         return await sdk_call(
             kernel,
             "qq",
-            "sdk.inject_input_sync",
+            "sdk.inject",
+            wait=True,
             text=f"write it ({profile})",
             channel="notebook",
             user_id="42",

@@ -48,12 +48,16 @@ async def echo(registry: PluginRegistry, write_plugin: Callable[..., Path]) -> P
 
 
 async def test_a_tool_call_from_the_model_reaches_the_plugin_and_its_result_comes_back(
-    echo: PluginRegistry, agent: Agent, model: ScriptedModelServer, notebook: CollectingChannel
+    echo: PluginRegistry,
+    kernel: Kernel,
+    agent: Agent,
+    model: ScriptedModelServer,
+    notebook: CollectingChannel,
 ) -> None:
     model.queue_tool_call("echo_shout", {"text": "hello"}, call_id="c1")
     model.queue_text("done")
 
-    result = await agent.handle("shout hello")
+    result = await kernel.inputs.say("shout hello")
 
     tool_messages = [m for m in model.requests[1].json["messages"] if m["role"] == "tool"]
     assert [m["content"] for m in tool_messages] == ["HELLO!"]
@@ -61,11 +65,15 @@ async def test_a_tool_call_from_the_model_reaches_the_plugin_and_its_result_come
 
 
 async def test_a_stage_handler_in_a_subprocess_modifies_the_turn(
-    echo: PluginRegistry, agent: Agent, model: ScriptedModelServer, notebook: CollectingChannel
+    echo: PluginRegistry,
+    kernel: Kernel,
+    agent: Agent,
+    model: ScriptedModelServer,
+    notebook: CollectingChannel,
 ) -> None:
     model.queue_text("the answer")
 
-    result = await agent.handle("question")
+    result = await kernel.inputs.say("question")
 
     assert result.reply == "the answer -- signed by echo"
     assert notebook.texts() == ["the answer -- signed by echo"]

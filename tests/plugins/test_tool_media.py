@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hologram import Kernel
-from hologram.agent.loop import LoopFrame, ToolLoop
+from hologram.agent.loop import LoopFrame, LoopParts, ToolLoop
 from hologram.llm import ChatMessage, ScriptedModelServer
 from hologram.plugins import PluginRegistry
 from hologram.sdk import ToolCall, ToolDef, ToolOutput
@@ -75,7 +75,7 @@ async def test_a_plugin_tool_image_reaches_the_next_model_request(
     agent = ollama_kernel.state.agent
     assert agent is not None
 
-    result = await agent.handle("show me the sales chart")
+    result = await ollama_kernel.inputs.say("show me the sales chart")
 
     assert result.reply.startswith("Sales are up.")
     (tool_result,) = result.tool_results
@@ -158,12 +158,9 @@ async def test_the_plain_tool_loop_of_residents_shows_tool_media_too(
     tool = ToolDef.from_function(snap)
     loop = ToolLoop(
         "resident-test",
-        agent.model,
-        agent.runner,
+        LoopParts(agent.model, agent.runner, agent.events.emit, agent.tasks),
         lambda: {tool.name: tool},
         lambda: 3,
-        agent.events.emit,
-        agent.tasks,
     )
     model.queue_tool_call("snap", {}, call_id="t1").queue_text("seen")
 

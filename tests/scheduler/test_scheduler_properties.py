@@ -8,8 +8,10 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hologram.agent.scheduler import Action, Scheduler
+from hologram.agent.scheduler import Action
 from hologram.sdk import Priority
+
+from .numbered import Numbered
 
 COOLDOWN = 2.0
 
@@ -26,7 +28,7 @@ class Checked:
     """Runs a scheduler and checks every decision it makes against the rules."""
 
     def __init__(self) -> None:
-        self.s = Scheduler(cooldown=COOLDOWN)
+        self.s = Numbered(cooldown=COOLDOWN)
         self.now = 0.0
         self.submitted: list[int] = []
         self.counts: Counter[tuple[str, int]] = Counter()
@@ -43,7 +45,7 @@ class Checked:
         running = self.s.current
         before = self.snapshot()
         if operation[0] == "submit":
-            task, decisions = self.s.submit(
+            task, decisions = self.s.submit_next(
                 "x", operation[1], now=self.now, from_plugin=operation[2]
             )
             self.submitted.append(task.id)
@@ -116,7 +118,7 @@ def test_random_streams_keep_every_rule(operations: list[tuple]) -> None:
 def test_a_burst_without_finishes_never_stacks_deeper_than_the_levels(
     levels: list[Priority],
 ) -> None:
-    s = Scheduler(cooldown=0)
+    s = Numbered(cooldown=0)
     for n, level in enumerate(levels):
-        s.submit("x", level, now=float(n))
+        s.submit_next("x", level, now=float(n))
         assert len(s.stack) <= 4

@@ -6,28 +6,28 @@ import asyncio
 
 import pytest
 
-from hologram.agent.scheduler_loop import SchedulerLoop, TaskStopped
+from hologram.agent import TaskStopped
 from hologram.events import EventBus
 from hologram.kernel import ManualClock
 from hologram.notebook.scheduler_widget import SchedulerWidget
 from hologram.sdk import EventType, Priority
-from tests.scheduler.test_scheduler_loop import DEADLINE, Script, wait_for
+from tests.scheduler.test_dispatcher import DEADLINE, Script, Scripted, wait_for
 
 
 async def test_the_timeline_shows_runs_per_lane_preempt_resume_and_the_stack() -> None:
     bus = EventBus()
     clock = ManualClock()
     script = Script()
-    loop = SchedulerLoop(
-        script, clock, on_decision=lambda d: bus.emit(EventType.SCHEDULER, **d.as_payload())
+    loop = Scripted(
+        script, clock, observe=lambda d, _: bus.emit(EventType.SCHEDULER, **d.as_payload())
     )
     loop.start()
     widget = SchedulerWidget(bus.subscribe)
     try:
-        work = loop.inject("work")
+        work = loop.give("work")
         await wait_for(script.began("work"))
         await clock.advance(1.0)
-        loop.inject("timer", Priority.L3)
+        loop.give("timer", Priority.L3)
         await wait_for(script.began("timer"))
         # Live: while the interrupt runs, the preempted input sits on the stack.
         assert f"interrupt stack (bottom → top): #{work.id}" in widget.svg
@@ -52,13 +52,13 @@ async def test_the_timeline_shows_runs_per_lane_preempt_resume_and_the_stack() -
 async def test_a_stop_is_marked() -> None:
     bus = EventBus()
     script = Script()
-    loop = SchedulerLoop(
-        script, ManualClock(), on_decision=lambda d: bus.emit(EventType.SCHEDULER, **d.as_payload())
+    loop = Scripted(
+        script, ManualClock(), observe=lambda d, _: bus.emit(EventType.SCHEDULER, **d.as_payload())
     )
     loop.start()
     widget = SchedulerWidget(bus.subscribe)
     try:
-        long = loop.inject("long")
+        long = loop.give("long")
         await wait_for(script.began("long"))
         loop.stop()
         with pytest.raises(TaskStopped):

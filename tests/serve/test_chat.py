@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from hologram.serve.client import Chat
+from hologram.cli.chat import Chat
 from hologram.serve.inputs import Ack
 from tests.serve.harness import ScriptedModel, Service
 

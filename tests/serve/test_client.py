@@ -4,6 +4,7 @@ service as a subprocess; its answers are the dataclasses the endpoints return.""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import socket
 import subprocess
@@ -22,6 +23,22 @@ from hologram.serve.reads.graph import Recalled
 from hologram.serve.reads.knowledge import KnowledgeSearch
 from hologram.serve.status import LlmStatus, Status
 from tests.serve.harness import Service
+
+
+def _methods(client: Client | AsyncClient) -> dict[str, inspect.Signature]:
+    public = [name for name in dir(type(client)) if not name.startswith("_")]
+    return {name: inspect.signature(getattr(client, name)) for name in public}
+
+
+async def test_the_two_clients_offer_the_same_methods_with_the_same_signatures() -> None:
+    with Client("http://127.0.0.1:9") as sync_client:
+        sync = _methods(sync_client)
+    async with AsyncClient("http://127.0.0.1:9") as async_client:
+        asynchronous = _methods(async_client)
+    assert sync.keys() - {"close"} == asynchronous.keys() - {"aclose"}
+    for name in sync.keys() - {"close", "events", "call"}:
+        assert asynchronous[name] == sync[name], name
+    assert "wait" in sync["say"].parameters and "media" in sync["send"].parameters
 
 
 def test_the_sync_client_answers_with_the_endpoints_own_types(service: Service) -> None:

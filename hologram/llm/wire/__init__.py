@@ -17,6 +17,7 @@ from hologram.llm.wire._base import (
     WireFormat,
     pieces,
 )
+from hologram.llm.wire._reply import ScriptedReply
 from hologram.llm.wire.anthropic import AnthropicMessages
 from hologram.llm.wire.gemini import Gemini
 from hologram.llm.wire.ollama import Ollama
@@ -74,6 +75,7 @@ __all__ = [
     "NDJSON",
     "SSE",
     "ReceivedImage",
+    "ScriptedReply",
     "Turn",
     "WireFormat",
     "embeddings_answer",

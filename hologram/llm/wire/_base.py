@@ -30,7 +30,7 @@ from hologram.llm.budget import estimate_tokens
 from hologram.sdk import ToolCall
 
 if TYPE_CHECKING:
-    from hologram.llm.scripted_server import ScriptedReply
+    from hologram.llm.wire._reply import ScriptedReply
 
 SSE = "text/event-stream"
 NDJSON = "application/x-ndjson"

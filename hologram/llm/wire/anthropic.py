@@ -40,7 +40,9 @@ def _signature(text: str) -> str:
 
 
 def _image(block: dict[str, Any], role: str, call: str = "") -> ReceivedImage:
-    source = block.get("source") if isinstance(block.get("source"), dict) else {}
+    source = block.get("source")
+    if not isinstance(source, dict):
+        source = {}
     return ReceivedImage(
         role,
         str(source.get("media_type") or ""),
@@ -159,10 +161,10 @@ class AnthropicMessages(WireFormat):
                 if not turn.whole:
                     return
             elif block["type"] == "thinking":
-                start = {"type": "thinking", "thinking": "", "signature": ""}
+                start: dict[str, Any] = {"type": "thinking", "thinking": "", "signature": ""}
                 yield event("content_block_start", index=index, content_block=start)
                 for piece in pieces(block["thinking"]):
-                    delta = {"type": "thinking_delta", "thinking": piece}
+                    delta: dict[str, Any] = {"type": "thinking_delta", "thinking": piece}
                     yield event("content_block_delta", index=index, delta=delta)
                 delta = {"type": "signature_delta", "signature": block["signature"]}
                 yield event("content_block_delta", index=index, delta=delta)

@@ -30,6 +30,7 @@ from hologram.sdk import Clock, EventType, MediaRef
 from hologram.sdk.embedding import (
     Embedder,
     Modality,
+    Vectors,
 )
 from hologram.sdk.events import discard
 
@@ -229,7 +230,7 @@ class ColdContext:
     def _index(self, doc: ColdDoc) -> None:
         self._docs[doc.id] = doc
         # Only a vector of the current space is compared; another's waits for re-embedding.
-        vector = doc.vector.vector if self._current(doc) else None  # type: ignore[union-attr]
+        vector = self._current_vector(doc)
         self.recall_index.add(
             doc.id,
             doc.created_at,
@@ -310,7 +311,12 @@ class ColdContext:
 
     def _current(self, doc: ColdDoc) -> bool:
         """Whether the document's vector is of the current space (only those are compared)."""
-        return doc.vector is not None and doc.vector.matches(self.embedder)
+        return self._current_vector(doc) is not None
+
+    def _current_vector(self, doc: ColdDoc) -> Vectors | None:
+        """The document's vector when it is of the current space, else None."""
+        stored = doc.vector
+        return stored.vector if stored is not None and stored.matches(self.embedder) else None
 
     async def _store(self, docs: list[ColdDoc], why: str) -> None:
         """New documents: embedded, cut, stored in the cold place and indexed."""

@@ -7,7 +7,7 @@ import hashlib
 import math
 import re
 import zlib
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -28,7 +28,7 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _LATIN = re.compile(r"[a-z0-9]+")
 
 
-def _hash_into(features: Counter[str], dim: int, out: np.ndarray) -> None:
+def _hash_into(features: Mapping[str, float], dim: int, out: np.ndarray) -> None:
     """Signed feature hashing: crc32 is stable across processes (Python's `hash` is salted
     per process, which would change every vector on restart); the sign bit halves the bias
     that collisions add to cosine similarity."""
@@ -53,9 +53,9 @@ class HashedNgramEmbedder:
         self.segmenter = segmenter or Segmenter()
         self.fingerprint = fingerprint_of("hashed-ngram+jieba", dim, self.VERSION)
 
-    def features(self, text: str) -> Counter[str]:
+    def features(self, text: str) -> dict[str, float]:
         text = clean_text(text).lower()
-        counts: Counter[str] = Counter()
+        counts: defaultdict[str, float] = defaultdict(float)
         for word in self.segmenter.words(text):
             counts["w:" + word] += 0.2 if word in STOPWORDS else 1.0
         for run in _CJK.findall(text):

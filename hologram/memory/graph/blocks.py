@@ -23,6 +23,7 @@ cold context keeps its row in that index, beside its session and neighbours.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import hashlib
 import json
 import logging
@@ -233,13 +234,13 @@ class BlockStore:
         self, turn: Turn
     ) -> tuple[str, float, list[str], npt.NDArray[np.float32] | None, Place, str]:
         """`turn` as the recall index takes it."""
-        vector = turn.vector
-        usable = vector is not None and vector.fingerprint == self.graph.embedder.fingerprint
+        stored = turn.vector
+        current = stored is not None and stored.fingerprint == self.graph.embedder.fingerprint
         return (
             turn.id,
             turn.at,
             stems(turn.words or []),
-            vector.vector if usable else None,  # type: ignore[union-attr]
+            stored.vector if current and stored is not None else None,
             Place.GRAPH,
             turn.speaker or turn.source,  # as the turn store reads a turn of nobody named
         )
@@ -497,7 +498,7 @@ class BlockStore:
             found[turn.id] = info_of_turn(turn)
         return found
 
-    async def texts(self, ids: Sequence[str]) -> list[Turn]:
+    async def texts(self, ids: Sequence[str]) -> builtins.list[Turn]:
         """The text blocks of `ids` as the turns they are, in that order (ids of no text
         block are left out)."""
         if not ids:
@@ -505,7 +506,7 @@ class BlockStore:
         turns = await asyncio.to_thread(self.turns.get_many, list(ids))
         return [t for t in turns if t.place is Place.GRAPH]
 
-    async def search(self, text: str, top: int = 5) -> list[tuple[BlockInfo, float]]:
+    async def search(self, text: str, top: int = 5) -> builtins.list[tuple[BlockInfo, float]]:
         """Blocks best matching `text`, by words and by vectors of the current space fused
         (bytes unread), with their fused score. Blocks of another fingerprint are found by
         their words only until re-embedded."""
@@ -524,7 +525,7 @@ class BlockStore:
 
     # ---- changing space --------------------------------------------------------------
 
-    async def stale(self) -> list[BlockInfo]:
+    async def stale(self) -> builtins.list[BlockInfo]:
         fingerprint = self.graph.embedder.fingerprint
         rows = await self.graph.fetchall(
             f"SELECT {INFO_COLUMNS} FROM memory_blocks WHERE kind = 'media' AND "

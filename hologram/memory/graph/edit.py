@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hologram.memory.graph.base import GraphBase
-from hologram.memory.graph.types import GraphError, normalise_name, normalise_relation
+from hologram.memory.graph.types import Fact, GraphError, normalise_name, normalise_relation
 from hologram.sdk import EventType
 
 
@@ -26,6 +26,10 @@ class MergeReport:
 
 
 class GraphEditing(GraphBase):
+    if TYPE_CHECKING:
+        # Defined by `GraphStore`, which this mixin is part of.
+        async def fact(self, fact_id: int) -> Fact: ...
+
     async def merge(self, keep: str, drop: str) -> MergeReport:
         """Merge entity `drop` into `keep` (spec: memory_merge): its relations are
         redirected, mention counts summed, its name and aliases become aliases of `keep`.
@@ -109,7 +113,7 @@ class GraphEditing(GraphBase):
 
     async def close_fact(self, fact_id: int, reason: str = "contradicted") -> None:
         """Mark a current fact as no longer true (kept for history)."""
-        fact = await self.fact(fact_id)  # type: ignore[attr-defined]
+        fact = await self.fact(fact_id)
         if fact.invalid_at is not None:
             raise GraphError(f"fact #{fact_id} is already closed ({fact.closed_reason})")
         async with self.transaction() as db:
@@ -130,7 +134,7 @@ class GraphEditing(GraphBase):
     ) -> int:
         """Correct a current fact: the old one is closed as "edited" and points to the new
         one, which is returned. A `target` not yet in the graph is created."""
-        old = await self.fact(fact_id)  # type: ignore[attr-defined]
+        old = await self.fact(fact_id)
         if old.invalid_at is not None:
             raise GraphError(f"fact #{fact_id} is closed ({old.closed_reason}); edit a current one")
         if confidence is not None and not 0.0 <= confidence <= 1.0:

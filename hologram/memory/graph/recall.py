@@ -91,9 +91,9 @@ class GraphRecall(GraphBase):
         and the facts within `depth` hops of them, best first. Closed facts only when
         `history` is true; entities in `exclude` are neither seeds nor shown."""
         found = await self.find_entities(keywords)
-        for entity_id, (score, how) in (seeds or {}).items():
-            if entity_id not in found or found[entity_id][0] < score:
-                found[entity_id] = (score, how)
+        for entity_id, (seed_score, how) in (seeds or {}).items():
+            if entity_id not in found or found[entity_id][0] < seed_score:
+                found[entity_id] = (seed_score, how)
         excluded = set(exclude)
         for entity_id in excluded:
             found.pop(entity_id, None)

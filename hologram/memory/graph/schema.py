@@ -135,6 +135,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 async def migrate(db: aiosqlite.Connection) -> list[int]:
     """Bring `db` to `SCHEMA_VERSION`; returns the versions applied (the same steps the
     update module runs, with its backup, before any store opens)."""
+    # `fetchone` is typed as maybe no row; this PRAGMA always answers exactly one.
     (version,) = await (await db.execute("PRAGMA user_version")).fetchone()  # type: ignore[misc]
     if version > SCHEMA_VERSION:
         raise SchemaTooNew("graph database", version, SCHEMA_VERSION)

@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from hologram.kernel.tasks import TaskScope
 from hologram.memory.graph.base import Emit, GraphBase, fetch_in, vector_blob
 from hologram.memory.graph.blocks import BlockStore
@@ -126,7 +129,8 @@ class GraphStore(GraphRecall, GraphEditing, GraphBase):
             block_ids = {d: await self.blocks.resolve(d) for t in triples for d in t.media_digests}
             known = await self.ids_of(names, self.wdb)
             fresh = [n for n in names if n not in known]
-            vectors = (
+            # One row per fresh name: the embedder's matrix, or no rows at all.
+            vectors: npt.NDArray[np.float32] | list[npt.NDArray[np.float32]] = (
                 await asyncio.to_thread(self.embedder.embed_texts, [names[n][0] for n in fresh])
                 if fresh
                 else []

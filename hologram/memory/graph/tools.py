@@ -160,22 +160,18 @@ class GraphTools:
             if close:
                 await self.graph.close_fact(fact_id, reason or "contradicted")
                 return f"Fact #{fact_id} closed ({reason}); history keeps it."
-            changes = {
-                key: value
-                for key, value in (
-                    ("relation", relation),
-                    ("target", target),
-                    ("confidence", confidence),
-                    ("sentence_text", sentence_text),
-                )
-                if value is not None
-            }
-            if not changes:
+            if relation is None and target is None and confidence is None and sentence_text is None:
                 raise ToolError(
                     "memory_edit of a fact needs one of relation, target, confidence, "
                     "sentence_text, or close: true"
                 )
-            new_id = await self.graph.edit_relation(fact_id, **changes)
+            new_id = await self.graph.edit_relation(
+                fact_id,
+                relation=relation,
+                target=target,
+                confidence=confidence,
+                sentence_text=sentence_text,
+            )
             return f"Fact #{fact_id} replaced by #{new_id} (the old one is kept as history)."
         if entity is not None:
             if new_name is None and type is None:
@@ -197,7 +193,7 @@ class GraphTools:
 
     def tools(self) -> list[ToolDef]:
         refusals = (GraphError,)
-        editing = [
+        editing: list[Callable[..., Awaitable[str]]] = [
             self.memory_recall,
             self.memory_commit,
             self.memory_merge,

@@ -172,8 +172,10 @@ class DistillPipeline:
                         (now - retention,),
                     )
                     expired = cursor.rowcount
-                    oldest = await db.execute_fetchall(
-                        "SELECT MIN(at) FROM distill_records WHERE processed_at IS NOT NULL"
+                    oldest = list(
+                        await db.execute_fetchall(
+                            "SELECT MIN(at) FROM distill_records WHERE processed_at IS NOT NULL"
+                        )
                     )
                     self._next_expiry_check = _next_check(oldest[0][0], retention, now)
                 elif rows:

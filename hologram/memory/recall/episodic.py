@@ -62,6 +62,7 @@ import math
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -237,14 +238,16 @@ def _sum_by(
     into `size` slots when sorting would cost more. The keys counted are found by marking
     them in a mask: a search of the sums for the nonzero ones reads eight times the bytes
     (at 200k rows that was most of a term's cost)."""
+    # The casts state what numpy's stubs cannot: a weighted `bincount` sums float64 (the
+    # stubs give every bincount intp), and `flatnonzero`'s intp is int64 on 64-bit builds.
     if len(keys) * max(len(keys), 2).bit_length() < size // 8:
         distinct, where = np.unique(keys, return_inverse=True)
-        return distinct, np.bincount(where, values)
-    sums = np.bincount(keys, values, minlength=size)
+        return distinct, cast("npt.NDArray[np.float64]", np.bincount(where, values))
+    sums = cast("npt.NDArray[np.float64]", np.bincount(keys, values, minlength=size))
     seen = np.zeros(size, bool)
     seen[keys] = True
-    distinct = np.flatnonzero(seen)
-    return distinct, sums[distinct]
+    marked = cast("npt.NDArray[np.int64]", np.flatnonzero(seen))
+    return marked, sums[marked]
 
 
 def member_of(
@@ -401,10 +404,10 @@ class EpisodicIndex:
         self._alive[first:end] = True
         self._tag[first:end] = [doc[3] for doc in documents]
         for word, (rows, tfs) in new.items():
-            postings = self._postings.get(word)
-            if postings is None:
-                postings = self._postings[word] = _Postings()
-            postings.extend(rows, tfs)
+            stored = self._postings.get(word)
+            if stored is None:
+                stored = self._postings[word] = _Postings()
+            stored.extend(rows, tfs)
             self._df[word] = self._df.get(word, 0) + len(rows)
         self._added.extend(range(first, end))
 
@@ -646,7 +649,11 @@ class EpisodicIndex:
             length = own_length + with_prev * padded[self._prev[:size]]
         in_order = self._session[self._order]
         count = int(in_order.max()) + 1 if len(in_order) else 0
-        session_length = np.bincount(in_order, self._length[self._order], minlength=count)
+        # Weighted, so float64 (numpy's stubs type every bincount as intp).
+        session_length = cast(
+            "npt.NDArray[np.float64]",
+            np.bincount(in_order, self._length[self._order], minlength=count),
+        )
         # Sessions are runs of the time order: session s is _order[starts[s]:starts[s+1]].
         starts = np.searchsorted(in_order, np.arange(count + 1))
         shape = self._shape_of(size, with_prev, length, session_length, starts)

@@ -216,8 +216,10 @@ class ContextWindow:
         appended, whose vector is made already. None when no such event is at hand."""
         wanted = clean_text(text)
         for event in reversed(self._events[-KNOWN_VECTOR_EVENTS:]):
-            if event.vector_text == wanted and self._usable(event):
-                return event.vector.vector  # type: ignore[union-attr]
+            if event.vector_text == wanted:
+                vector = self._usable_vector(event)
+                if vector is not None:
+                    return vector
         return None
 
     async def stored(self, event_id: str) -> ContextEvent | None:
@@ -280,7 +282,7 @@ class ContextWindow:
 
     def _index_event(self, event: ContextEvent, words: list[str]) -> None:
         if self.recall_index is not None:
-            vector = event.vector.vector if self._usable(event) else None  # type: ignore[union-attr]
+            vector = self._usable_vector(event)
             self.recall_index.add(
                 event.id,
                 event.timestamp,
@@ -304,8 +306,10 @@ class ContextWindow:
 
     # ---- changing ---------------------------------------------------------------------------
 
-    def _usable(self, event: ContextEvent) -> bool:
-        return event.vector is not None and event.vector.matches(self.embedder)
+    def _usable_vector(self, event: ContextEvent) -> npt.NDArray[np.float32] | None:
+        """The event's vector when it is of the current space, else None."""
+        stored = event.vector
+        return stored.vector if stored is not None and stored.matches(self.embedder) else None
 
     def _insert(self, event: ContextEvent) -> None:
         index = bisect.bisect_right(self._events, event.timestamp, key=lambda e: e.timestamp)
@@ -316,14 +320,15 @@ class ContextWindow:
         self._set_vector(event, slot)
 
     def _set_vector(self, event: ContextEvent, slot: int) -> None:
-        if self._usable(event):
-            self._matrix.set(slot, event.vector.vector)  # type: ignore[union-attr]
+        vector = self._usable_vector(event)
+        if vector is not None:
+            self._matrix.set(slot, vector)
             self._stale.discard(event.id)
         else:
             self._matrix.set(slot, None)
             self._stale.add(event.id)
-        if self.recall_index is not None and self._usable(event):
-            self.recall_index.set_vector(event.id, event.vector.vector)  # type: ignore[union-attr]
+        if self.recall_index is not None and vector is not None:
+            self.recall_index.set_vector(event.id, vector)
 
     def _keep_only(self, keep: list[bool], handed_over: Collection[str] = ()) -> None:
         """Drop every event whose flag in `keep` (parallel to the window) is False; those

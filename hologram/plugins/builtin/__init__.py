@@ -8,9 +8,6 @@ refused (the spec's "both copies" trap).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
-
 from hologram.plugins.builtin.agentcli import AgentCLI
 from hologram.plugins.builtin.cfgmgr import ConfigManager
 from hologram.plugins.builtin.healthcheck import HealthCheck
@@ -19,12 +16,7 @@ from hologram.plugins.builtin.pluginmgr import PluginManager
 from hologram.plugins.builtin.recoverydiag import RecoveryDiag
 from hologram.plugins.builtin.seq import Sequencer
 from hologram.plugins.builtin.skillmgr import SkillManager
-from hologram.sdk import Plugin
-
-if TYPE_CHECKING:
-    from hologram.plugins.registry import PluginRegistry
-
-BuiltinFactory = Callable[["PluginRegistry"], Plugin]
+from hologram.plugins.host import BuiltinFactory
 
 
 def builtin_plugins() -> dict[str, BuiltinFactory]:

@@ -39,8 +39,8 @@ from hologram.sdk import Event, EventType, OutputCap, Param, Priority, ToolDef, 
 from hologram.security import Profile
 
 if TYPE_CHECKING:
+    from hologram.plugins.host import PluginHost
     from hologram.plugins.kernel_sdk import KernelParts, KernelSDK
-    from hologram.plugins.registry import PluginRegistry
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +61,9 @@ class AgentCLI:
     name = "agentcli"
     security_profiles = (OWNER_PROFILE,)
 
-    def __init__(self, registry: PluginRegistry) -> None:
-        self._parts: KernelParts = registry.parts
-        self._data_dir = registry.user_dir.parent
+    def __init__(self, host: PluginHost) -> None:
+        self._parts: KernelParts = host.parts
+        self._data_dir = host.data_dir
         self._sdk: KernelSDK | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._terminals: dict[str, Terminal] = {}

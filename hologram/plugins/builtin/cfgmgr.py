@@ -19,8 +19,8 @@ from hologram.sdk import Param, ToolDef, ToolError
 
 if TYPE_CHECKING:
     from hologram.config import ConfigRegistry
+    from hologram.plugins.host import PluginHost
     from hologram.plugins.kernel_sdk import KernelSDK
-    from hologram.plugins.registry import PluginRegistry
 
 ALLOW_KEY = key_of(SecuritySettings, "cfgmgr_allow")
 MAX_LISTED = 200
@@ -29,8 +29,8 @@ MAX_LISTED = 200
 class ConfigManager:
     name = "cfgmgr"
 
-    def __init__(self, registry: PluginRegistry) -> None:
-        self._config: ConfigRegistry = registry.parts.config
+    def __init__(self, host: PluginHost) -> None:
+        self._config: ConfigRegistry = host.parts.config
 
     async def start(self, sdk: KernelSDK) -> None:
         def cfgmgr_get(

@@ -18,16 +18,18 @@ from hologram.health import Subject, check_subject
 from hologram.sdk import Param, ToolDef
 
 if TYPE_CHECKING:
+    from hologram.plugins.host import PluginHost
     from hologram.plugins.kernel_sdk import KernelSDK
-    from hologram.plugins.registry import PluginRegistry
 
 
 class HealthCheck:
     name = "healthcheck"
 
-    def __init__(self, registry: PluginRegistry) -> None:
-        parts = registry.parts
-        self._subject = Subject(parts.config, registry.data_dir, parts.llm, registry)
+    def __init__(self, host: PluginHost) -> None:
+        parts = host.parts
+        self._subject = Subject(
+            parts.config, host.data_dir, parts.llm, host, scratch_turn=parts.scratch_turn
+        )
 
     async def start(self, sdk: KernelSDK) -> None:
         async def health_check(

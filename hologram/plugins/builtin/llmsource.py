@@ -20,15 +20,15 @@ from hologram.plugins.llm_surface import LLMAPI
 from hologram.sdk import Param, ToolDef, ToolError
 
 if TYPE_CHECKING:
+    from hologram.plugins.host import PluginHost
     from hologram.plugins.kernel_sdk import KernelSDK
-    from hologram.plugins.registry import PluginRegistry
 
 
 class LLMSources:
     name = "llmsource"
 
-    def __init__(self, registry: PluginRegistry) -> None:
-        self._llm = LLMAPI(registry.parts.llm)
+    def __init__(self, host: PluginHost) -> None:
+        self._llm = LLMAPI(host.parts.llm)
 
     async def start(self, sdk: KernelSDK) -> None:
         async def llm_sources() -> str:

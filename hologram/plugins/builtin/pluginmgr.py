@@ -24,7 +24,7 @@ from hologram.plugins.changes import ChangeRefused, PluginAction
 from hologram.sdk import Param, PluginSDK, ToolDef, ToolError
 
 if TYPE_CHECKING:
-    from hologram.plugins.registry import PluginRegistry
+    from hologram.plugins.host import PluginHost
 
 DONE = {
     PluginAction.ENABLE: "enabled",
@@ -37,8 +37,8 @@ PluginName = Annotated[str, Param("the plugin's name, as pluginmgr_list shows it
 class PluginManager:
     name = "pluginmgr"
 
-    def __init__(self, registry: PluginRegistry) -> None:
-        self._registry = registry
+    def __init__(self, host: PluginHost) -> None:
+        self._host = host
 
     async def start(self, sdk: PluginSDK) -> None:
         for tool in self._tools():
@@ -88,10 +88,10 @@ class PluginManager:
     def listing(self) -> str:
         rows = [
             {k: row[k] for k in ("name", "kind", "state", "restarts", "error", "tools", "flags")}
-            for row in self._registry.status()
+            for row in self._host.status()
         ]
         return json.dumps(
-            {"plugins": rows, "refused": dict(self._registry.refused)}, ensure_ascii=False
+            {"plugins": rows, "refused": dict(self._host.refused)}, ensure_ascii=False
         )
 
     async def install(self, path: str, replace: bool) -> str:
@@ -99,7 +99,7 @@ class PluginManager:
         if not await asyncio.to_thread(package.is_file):
             raise ToolError(f"no file {path!r}: give the path of a .hmap package")
         try:
-            done = await self._registry.changes.install(package, replace=replace)
+            done = await self._host.changes.install(package, replace=replace)
         except ChangeRefused as exc:
             raise ToolError(exc.message) from None
         if done.error:
@@ -109,7 +109,7 @@ class PluginManager:
 
     async def change(self, action: PluginAction, name: str) -> str:
         try:
-            await self._registry.changes.apply(action, name, by=self.name)
+            await self._host.changes.apply(action, name, by=self.name)
         except ChangeRefused as exc:
             raise ToolError(exc.message) from None
         if action is PluginAction.UNINSTALL:
@@ -117,7 +117,7 @@ class PluginManager:
         return f"{name} {DONE[action]}; {self.row(name)}"
 
     def row(self, name: str) -> str:
-        row = next(r for r in self._registry.status() if r["name"] == name)
+        row = next(r for r in self._host.status() if r["name"] == name)
         health = f"state {row['state']}, restarts {row['restarts']}"
         tools = ", ".join(row["tools"]) or "none"
         error = f", last error: {row['error']}" if row["error"] else ""

@@ -19,17 +19,17 @@ from hologram.sdk import ToolDef
 if TYPE_CHECKING:
     from hologram.agent import Agent
     from hologram.llm import ProviderManager
+    from hologram.plugins.host import PluginHost
     from hologram.plugins.kernel_sdk import KernelSDK
-    from hologram.plugins.registry import PluginRegistry
 
 
 class RecoveryDiag:
     name = "recoverydiag"
 
-    def __init__(self, registry: PluginRegistry) -> None:
-        self._registry = registry
-        self._llm: ProviderManager | None = registry.parts.llm
-        self._agent: Agent | None = registry.parts.agent
+    def __init__(self, host: PluginHost) -> None:
+        self._host = host
+        self._llm: ProviderManager | None = host.parts.llm
+        self._agent: Agent | None = host.parts.agent
 
     async def start(self, sdk: KernelSDK) -> None:
         if self._agent is not None:
@@ -60,7 +60,7 @@ class RecoveryDiag:
         lines += [f"- {s['source']}: {s['state']} (failures {s['failures']})" for s in sources]
         if not sources:
             lines.append("- none configured")
-        broken = [r for r in self._registry.status() if r["state"] in ("crashed", "failed")]
+        broken = [r for r in self._host.status() if r["state"] in ("crashed", "failed")]
         lines.append("Plugins:")
         lines += [
             f"- {r['name']}: {r['state']}, restarts {r['restarts']}, last error: {r['error']}"

@@ -26,8 +26,8 @@ from hologram.sdk import Event, EventType, Param, ToolDef, ToolError, ToolResult
 
 if TYPE_CHECKING:
     from hologram.kernel.tasks import TaskScope
+    from hologram.plugins.host import PluginHost
     from hologram.plugins.kernel_sdk import KernelSDK
-    from hologram.plugins.registry import PluginRegistry
 
 MAX_STEPS = 16
 MAX_CALLS_PER_STEP = 8
@@ -62,8 +62,8 @@ class _Done:
 class Sequencer:
     name = "seq"
 
-    def __init__(self, registry: PluginRegistry) -> None:
-        self._tasks: TaskScope = registry.parts.tasks
+    def __init__(self, host: PluginHost) -> None:
+        self._tasks: TaskScope = host.parts.tasks
         self._sdk: KernelSDK | None = None
 
     async def start(self, sdk: KernelSDK) -> None:

@@ -25,8 +25,8 @@ from hologram.sdk import Event, EventType, Param, ToolDef, ToolError
 
 if TYPE_CHECKING:
     from hologram.agent import SkillIndex
+    from hologram.plugins.host import PluginHost
     from hologram.plugins.kernel_sdk import KernelSDK
-    from hologram.plugins.registry import PluginRegistry
 
 NAME = r"^[a-z0-9][a-z0-9_-]{0,39}$"
 SkillName = Annotated[str, Param("the skill's name: lower case, digits, - and _", pattern=NAME)]
@@ -35,9 +35,9 @@ SkillName = Annotated[str, Param("the skill's name: lower case, digits, - and _"
 class SkillManager:
     name = "skillmgr"
 
-    def __init__(self, registry: PluginRegistry) -> None:
-        self._root = registry.user_dir.parent / "skill"
-        self._index: SkillIndex | None = registry.parts.skills
+    def __init__(self, host: PluginHost) -> None:
+        self._root = host.data_dir / "skill"
+        self._index: SkillIndex | None = host.parts.skills
         self._sdk: KernelSDK | None = None
 
     async def start(self, sdk: KernelSDK) -> None:

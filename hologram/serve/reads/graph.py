@@ -42,7 +42,9 @@ class FactView(Fact):
     """A fact, with whether it holds now and the line the model is shown for it."""
 
     current: bool = True
-    line: str = ""
+    # The API's name for the line shown to the model: as data it takes the place of
+    # `Fact.line()`, the method that computed it (`of` below).
+    line: str = ""  # type: ignore[assignment]
 
     @classmethod
     def of(cls, fact: Fact) -> FactView:

@@ -32,7 +32,8 @@ async def run_tools(args: argparse.Namespace) -> int:
             return 2
     async with Kernel(args.data) as kernel:
         registry = kernel.state.plugins
-        assert registry is not None and kernel.state.agent is not None
+        stagehost = kernel.state.stagehost
+        assert registry is not None and kernel.state.agent is not None and stagehost is not None
         for name in args.enable:
             try:
                 await registry.enable(name)
@@ -43,9 +44,7 @@ async def run_tools(args: argparse.Namespace) -> int:
         if args.action == "list":
             _print_tools(tools, as_json=args.json)
             return 0
-        result = await kernel.state.stagehost.runner.execute(
-            ToolCall("cli-1", args.name, arguments), tools
-        )
+        result = await stagehost.runner.execute(ToolCall("cli-1", args.name, arguments), tools)
     if result.is_error:
         print(result.content, file=sys.stderr)
         return 1
@@ -54,7 +53,7 @@ async def run_tools(args: argparse.Namespace) -> int:
 
 
 def _print_tools(tools: dict[str, ToolDef], *, as_json: bool) -> None:
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "name": tool.name,
             "owner": tool.owner or infer_owner(tool.name),

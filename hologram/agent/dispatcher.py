@@ -1,22 +1,25 @@
 """The asyncio driver around the scheduler: an inbox, a loop that carries out decisions, and
 the cancellations that make preemption and stop real.
 
-Inputs land in the inbox first (`inject` is a plain call, safe from any task); the loop pumps
-them into the scheduler and does what it decides. The running task is an asyncio task of a
-*runner* (in the kernel: one agent turn). Preempting it cancels that asyncio task, which aborts
-its in-flight LLM request at once; the runner keeps what it finished in `task.frame`, and is
-called again with the same task on resume. Stopping it cancels it for good.
+Work lands in the inbox first (`inject` is a plain call, safe from any task); the loop pumps
+it into the scheduler and does what it decides. Each task carries its own `Work`: the running
+task is an asyncio task of `work.run(...)` (in the kernel: one input's turn). Preempting it
+cancels that asyncio task, which aborts its in-flight LLM request at once; the work keeps what
+it finished, and `run` is called again on resume. Stopping it cancels it for good.
+
+Control runs one way: whoever owns a dispatcher hands it work and gets tickets back; the
+dispatcher asks the scheduler, and runs the work it was handed. It never calls its owner.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
+import functools
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from hologram.agent.scheduler import Action, Decision, Scheduler, Task
 from hologram.kernel.tasks import KernelTasks, TaskScope, first_completed
@@ -24,7 +27,22 @@ from hologram.sdk import Clock, Priority
 
 log = logging.getLogger(__name__)
 
-Runner = Callable[[Task], Awaitable[Any]]
+R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
+
+
+class Work(Protocol[R_co]):
+    """What a task does while it has the agent. `run` is called again after a preemption and
+    goes on from where it was cut off; `stopped` says a stop covered the task before it ran,
+    so it should only be closed, not carried out."""
+
+    async def run(self, stopped: bool) -> R_co: ...
+
+
+W = TypeVar("W", bound=Work[Any])
+
+Observer = Callable[[Decision, Task[Any] | None], None]
+"""Told every decision as it is carried out, with its task while the dispatcher knows it."""
 
 
 class TaskStopped(Exception):
@@ -32,84 +50,81 @@ class TaskStopped(Exception):
 
 
 @dataclass(eq=False)
-class Ticket:
-    """What `inject` hands back: the input's id and the future of its outcome."""
+class Ticket(Generic[W, R]):
+    """What `inject` hands back: the task's id and the future of its outcome."""
 
     id: int
     level: Priority
-    outcome: asyncio.Future[Any]
-    task: Task | None = None
+    outcome: asyncio.Future[R]
+    task: Task[W] | None = None
 
-    def __await__(self):  # type: ignore[no-untyped-def]
+    def __await__(self) -> Generator[Any, None, R]:
         return self.outcome.__await__()
 
 
 @dataclass(eq=False)
-class _Running:
-    task: Task
-    ticket: Ticket
-    job: asyncio.Task[Any] | None = None
-    ending: str = ""
-    """Why the job was cancelled: 'preempt' or 'stop'."""
+class _Running(Generic[W, R]):
+    task: Task[W]
+    ticket: Ticket[W, R]
+    job: asyncio.Task[R] | None = None
+    #: Why the job was cancelled: the decision that did it (PREEMPT or STOP).
+    ending: Action | None = None
     finished: bool = False
-    result: Any = None
+    result: R | None = None
 
 
 @dataclass(eq=False)
-class _Inbound:
-    payload: Any
+class _Inbound(Generic[W, R]):
+    work: W
     level: Priority
     source: str
     from_plugin: bool
+    #: When it arrived: an input waits from here, not from when the loop got to it.
     at: float
-    """When it arrived: an input waits from here, not from when the loop got to it."""
-    ticket: Ticket = field(repr=False)
+    ticket: Ticket[W, R] = field(repr=False)
 
 
-class SchedulerLoop:
+class Dispatcher(Generic[W, R]):
+    """Runs work in the order, and with the preemptions, its `Scheduler` decides."""
+
     def __init__(
         self,
-        runner: Runner,
         clock: Clock,
         *,
         cooldown: float = 2.0,
-        on_decision: Callable[[Decision], None] | None = None,
+        observe: Observer | None = None,
         tasks: TaskScope | None = None,
     ) -> None:
-        self.scheduler = Scheduler(cooldown=cooldown)
+        self.scheduler: Scheduler[W] = Scheduler(cooldown=cooldown)
         self._tasks = tasks or KernelTasks().scope("scheduler")
-        self._runner = runner
         self._clock = clock
-        self._on_decision = on_decision
-        self._inbox: deque[_Inbound] = deque()
-        self._records: dict[int, _Running] = {}
+        self._observe = observe
+        self._inbox: deque[_Inbound[W, R]] = deque()
+        self._records: dict[int, _Running[W, R]] = {}
         self._wake = asyncio.Event()
-        self._ids = itertools.count(1)
         self._main: asyncio.Task[None] | None = None
         self._closing = False
+        #: How deep in `_carry_out` we are (an observer of a decision may inject).
         self._carrying = 0
-        """How deep in `_carry_out` we are (an observer of a decision may inject)."""
 
     # ---- the outside --------------------------------------------------------------------------
 
     def inject(
         self,
-        payload: Any,
+        task_id: int,
+        work: W,
         level: Priority = Priority.QUEUED,
         *,
         source: str = "",
         from_plugin: bool = False,
-        task_id: int | None = None,
-    ) -> Ticket:
-        """Hand an input to the scheduler; returns at once with its ticket. `task_id` lets
-        the caller use an id of its own (the input journal's)."""
-        ticket = Ticket(
-            next(self._ids) if task_id is None else task_id,
-            Priority(level),
-            asyncio.get_running_loop().create_future(),
+    ) -> Ticket[W, R]:
+        """Hand work to the scheduler under the caller's id (in the kernel, the input
+        journal's); returns at once with its ticket."""
+        ticket: Ticket[W, R] = Ticket(
+            task_id, Priority(level), asyncio.get_running_loop().create_future()
         )
         arrived = self._clock.monotonic()
-        self._inbox.append(_Inbound(payload, Priority(level), source, from_plugin, arrived, ticket))
+        self._inbox.append(_Inbound(work, Priority(level), source, from_plugin, arrived, ticket))
         if (
             ticket.level is not Priority.QUEUED
             and self._main is not None
@@ -126,13 +141,13 @@ class SchedulerLoop:
         return ticket
 
     def pending_inputs(self) -> int:
-        """Inputs not yet started: those in the scheduler's queue and those still in the
+        """Tasks not yet started: those in the scheduler's queue and those still in the
         inbox (during a long turn the loop may not have pumped them yet)."""
         return len(self._inbox) + self.scheduler.pending()
 
     def stop(self) -> list[int]:
-        """Cancel the running input and short-circuit every input waiting now, inbox
-        included. Returns the ids of the inputs the stop covers."""
+        """Cancel the running task and short-circuit every task waiting now, inbox
+        included. Returns the ids of the tasks the stop covers."""
         self._pump()
         now = self._clock.monotonic()
         waiting = [t.id for t in self.scheduler.waiting()] + [t.id for t in self.scheduler.stack]
@@ -141,9 +156,9 @@ class SchedulerLoop:
         running = [d.task for d in decisions if d.action is Action.STOP]
         return running + waiting
 
-    def unfinished(self) -> list[Any]:
-        """The payloads of every input not finished: the running one, the suspended ones
-        (top of the stack first), then those waiting, in the order they would start."""
+    def unfinished(self) -> list[W]:
+        """The work of every task not finished: the running one, the suspended ones (top of
+        the stack first), then those waiting, in the order they would start."""
         self._pump()
         scheduler = self.scheduler
         tasks = [scheduler.current] if scheduler.current is not None else []
@@ -151,8 +166,8 @@ class SchedulerLoop:
         tasks += scheduler.waiting()
         return [task.payload for task in tasks]
 
-    def withdraw(self, task_id: int, result: Any) -> None:
-        """Answer a waiting input from outside the scheduler: it leaves the queue and its
+    def withdraw(self, task_id: int, result: R) -> None:
+        """Answer a waiting task from outside the scheduler: it leaves the queue and its
         ticket gets `result`."""
         self._pump()
         self._carry_out(self.scheduler.withdraw(task_id, self._clock.monotonic()))
@@ -172,7 +187,7 @@ class SchedulerLoop:
         return self._main
 
     async def close(self) -> None:
-        """Stop the loop; inputs not finished are stopped, and their tickets say so."""
+        """Stop the loop; tasks not finished are stopped, and their tickets say so."""
         self._closing = True
         if self._main is not None:
             self._main.cancel()
@@ -210,12 +225,12 @@ class SchedulerLoop:
         while self._inbox:
             inbound = self._inbox.popleft()
             task, decisions = self.scheduler.submit(
-                inbound.payload,
+                inbound.ticket.id,
+                inbound.work,
                 inbound.level,
                 now=self._clock.monotonic(),
                 source=inbound.source,
                 from_plugin=inbound.from_plugin,
-                task_id=inbound.ticket.id,
             )
             task.submitted_at = inbound.at
             inbound.ticket.task = task
@@ -231,74 +246,73 @@ class SchedulerLoop:
             self._carrying -= 1
 
     def _carry_out_one(self, decision: Decision) -> None:
-        if self._on_decision is not None:
+        record = self._records.get(decision.task)
+        if self._observe is not None:
             try:
-                self._on_decision(decision)
+                self._observe(decision, None if record is None else record.task)
             except Exception:
                 log.exception("scheduler decision observer failed")
-        record = self._records.get(decision.task)
         if record is None:
             return
         if decision.action in (Action.START, Action.RESUME):
             self._launch(record)
-        elif decision.action is Action.PREEMPT:
-            self._cancel(record, "preempt")
-        elif decision.action is Action.STOP:
-            self._cancel(record, "stop")
+        elif decision.action in (Action.PREEMPT, Action.STOP):
+            self._cancel(record, decision.action)
 
-    def _launch(self, record: _Running) -> None:
+    def _launch(self, record: _Running[W, R]) -> None:
         if record.finished:
             # It completed in the instant between the preempt decision and its cancellation:
             # nothing is left to resume.
             self._complete(record)
             return
-        record.ending = ""
+        record.ending = None
         previous = record.job
         # Awaited: `_job_done` takes its outcome to the input's ticket.
         record.job = self._tasks.spawn(
             self._run_after(previous, record.task), name=f"input-{record.task.id}", awaited=True
         )
-        record.job.add_done_callback(lambda job, r=record: self._job_done(r, job))
+        record.job.add_done_callback(functools.partial(self._job_done, record))
 
-    async def _run_after(self, previous: asyncio.Task[Any] | None, task: Task) -> Any:
+    async def _run_after(self, previous: asyncio.Task[R] | None, task: Task[W]) -> R:
         """Run the task, but only once its preempted previous run has finished unwinding,
-        so two runs never touch one frame at the same time."""
+        so two runs never touch one piece of work at the same time."""
         if previous is not None and not previous.done():
             await asyncio.wait([previous])
-        return await self._runner(task)
+        result: R = await task.payload.run(task.stopped)
+        return result
 
-    def _cancel(self, record: _Running, why: str) -> None:
+    def _cancel(self, record: _Running[W, R], why: Action) -> None:
         record.ending = why
         if record.job is not None and not record.job.done():
             record.job.cancel()
 
-    def _job_done(self, record: _Running, job: asyncio.Task[Any]) -> None:
+    def _job_done(self, record: _Running[W, R], job: asyncio.Task[R]) -> None:
         if job is not record.job:
             return  # an earlier, preempted run finishing late: the current run decides
         outcome = record.ticket.outcome
         if job.cancelled():
-            if record.ending == "preempt":
+            if record.ending is Action.PREEMPT:
                 return  # suspended on the stack; it will be launched again
             if not outcome.done():
                 why = "the kernel shut down" if self._closing else "was stopped"
                 outcome.set_exception(TaskStopped(f"input {record.task.id}: {why}"))
-        elif job.exception() is not None:
-            log.error("input %s failed", record.task.id, exc_info=job.exception())
+        elif (error := job.exception()) is not None:
+            log.error("input %s failed", record.task.id, exc_info=error)
             if not outcome.done():
-                outcome.set_exception(job.exception())  # type: ignore[arg-type]
+                outcome.set_exception(error)
         else:
             record.finished, record.result = True, job.result()
-            if record.ending == "preempt":
+            if record.ending is Action.PREEMPT:
                 return  # finished just as it was preempted: completed on its next launch
         self._complete(record)
 
-    def _complete(self, record: _Running) -> None:
+    def _complete(self, record: _Running[W, R]) -> None:
         """The task is over: its ticket learns how, and the scheduler hears of it now, not
         on the loop's next pass. Deferred, a preemption decided in between (by a stop or
         an input pumped meanwhile) would push the finished task onto the stack, and it
         would never be finished."""
         if record.finished and not record.ticket.outcome.done():
-            record.ticket.outcome.set_result(record.result)
+            record.ticket.outcome.set_result(cast(R, record.result))
         self._records.pop(record.task.id, None)
         if not self._closing:  # nothing new starts while the loop shuts down
             self._carry_out(self.scheduler.finish(record.task.id, self._clock.monotonic()))

@@ -1,4 +1,4 @@
-"""`python -m hologram chat`: a terminal client of a running service, on `hologram.client`.
+"""The chat terminal (`python -m hologram chat`): a running service's user, on `hologram.client`.
 
 Each line typed is an input. Replies come from the service's event stream, so what the
 agent does is shown as it happens: each model round that calls tools, then the reply.
