@@ -15,8 +15,7 @@ from hologram._version import __version__
 from hologram.config import CORE_DEFAULTS, ConfigRegistry, UpdateSettings
 from hologram.sdk import Facility
 from hologram.state import KernelState
-from hologram.update import STORES, current_manifest, prepare, prune_backups
-from hologram.update.manifest import write_manifest
+from hologram.update import STORES, current_manifest, prepare, prune_backups, write_manifest
 
 log = logging.getLogger(__name__)
 

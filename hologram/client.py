@@ -34,8 +34,7 @@ from typing import Any, ClassVar, Generic, ParamSpec, TypeVar, overload
 
 import httpx
 
-from hologram.serve.calls import Call, EventStream, HologramError, Operations
-from hologram.serve.stream import StreamEvent
+from hologram.serve import Call, EventStream, HologramError, Operations, StreamEvent
 
 DEFAULT_URL = "http://127.0.0.1:8787"
 RESUME_PAUSE_S = 0.5

@@ -41,7 +41,7 @@ from hologram.kernel import (
     plan,
     resolve_data_dir,
 )
-from hologram.media.intake import MediaItem, store_media
+from hologram.media import MediaItem, store_media
 from hologram.modules import kernel_modules
 from hologram.sdk import Clock, EventType, MediaRef, Priority
 from hologram.state import KernelState

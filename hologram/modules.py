@@ -11,7 +11,7 @@ from hologram.knowledge import KnowledgeModule
 from hologram.llm import LLMModule
 from hologram.media import MediaModule
 from hologram.memory import ColdContextModule, GraphModule, MemoryModule, TextMemoryModule
-from hologram.plugins.module import PluginsModule
+from hologram.plugins import PluginsModule
 from hologram.security import SecurityModule
 from hologram.stages import StageHostModule
 from hologram.tracker import TrackerModule

@@ -22,7 +22,7 @@ from hologram.knowledge import KnowledgeBase
 from hologram.llm import ProviderManager
 from hologram.media import MediaStore
 from hologram.memory import ColdContext, GraphMemory, Memory, TextLog
-from hologram.plugins.registry import PluginRegistry
+from hologram.plugins import PluginRegistry
 from hologram.sdk import Clock
 from hologram.security import Firewall
 from hologram.stages import StageHost

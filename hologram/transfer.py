@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from hologram._version import __version__
-from hologram.agent.journal import InputState, RecordRow
+from hologram.agent import InputState, RecordRow
 from hologram.facade import Kernel
 from hologram.media import MediaError, Upload, digest_of
 from hologram.memory import ColdDoc, ContextEvent, GraphError, Triple

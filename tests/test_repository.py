@@ -149,6 +149,35 @@ def test_no_import_circle_of_more_than_one_file() -> None:
     assert circles == [], "\n".join(", ".join(circle) for circle in circles)
 
 
+#: Imports that may reach past a package's face, each with its reason. Empty: every name
+#: another package uses is on the face of the package that defines it.
+ALLOWED_PAST_A_FACE: frozenset[tuple[str, str]] = frozenset()
+
+
+def test_other_packages_import_only_a_packages_face() -> None:
+    """A package's `__init__` names what other packages may use (lazily where its modules are
+    heavy, `hologram.kernel.lazy_face`); a module outside the package imports from there,
+    never from one of its modules, so the package can rearrange its rooms freely."""
+    past = []
+    for path in _hologram_sources():
+        module = _module_name(path)
+        room = module.split(".")[1] if "." in module else ""
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                parts = name.split(".")
+                if parts[0] != "hologram" or len(parts) < 3 or parts[1] == room:
+                    continue
+                if (module, name) not in ALLOWED_PAST_A_FACE:
+                    past.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {name}")
+    assert past == [], "\n".join(past)
+
+
 def test_the_wheel_ships_adapters_plugins_the_layer_plan_and_the_front_ends(
     tmp_path: Path,
 ) -> None:

@@ -12,7 +12,7 @@ from hologram.agent.child import SPAWN_CHILD, ChildAgents
 from hologram.agent.dispatcher import Dispatcher, TaskStopped, Ticket, Work
 from hologram.agent.input_run import InputRun
 from hologram.agent.inputs import Inputs, InputTicket
-from hologram.agent.journal import InputJournal, InputState
+from hologram.agent.journal import JOURNAL_MIGRATIONS, InputJournal, InputState, RecordRow
 from hologram.agent.module import AgentModule, InputsModule
 from hologram.agent.parts import TurnParts
 from hologram.agent.ports import ChatModel, ToolSource, TurnMemory
@@ -22,6 +22,7 @@ from hologram.agent.skills import SKILL_INFO, Skill, SkillIndex, parse_skill_fil
 from hologram.agent.turn import TraceStep, Turn, TurnInput, TurnProgress, TurnResult, current_input
 
 __all__ = [
+    "JOURNAL_MIGRATIONS",
     "SKILL_INFO",
     "SPAWN_CHILD",
     "Action",
@@ -40,6 +41,7 @@ __all__ = [
     "Persona",
     "PromptBudget",
     "PromptInputs",
+    "RecordRow",
     "Scheduler",
     "Skill",
     "SkillIndex",

@@ -20,7 +20,7 @@ from hologram.agent.turn import Turn, TurnInput
 from hologram.channels import OutputChannels
 from hologram.config import AgentSettings
 from hologram.events import EventBus
-from hologram.kernel.tasks import KernelTasks, TaskScope
+from hologram.kernel import KernelTasks, TaskScope
 from hologram.media import MediaStore
 from hologram.sdk import ToolDef
 from hologram.stages import StageHost, ToolRunner

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar, cast
 
 from hologram.agent.scheduler import Action, Decision, Scheduler, Task
-from hologram.kernel.tasks import KernelTasks, TaskScope, first_completed
+from hologram.kernel import KernelTasks, TaskScope, first_completed
 from hologram.sdk import Clock, Priority
 
 log = logging.getLogger(__name__)

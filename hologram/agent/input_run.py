@@ -17,7 +17,7 @@ from hologram.agent.agent import Agent
 from hologram.agent.journal import InputJournal, InputRecord, InputState
 from hologram.agent.scheduler import Scheduler
 from hologram.agent.turn import Turn, TurnInput, TurnResult
-from hologram.kernel.tasks import TaskScope
+from hologram.kernel import TaskScope
 from hologram.sdk import EndedBy
 
 T = TypeVar("T")

@@ -28,7 +28,7 @@ from hologram.agent.scheduler import Action, Decision, Task
 from hologram.agent.triage import TriageAssistant, busy_note
 from hologram.agent.turn import TurnResult
 from hologram.events import EventBus
-from hologram.kernel.tasks import KernelTasks, TaskScope
+from hologram.kernel import KernelTasks, TaskScope
 from hologram.sdk import (
     CONSOLIDATION_CHANNEL,
     Clock,

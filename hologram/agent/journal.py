@@ -26,12 +26,12 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypedDict, TypeVar
 
-from hologram.kernel.schema import SchemaTooNew, migrate_sqlite
+from hologram.kernel import SchemaTooNew, migrate_sqlite
 from hologram.sdk import MediaRef
 
 T = TypeVar("T")
 
-MIGRATIONS: tuple[str, ...] = (
+JOURNAL_MIGRATIONS: tuple[str, ...] = (
     # 1: the inputs. IF NOT EXISTS: journals shipped before versions existed have it already.
     """
 CREATE TABLE IF NOT EXISTS inputs (
@@ -198,7 +198,7 @@ class InputJournal:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=FULL")
                 db.isolation_level = None  # the schema steps manage their own transactions
-                migrate_sqlite(db, MIGRATIONS, f"the input journal {path}")
+                migrate_sqlite(db, JOURNAL_MIGRATIONS, f"the input journal {path}")
                 # Python's implicit transactions again (a bare BEGIN is a deferred one).
                 db.isolation_level = "DEFERRED"
             except (sqlite3.DatabaseError, SchemaTooNew):

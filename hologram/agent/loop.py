@@ -22,7 +22,7 @@ from typing import Any
 
 from hologram.agent.media import MediaParts
 from hologram.agent.ports import ChatModel
-from hologram.kernel.tasks import TaskScope
+from hologram.kernel import TaskScope
 from hologram.llm import ChatMessage, CompletionRequest, CompletionResponse
 from hologram.sdk import EventType, ToolCall, ToolDef, ToolResult
 from hologram.stages import ToolRunner

@@ -19,7 +19,7 @@ from hologram.agent.skills import SkillIndex
 from hologram.channels import OutputChannels
 from hologram.config import AgentSettings
 from hologram.events import EventBus
-from hologram.kernel.tasks import TaskScope
+from hologram.kernel import TaskScope
 from hologram.media import MediaStore
 from hologram.sdk import EventType, ToolDef
 from hologram.stages import StageHost, ToolRunner

@@ -26,7 +26,7 @@ from typing import Annotated, Any, Literal
 from hologram.agent.dispatcher import Dispatcher, TaskStopped
 from hologram.agent.loop import LoopFrame, LoopParts, ToolLoop
 from hologram.agent.ports import ChatModel
-from hologram.kernel.tasks import TaskScope
+from hologram.kernel import TaskScope
 from hologram.llm import ChatMessage, CompletionRequest, Role
 from hologram.sdk import Clock, EventType, Param, Priority, ToolDef, ToolError
 from hologram.stages import ToolRunner

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from hologram._version import __version__
-from hologram.kernel.commands import Commands, Run
+from hologram.kernel import Commands, Run
 
 ROOT = "hologram.cli.commands"
 

@@ -18,9 +18,9 @@ from typing import Any
 import httpx
 
 from hologram.client import AsyncClient, HologramError, StreamEvent
-from hologram.kernel.tasks import KernelTasks
+from hologram.kernel import KernelTasks
 from hologram.sdk import EndedBy, EventType
-from hologram.serve.inputs import Ack
+from hologram.serve import Ack
 
 REPLY_WAIT_S = 120.0
 STREAM_TYPES = (EventType.AGENT_OUTPUT_DELTA, EventType.AGENT_LLM_CHAIN, EventType.AGENT_OUTPUT)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hologram.kernel.commands import Commands, add_actions, data_option, json_option
+from hologram.kernel import Commands, add_actions, data_option, json_option
 
 
 def add_commands(commands: Commands) -> None:

@@ -11,15 +11,12 @@ from pathlib import Path
 
 from hologram.config import CORE_DEFAULTS, ConfigRegistry, mask
 from hologram.kernel import DataDirLock, resolve_data_dir
-from hologram.update import prepare, survey
-from hologram.update.migrate import refuse_newer
+from hologram.update import prepare, refuse_newer, survey
 
 
 def _declare_plugins(registry: ConfigRegistry, data_dir: Path) -> None:
     """The plugins' declared settings, as a booted kernel would know them."""
-    from hologram.plugins.builtin import builtin_plugins
-    from hologram.plugins.manifest import installed_manifests
-    from hologram.plugins.module import shipped_plugins
+    from hologram.plugins import builtin_plugins, installed_manifests, shipped_plugins
 
     for manifest in installed_manifests(shipped_plugins(), data_dir / "plugins"):
         registry.declare_plugin(manifest.name, manifest.settings)

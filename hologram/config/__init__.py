@@ -4,13 +4,20 @@ from hologram.config.defaults import CORE_DEFAULTS, ENV_OVERRIDES, SEED_SOURCE
 from hologram.config.keys import (
     ConfigError,
     Setting,
+    is_core_key,
     is_secret,
     kind_of,
     mask,
     namespace,
     section_of,
 )
-from hologram.config.registry import SECRET_KEY_ENV, Cipher, ConfigRegistry, Entry
+from hologram.config.registry import (
+    CONFIG_MIGRATIONS,
+    SECRET_KEY_ENV,
+    Cipher,
+    ConfigRegistry,
+    Entry,
+)
 from hologram.config.sections import (
     CORE_SECTIONS,
     AgentSettings,
@@ -31,6 +38,7 @@ from hologram.config.sections import (
 from hologram.config.typed import Live, declared, key_of, setting
 
 __all__ = [
+    "CONFIG_MIGRATIONS",
     "CORE_DEFAULTS",
     "CORE_SECTIONS",
     "ENV_OVERRIDES",
@@ -57,6 +65,7 @@ __all__ = [
     "StageSettings",
     "UpdateSettings",
     "declared",
+    "is_core_key",
     "is_secret",
     "key_of",
     "kind_of",

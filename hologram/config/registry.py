@@ -33,8 +33,7 @@ from hologram.config.keys import (
 )
 from hologram.config.known import unknown_reason
 from hologram.config.typed import Live, S, read
-from hologram.kernel.schema import SchemaTooNew, migrate_sqlite
-from hologram.kernel.sqlite import connect as connect_sqlite
+from hologram.kernel import SchemaTooNew, connect_sqlite, migrate_sqlite
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +41,7 @@ Source = Literal["env", "stored", "default"]
 
 _SCHEMA = "(key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at REAL NOT NULL)"
 
-MIGRATIONS: tuple[str, ...] = (
+CONFIG_MIGRATIONS: tuple[str, ...] = (
     # 1: core.* settings (plugin.<name>.* ones get a table each, made when first declared).
     # IF NOT EXISTS: the databases shipped before versions existed have it already.
     f"CREATE TABLE IF NOT EXISTS config {_SCHEMA}",
@@ -55,7 +54,7 @@ def _prepare(path: Path) -> None:
     db = sqlite3.connect(path, isolation_level=None)
     try:
         db.execute("PRAGMA journal_mode=WAL")
-        migrate_sqlite(db, MIGRATIONS, f"the config database {path}")
+        migrate_sqlite(db, CONFIG_MIGRATIONS, f"the config database {path}")
     finally:
         db.close()
 

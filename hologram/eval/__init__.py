@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hologram.kernel.faces import lazy_face
+from hologram.kernel import lazy_face
 
 _LAZY = {
     "hologram.eval.ablation": ("STEPS", "step_sweep"),

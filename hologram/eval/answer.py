@@ -46,22 +46,24 @@ from typing import Any
 
 import pandas as pd
 
-from hologram.config import CORE_DEFAULTS, ConfigRegistry, LLMSettings, key_of
-from hologram.config.keys import is_secret
+from hologram.config import CORE_DEFAULTS, ConfigRegistry, LLMSettings, is_secret, key_of
 from hologram.eval.dataset import ADVERSARIAL, Conversation, Probe, Turn
 from hologram.eval.replay import turn_text
 from hologram.eval.tiers import EvalError
 from hologram.events import EventBus
 from hologram.kernel import SystemClock
 from hologram.llm import (
+    OFFLINE_SOURCE,
     AllProvidersFailed,
     ChatMessage,
     CompletionRequest,
     CompletionResponse,
     ContextTooLong,
     ProviderManager,
+    SourceProblem,
+    read_source,
+    source_names,
 )
-from hologram.llm.sources import OFFLINE_SOURCE, SourceProblem, read_source, source_names
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from hologram.kernel.commands import Commands
+from hologram.kernel import Commands
 
 EXECUTORS = ("local", "dask", "ray")
 REPLAY_TARGET_S = 15.0

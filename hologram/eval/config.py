@@ -24,7 +24,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from hologram.config.keys import is_core_key
+from hologram.config import is_core_key
 from hologram.memory import EpisodicWeights
 
 DEFAULT_TEXT = "{speaker}: {text}"

@@ -43,7 +43,7 @@ from hologram.eval.metrics import ALL, BASELINE, comparison, peers, summarise
 from hologram.eval.plot import recall_charts
 from hologram.eval.progress import ExperimentProgress
 from hologram.eval.unit import Unit, UnitResult, unit_steps
-from hologram.kernel.files import write_atomic
+from hologram.kernel import write_atomic
 
 
 def code_version() -> str:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hologram.config import EventSettings
-from hologram.config.keys import mask
+from hologram.config import EventSettings, mask
 from hologram.events.bus import EventBus
 from hologram.sdk import EventType, Facility
 

@@ -17,7 +17,7 @@ from typing import Any
 import aiosqlite
 
 
-def connect(path: Path | str, **options: Any) -> aiosqlite.Connection:
+def connect_sqlite(path: Path | str, **options: Any) -> aiosqlite.Connection:
     """`aiosqlite.connect`, awaited the same way, on a daemon thread."""
     connection = aiosqlite.connect(path, **options)
     # aiosqlite builds its thread in the constructor and starts it on first await; the

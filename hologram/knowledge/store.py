@@ -22,11 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hologram.kernel.files import write_atomic
-from hologram.kernel.tasks import Once, TaskScope
+from hologram.kernel import Once, TaskScope, write_atomic
 from hologram.knowledge.index import BigramTfidf
-from hologram.sdk import EventType
-from hologram.sdk.events import discard
+from hologram.sdk import EventType, discard
 
 log = logging.getLogger(__name__)
 

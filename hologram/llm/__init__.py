@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hologram.kernel.faces import lazy_face
+from hologram.kernel import lazy_face
 
 _LAZY = {
+    "hologram.llm.sources": ("OFFLINE_SOURCE", "SourceProblem", "read_source", "source_names"),
     "hologram.llm.adapter": ("AdapterLibrary", "LuaAdapter", "shipped_adapters_dir"),
     "hologram.llm.budget": (
         "KNOWN_CONTEXT_WINDOWS",
@@ -43,15 +44,21 @@ _LAZY = {
         "TokenUsage",
     ),
     "hologram.llm.module": ("LLMModule",),
-    "hologram.llm.offline_model": ("OFFLINE_RULES", "OfflineResponder", "OfflineRule"),
+    "hologram.llm.offline_model": (
+        "OFFLINE_RULES",
+        "OfflineResponder",
+        "OfflineRule",
+        "NO_LLM_HINT",
+    ),
     "hologram.llm.provider": ("LuaAdaptedProvider", "Provider", "SourceConfig"),
     "hologram.llm.scripted_server": (
         "OFFLINE_MODEL_NAME",
         "RecordedRequest",
         "ScriptedModelServer",
         "ScriptedReply",
+        "InProcessServer",
     ),
-    "hologram.llm.streaming": ("StreamChunk", "ToolCallDelta"),
+    "hologram.llm.streaming": ("StreamChunk", "ToolCallDelta", "SSELines"),
     "hologram.llm.usage": ("UsageLedger", "usage_table"),
     "hologram.llm.vision": ("ImageNotes", "image_note", "images_as_notes"),
     "hologram.llm.wire": ("ReceivedImage",),
@@ -59,8 +66,10 @@ _LAZY = {
 
 __all__ = [
     "KNOWN_CONTEXT_WINDOWS",
+    "NO_LLM_HINT",
     "OFFLINE_MODEL_NAME",
     "OFFLINE_RULES",
+    "OFFLINE_SOURCE",
     "AdapterError",
     "AdapterLibrary",
     "AdapterOutputError",
@@ -73,6 +82,7 @@ __all__ = [
     "FailureKind",
     "ImageBlock",
     "ImageNotes",
+    "InProcessServer",
     "LLMModule",
     "LuaAdaptedProvider",
     "LuaAdapter",
@@ -86,9 +96,11 @@ __all__ = [
     "ReceivedImage",
     "RecordedRequest",
     "Role",
+    "SSELines",
     "ScriptedModelServer",
     "ScriptedReply",
     "SourceConfig",
+    "SourceProblem",
     "StreamChunk",
     "TextBlock",
     "TokenBudget",
@@ -101,7 +113,9 @@ __all__ = [
     "estimate_tokens",
     "image_note",
     "images_as_notes",
+    "read_source",
     "shipped_adapters_dir",
+    "source_names",
     "usage_table",
 ]
 __getattr__ = lazy_face(__name__, _LAZY)
@@ -137,15 +151,17 @@ if TYPE_CHECKING:
         TokenUsage,
     )
     from hologram.llm.module import LLMModule
-    from hologram.llm.offline_model import OFFLINE_RULES, OfflineResponder, OfflineRule
+    from hologram.llm.offline_model import NO_LLM_HINT, OFFLINE_RULES, OfflineResponder, OfflineRule
     from hologram.llm.provider import LuaAdaptedProvider, Provider, SourceConfig
     from hologram.llm.scripted_server import (
         OFFLINE_MODEL_NAME,
+        InProcessServer,
         RecordedRequest,
         ScriptedModelServer,
         ScriptedReply,
     )
-    from hologram.llm.streaming import StreamChunk, ToolCallDelta
+    from hologram.llm.sources import OFFLINE_SOURCE, SourceProblem, read_source, source_names
+    from hologram.llm.streaming import SSELines, StreamChunk, ToolCallDelta
     from hologram.llm.usage import UsageLedger, usage_table
     from hologram.llm.vision import ImageNotes, image_note, images_as_notes
     from hologram.llm.wire import ReceivedImage

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from hologram.kernel.commands import Commands
+from hologram.kernel import Commands
 
 
 def add_commands(commands: Commands) -> None:

@@ -44,7 +44,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from hologram.kernel.tasks import KernelTasks, first_completed
+from hologram.kernel import KernelTasks, first_completed
 from hologram.llm.budget import estimate_tokens
 from hologram.llm.offline_model import OfflineResponder
 from hologram.llm.wire import (

@@ -8,6 +8,7 @@ from hologram.media.errors import (
     MediaTypeError,
     UnknownMedia,
 )
+from hologram.media.intake import MediaItem, store_media
 from hologram.media.module import MediaModule
 from hologram.media.sniff import ACCEPTED, sniff
 from hologram.media.store import BlobStore, MediaLimits, MediaStore, Upload, digest_of
@@ -17,6 +18,7 @@ __all__ = [
     "BlobStore",
     "MediaCorrupt",
     "MediaError",
+    "MediaItem",
     "MediaLimits",
     "MediaModule",
     "MediaStore",
@@ -26,4 +28,5 @@ __all__ = [
     "Upload",
     "digest_of",
     "sniff",
+    "store_media",
 ]

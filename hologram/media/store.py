@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from hologram.kernel.files import write_atomic
+from hologram.kernel import write_atomic
 from hologram.media.errors import MediaCorrupt, MediaError, MediaTooLarge, UnknownMedia
 from hologram.media.sniff import check_declared, sniff
-from hologram.sdk.media import DIGEST, MediaRef
+from hologram.sdk import DIGEST, MediaRef
 
 
 def digest_of(data: bytes) -> str:

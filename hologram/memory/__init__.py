@@ -62,6 +62,7 @@ from hologram.memory.facility import (
     related_docs_section,
 )
 from hologram.memory.graph.indexer import MEMORY_INDEX_HEADER, with_cjk_bigrams
+from hologram.memory.graph.schema import GRAPH_MIGRATIONS
 from hologram.memory.graph.store import GraphStore
 from hologram.memory.graph.types import (
     Entity,
@@ -74,12 +75,21 @@ from hologram.memory.graph.types import (
 )
 from hologram.memory.graphmemory import GraphMemory, GraphModule
 from hologram.memory.heartbeat.loops import SubmitConsolidation
+from hologram.memory.legacy import cold_into_turns, window_into_turns
 from hologram.memory.module import ColdContextModule, MemoryModule, TextMemoryModule
 from hologram.memory.recall.episodic import EpisodicIndex, EpisodicWeights
 from hologram.memory.recall.hybrid import RRF_K
 from hologram.memory.text import Segmenter
 from hologram.memory.textlog import TextLog
-from hologram.memory.turns import Move, Place, Turn, TurnStore, TurnStoreError
+from hologram.memory.turns import (
+    TURN_STORE_MIGRATIONS,
+    TURN_STORE_TABLES,
+    Move,
+    Place,
+    Turn,
+    TurnStore,
+    TurnStoreError,
+)
 from hologram.memory.window.context import ContextWindow, Fate, PruneReport, Scored, keep_order
 from hologram.memory.window.event import (
     AGENT_SOURCE,
@@ -92,9 +102,12 @@ __all__ = [
     "AGENT_SOURCE",
     "BUILTIN_EMBEDDERS",
     "COLD_STORAGE_SOURCE",
+    "GRAPH_MIGRATIONS",
     "MEMORY_INDEX_HEADER",
     "RELATED_DOCS_HEADER",
     "RRF_K",
+    "TURN_STORE_MIGRATIONS",
+    "TURN_STORE_TABLES",
     "ColdContext",
     "ColdContextModule",
     "ColdDoc",
@@ -136,9 +149,11 @@ __all__ = [
     "TurnStoreError",
     "UnknownEntity",
     "choose_embedder",
+    "cold_into_turns",
     "coldcontext_tools",
     "keep_order",
     "normalise_name",
     "related_docs_section",
+    "window_into_turns",
     "with_cjk_bigrams",
 ]

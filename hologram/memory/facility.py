@@ -17,8 +17,7 @@ from hologram.memory.recall.query import Asked
 from hologram.memory.textlog import TextLog
 from hologram.memory.window.context import ContextWindow, PruneReport
 from hologram.memory.window.event import AGENT_SOURCE, ContextEvent, ToolOutput, media_labels
-from hologram.sdk import MediaRef, MemItem, StageContext, ToolDef, ToolResult
-from hologram.sdk.embedding import Embedder
+from hologram.sdk import Embedder, MediaRef, MemItem, StageContext, ToolDef, ToolResult
 
 log = logging.getLogger(__name__)
 

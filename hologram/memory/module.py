@@ -19,8 +19,7 @@ from hologram.memory.text import Segmenter
 from hologram.memory.textlog import TextLog
 from hologram.memory.turns import TurnStore
 from hologram.memory.window.context import ContextWindow
-from hologram.sdk import EventType, Facility
-from hologram.sdk.embedding import Embedder
+from hologram.sdk import Embedder, EventType, Facility
 
 log = logging.getLogger(__name__)
 

@@ -44,11 +44,11 @@ from typing import Any
 
 import numpy as np
 
-from hologram.kernel.schema import migrate_sqlite
+from hologram.kernel import migrate_sqlite
 from hologram.memory.embed.registry import StoredVector
 from hologram.sdk import MediaRef
 
-__all__ = ["MIGRATIONS", "Move", "Place", "Turn", "TurnStore", "TurnStoreError"]
+__all__ = ["TURN_STORE_MIGRATIONS", "Move", "Place", "Turn", "TurnStore", "TurnStoreError"]
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ class Place(IntEnum):
     """Archived into the graph: the graph's text blocks are the turns of this place."""
 
 
-MIGRATIONS: tuple[str, ...] = (
+TURN_STORE_MIGRATIONS: tuple[str, ...] = (
     # 1: turns in their places, and every move each one made.
     """
     CREATE TABLE turns (
@@ -104,7 +104,7 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE turns DROP COLUMN block;
     """,
 )
-TABLES = ("turns", "moves")
+TURN_STORE_TABLES = ("turns", "moves")
 
 
 class TurnStoreError(Exception):
@@ -250,7 +250,7 @@ class TurnStore:
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            migrate_sqlite(self._db, MIGRATIONS, f"the turn store {path}")
+            migrate_sqlite(self._db, TURN_STORE_MIGRATIONS, f"the turn store {path}")
         except sqlite3.DatabaseError as exc:
             raise TurnStoreError(f"{path}: the turn store cannot be opened ({exc})") from exc
 

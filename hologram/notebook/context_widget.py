@@ -25,7 +25,7 @@ import ipywidgets as widgets
 import pandas as pd
 import traitlets
 
-from hologram.kernel.tasks import KernelTasks, TaskScope
+from hologram.kernel import KernelTasks, TaskScope
 from hologram.media import MediaError, MediaStore
 from hologram.memory import ContextEvent, ContextWindow, Fate, PruneReport, Scored, keep_order
 from hologram.notebook.front import StaticFallback, bundle, style

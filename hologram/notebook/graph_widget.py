@@ -22,7 +22,7 @@ import ipywidgets as widgets
 import networkx as nx
 import pandas as pd
 
-from hologram.kernel.tasks import KernelTasks, TaskScope
+from hologram.kernel import KernelTasks, TaskScope
 from hologram.memory import Fact, GraphMemory
 from hologram.notebook.front import StaticFallback
 from hologram.notebook.graph_view import GraphView, fact_json, media_of, place

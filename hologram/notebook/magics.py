@@ -39,7 +39,7 @@ from hologram.notebook.layers import LayersWidget
 from hologram.notebook.scheduler_widget import SchedulerWidget
 from hologram.notebook.terminal_widget import TerminalWidget
 from hologram.notebook.upload_widget import UploadWidget
-from hologram.plugins.changes import PluginAction
+from hologram.plugins import PluginAction
 from hologram.sdk import Event, EventType, Priority
 from hologram.security import PathRefused
 

@@ -37,6 +37,8 @@ _EXPORTS = {
     "scan_skill": "hologram.plugins.skill",
     "PROTOCOL_VERSION": "hologram.plugins.rpc",
     "builtin_plugins": "hologram.plugins.builtin",
+    "LLMAPI": "hologram.plugins.llm_surface",
+    "installed_manifests": "hologram.plugins.manifest",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -15,18 +15,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hologram.agent import Agent, Inputs, Skill, SkillIndex
-from hologram.agent.turn import current_input
+from hologram.agent import Agent, Inputs, Skill, SkillIndex, current_input
 from hologram.channels import OutputChannels
-from hologram.config import ConfigRegistry
-from hologram.config.keys import is_core_key
+from hologram.config import ConfigRegistry, is_core_key
 from hologram.events import EventBus
 from hologram.health import ScratchTurn
-from hologram.kernel.tasks import TaskScope
+from hologram.kernel import TaskScope
 from hologram.knowledge import KnowledgeBase
 from hologram.llm import ProviderManager
-from hologram.media import MediaStore
-from hologram.media.intake import MediaItem, store_media
+from hologram.media import MediaItem, MediaStore, store_media
 from hologram.memory import ColdContext, GraphMemory
 from hologram.plugins.llm_surface import LLMAPI
 from hologram.plugins.surfaces import KnowledgeSurface, MemorySurface, SocialSurface
@@ -47,9 +44,7 @@ from hologram.sdk import (
     ToolDef,
     WakeHandler,
 )
-from hologram.security import INTERNAL, Firewall, Profile
-from hologram.security.credentials import ALIAS
-from hologram.security.proxy import acting_for
+from hologram.security import ALIAS, INTERNAL, Firewall, Profile, acting_for
 from hologram.stages import StageHost, invoke
 
 log = logging.getLogger(__name__)

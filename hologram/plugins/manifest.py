@@ -17,7 +17,7 @@ from typing import Any
 
 from hologram.config import Setting
 from hologram.sdk import WITHHELD, Capability, Facility, jsontext, parse_facility
-from hologram.security.policy import Profile, parse_profiles
+from hologram.security import Profile, parse_profiles
 
 MANIFEST = "plugin.json"
 PLUGIN_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")

@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from hologram.kernel.tasks import KernelTasks, TaskScope
+from hologram.kernel import KernelTasks, TaskScope
 from hologram.plugins.bridge import Bridge
 from hologram.plugins.kernel_sdk import KernelSDK
 from hologram.plugins.manifest import Manifest

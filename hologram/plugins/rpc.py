@@ -28,7 +28,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from hologram.kernel.tasks import KernelTasks, TaskScope
+from hologram.kernel import KernelTasks, TaskScope
 from hologram.sdk import jsontext
 
 log = logging.getLogger(__name__)

@@ -50,7 +50,7 @@ import types
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from hologram.kernel.tasks import KernelTasks, first_completed
+from hologram.kernel import KernelTasks, first_completed
 from hologram.plugins.rpc import (
     DEFAULT_MAX_FRAME,
     HANDLER_ERROR,
@@ -60,7 +60,7 @@ from hologram.plugins.rpc import (
     Peer,
     RpcError,
 )
-from hologram.sdk.plugin import SDK_CALLS, Injects, MediaItems, SdkCall
+from hologram.sdk import SDK_CALLS, Injects, MediaItems, SdkCall
 
 Handler = Callable[..., Any]
 

@@ -3,6 +3,7 @@
 Pure types. This package imports nothing else of hologram, so a plugin can depend on it alone.
 """
 
+from hologram.sdk import jsontext
 from hologram.sdk.capabilities import OutputCap
 from hologram.sdk.clock import Clock
 from hologram.sdk.embedding import (
@@ -16,9 +17,9 @@ from hologram.sdk.embedding import (
     ModalityUnsupported,
     Vectors,
 )
-from hologram.sdk.events import Event, EventType
+from hologram.sdk.events import Event, EventType, discard
 from hologram.sdk.facilities import Facility, parse_facility
-from hologram.sdk.media import MediaData, MediaRef
+from hologram.sdk.media import DIGEST, MediaData, MediaRef
 from hologram.sdk.memory import (
     KnowledgeAPI,
     KnowledgeEntry,
@@ -57,7 +58,17 @@ from hologram.sdk.plugin import (
 )
 from hologram.sdk.priority import Priority
 from hologram.sdk.prompt import PromptSection
-from hologram.sdk.schema import NOT_BLANK, Param, SchemaError, schema_of
+from hologram.sdk.schema import (
+    JSON,
+    NOT_BLANK,
+    Param,
+    SchemaError,
+    Schemas,
+    convert,
+    schema_of,
+    split_optional,
+    to_json,
+)
 from hologram.sdk.settings import Settings
 from hologram.sdk.stages import STAGE_WRITABLE, HandlerScope, MemItem, Stage, StageContext
 from hologram.sdk.tools import (
@@ -71,7 +82,9 @@ from hologram.sdk.tools import (
 
 __all__ = [
     "CONSOLIDATION_CHANNEL",
+    "DIGEST",
     "ENTRY_POINT_GROUP",
+    "JSON",
     "NOT_BLANK",
     "SDK_CALLS",
     "STAGE_WRITABLE",
@@ -116,6 +129,7 @@ __all__ = [
     "Recalled",
     "ReviewRule",
     "SchemaError",
+    "Schemas",
     "SdkCall",
     "Settings",
     "SocialAPI",
@@ -131,8 +145,13 @@ __all__ = [
     "TraceKind",
     "Vectors",
     "WakeHandler",
+    "convert",
+    "discard",
     "ended_by_wire",
+    "jsontext",
     "needs",
     "parse_facility",
     "schema_of",
+    "split_optional",
+    "to_json",
 ]

@@ -1,7 +1,7 @@
 """The security firewall: credential gate, tool policy and path sandbox, content review,
 per-principal grants, plugin-named profiles, secrets at rest."""
 
-from hologram.security.credentials import CredentialGate, StreamScrubber, alias_of
+from hologram.security.credentials import ALIAS, CredentialGate, StreamScrubber, alias_of
 from hologram.security.firewall import Firewall, SecurityRefused
 from hologram.security.keyfile import KEY_ENV, SecretCipher, SecretKeyError, load_cipher
 from hologram.security.module import SecurityModule
@@ -15,10 +15,11 @@ from hologram.security.policy import (
     ToolPolicy,
     parse_profiles,
 )
-from hologram.security.proxy import GuardedOutputChannels, GuardedRunner, ModelGuard
+from hologram.security.proxy import GuardedOutputChannels, GuardedRunner, ModelGuard, acting_for
 from hologram.security.review import ContentReview, Finding
 
 __all__ = [
+    "ALIAS",
     "INTERNAL",
     "KEY_ENV",
     "UNKNOWN",
@@ -40,6 +41,7 @@ __all__ = [
     "SecurityRefused",
     "StreamScrubber",
     "ToolPolicy",
+    "acting_for",
     "alias_of",
     "load_cipher",
     "parse_profiles",

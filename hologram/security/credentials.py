@@ -13,8 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from hologram.config import ConfigRegistry, SecuritySettings, is_secret
-from hologram.config.keys import is_core_key
+from hologram.config import ConfigRegistry, SecuritySettings, is_core_key, is_secret
 
 CREDENTIAL_PREFIX = SecuritySettings.credential_prefix
 ALIAS = re.compile(r"@\{([A-Za-z0-9_.-]{1,80})\}")

@@ -16,8 +16,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any, Protocol
 
 from hologram.channels import OutputChannels
-from hologram.llm import ChatMessage, CompletionRequest, CompletionResponse, TextBlock
-from hologram.llm.streaming import StreamChunk
+from hologram.llm import ChatMessage, CompletionRequest, CompletionResponse, StreamChunk, TextBlock
 from hologram.sdk import ToolCall, ToolDef, ToolResult
 from hologram.security.credentials import CredentialGate
 from hologram.security.policy import INTERNAL, Principal, ToolPolicy

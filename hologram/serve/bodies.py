@@ -19,9 +19,7 @@ from typing import Annotated, Any, Literal
 from starlette.requests import Request
 
 from hologram.media import MediaLimits, Upload
-from hologram.sdk import Priority
-from hologram.sdk.jsontext import MAX_DEPTH, MAX_NUMBER_CHARS, JsonRefused, loads
-from hologram.sdk.schema import Param
+from hologram.sdk import Param, Priority, jsontext
 
 DEFAULT_BODY_LIMIT = 1 << 20
 JSON_KINDS = frozenset({"application/json"})
@@ -32,8 +30,9 @@ OPENAI_CHANNEL = "openai"
 MCP_CHANNEL = "mcp"
 LEVELS = {"queued": Priority.QUEUED, "l1": Priority.L1, "l2": Priority.L2, "l3": Priority.L3}
 JSON_LIMITS = (
-    f"JSON nested at most {MAX_DEPTH} levels, numbers of at most {MAX_NUMBER_CHARS} "
-    "characters (finite), strings of valid Unicode (a lone surrogate such as \\ud800 is refused)"
+    f"JSON nested at most {jsontext.MAX_DEPTH} levels, numbers of at most "
+    f"{jsontext.MAX_NUMBER_CHARS} characters (finite), strings of valid Unicode (a lone "
+    "surrogate such as \\ud800 is refused)"
 )
 
 
@@ -79,8 +78,8 @@ async def read_json(request: Request, limit: int, limit_is: str = "") -> Any:
 
 def parse_json(raw: bytes) -> Any:
     try:
-        return loads(raw)
-    except JsonRefused as exc:
+        return jsontext.loads(raw)
+    except jsontext.JsonRefused as exc:
         where = f"'{exc.where}'" if exc.where else "request body"
         raise ApiError(400, f"{where} {exc.reason}") from None
     except UnicodeDecodeError as exc:

@@ -15,10 +15,10 @@ from urllib.parse import quote
 
 import httpx
 
-from hologram.agent.journal import RecordRow
-from hologram.llm.streaming import SSELines
+from hologram.agent import RecordRow
+from hologram.llm import SSELines
 from hologram.media import Upload
-from hologram.sdk.schema import convert, to_json
+from hologram.sdk import convert, to_json
 from hologram.serve.bodies import (
     DEFAULT_SYNC_TIMEOUT_S,
     HTTP_CHANNEL,

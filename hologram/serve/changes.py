@@ -8,7 +8,7 @@ from typing import Annotated
 from starlette.requests import Request
 from starlette.responses import Response
 
-from hologram.sdk.schema import Param
+from hologram.sdk import Param
 from hologram.serve.bodies import ApiError
 from hologram.serve.context import context
 from hologram.serve.endpoint import endpoint, reply

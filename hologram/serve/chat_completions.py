@@ -32,8 +32,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from hologram.agent import TaskStopped, Ticket, TurnResult
 from hologram.llm import estimate_tokens
 from hologram.media import Upload
-from hologram.sdk import Event, EventType
-from hologram.sdk.schema import to_json
+from hologram.sdk import Event, EventType, to_json
 from hologram.serve.bodies import (
     MAX_SYNC_TIMEOUT_S,
     OPENAI_CHANNEL,

@@ -9,7 +9,7 @@ from typing import Annotated, Any, TypedDict
 from starlette.requests import Request
 
 from hologram.facade import Kernel
-from hologram.sdk.schema import Param
+from hologram.sdk import Param
 from hologram.serve.intake import Intake
 from hologram.serve.stream import EventStream
 

@@ -10,10 +10,9 @@ from typing import Annotated
 from starlette.requests import Request
 from starlette.responses import Response
 
-from hologram.agent.journal import RecordRow
+from hologram.agent import RecordRow
 from hologram.memory import AGENT_SOURCE, ContextEvent
-from hologram.sdk import CONSOLIDATION_CHANNEL
-from hologram.sdk.schema import Param
+from hologram.sdk import CONSOLIDATION_CHANNEL, Param
 from hologram.serve.context import context
 from hologram.serve.endpoint import endpoint, reply
 from hologram.serve.params import read_params

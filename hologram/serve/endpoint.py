@@ -18,8 +18,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from hologram.sdk.jsontext import replace_lone_surrogates
-from hologram.sdk.schema import to_json
+from hologram.sdk import jsontext, to_json
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +90,7 @@ class JsonReply(JSONResponse):
             # Input is refused at the door when it holds a lone surrogate, but a model's reply
             # or a record from before that check may still hold one: it is shown as U+FFFD.
             log.warning("a response held lone surrogates; they are sent as U+FFFD")
-            return replace_lone_surrogates(text).encode("utf-8")
+            return jsontext.replace_lone_surrogates(text).encode("utf-8")
 
 
 def reply(value: Any, status: int = 200) -> Response:

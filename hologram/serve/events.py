@@ -9,7 +9,7 @@ from typing import Annotated
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from hologram.sdk.schema import Param
+from hologram.sdk import Param
 from hologram.serve.context import context
 from hologram.serve.endpoint import endpoint
 from hologram.serve.params import SQLITE_MAX_INT, read_params

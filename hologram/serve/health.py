@@ -11,7 +11,7 @@ from typing import Annotated
 from starlette.requests import Request
 from starlette.responses import Response
 
-from hologram.sdk.schema import Param
+from hologram.sdk import Param
 from hologram.serve.context import context
 from hologram.serve.endpoint import endpoint, reply
 from hologram.serve.params import read_params

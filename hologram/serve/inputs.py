@@ -12,11 +12,9 @@ from typing import Annotated
 from starlette.requests import Request
 from starlette.responses import Response
 
-from hologram.agent import TaskStopped, Ticket, TurnResult
-from hologram.agent.journal import RecordRow
+from hologram.agent import RecordRow, TaskStopped, Ticket, TurnResult
 from hologram.media import Upload
-from hologram.sdk import EndedBy
-from hologram.sdk.schema import Param
+from hologram.sdk import EndedBy, Param
 from hologram.serve.bodies import (
     FORM_FIELDS,
     JSON_KINDS,

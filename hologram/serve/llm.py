@@ -12,8 +12,8 @@ from typing import Annotated, Any, TypedDict, cast
 from starlette.requests import Request
 from starlette.responses import Response
 
-from hologram.plugins.llm_surface import LLMAPI
-from hologram.sdk.schema import Param
+from hologram.plugins import LLMAPI
+from hologram.sdk import Param
 from hologram.serve.bodies import ApiError, object_body, read_json, string_field
 from hologram.serve.context import context
 from hologram.serve.endpoint import endpoint, reply

@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from hologram.media import MediaError
-from hologram.sdk.schema import Param
+from hologram.sdk import Param
 from hologram.serve.bodies import ApiError
 from hologram.serve.context import context
 from hologram.serve.endpoint import endpoint

@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from hologram.media import ACCEPTED
-from hologram.sdk.schema import JSON, Param, Schemas, split_optional, to_json
+from hologram.sdk import JSON, Param, Schemas, split_optional, to_json
 from hologram.serve.bodies import JSON_LIMITS
 from hologram.serve.context import context
 from hologram.serve.endpoint import PREFIX, Endpoint, endpoint, reply

@@ -16,7 +16,7 @@ import typing
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_args, get_origin
 
-from hologram.sdk.schema import Param, split_optional
+from hologram.sdk import Param, split_optional
 from hologram.serve.bodies import ApiError
 
 if TYPE_CHECKING:

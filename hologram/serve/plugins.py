@@ -18,9 +18,8 @@ from typing import Annotated, Any, TypedDict, cast
 from starlette.requests import Request
 from starlette.responses import Response
 
-from hologram.plugins.changes import ChangeRefused, PluginAction, Why
-from hologram.plugins.registry import PluginRegistry
-from hologram.sdk.schema import Param
+from hologram.plugins import ChangeRefused, PluginAction, PluginRegistry, Why
+from hologram.sdk import Param
 from hologram.serve.bodies import ApiError, read_body
 from hologram.serve.context import context
 from hologram.serve.endpoint import endpoint, reply

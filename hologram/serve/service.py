@@ -22,10 +22,8 @@ from pathlib import Path
 
 from hologram.config import ConfigError
 from hologram.facade import Kernel
-from hologram.kernel import AssemblyError
-from hologram.kernel.tasks import first_completed
-from hologram.llm.offline_model import NO_LLM_HINT
-from hologram.llm.scripted_server import InProcessServer
+from hologram.kernel import AssemblyError, first_completed
+from hologram.llm import NO_LLM_HINT, InProcessServer
 from hologram.memory import Memory
 from hologram.serve.access import TOKEN_FILE, AccessGuard, is_loopback, load_or_create_token
 from hologram.serve.api import build_app

@@ -19,7 +19,7 @@ from hologram.config import (
     mask,
     section_of,
 )
-from hologram.sdk.schema import Param
+from hologram.sdk import Param
 from hologram.serve.bodies import ApiError, SettingText, SettingValue, read_json, setting_body
 from hologram.serve.context import context
 from hologram.serve.endpoint import endpoint, reply

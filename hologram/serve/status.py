@@ -10,8 +10,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from hologram._version import __version__
-from hologram.llm.offline_model import NO_LLM_HINT
-from hologram.sdk.schema import Param
+from hologram.llm import NO_LLM_HINT
+from hologram.sdk import Param
 from hologram.serve.context import ServiceInfo, context
 from hologram.serve.endpoint import endpoint, reply
 from hologram.serve.plugins import PluginRow, rows

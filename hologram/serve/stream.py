@@ -23,8 +23,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from hologram.sdk import Event, EventType
-from hologram.sdk.schema import to_json
+from hologram.sdk import Event, EventType, to_json
 
 KEEPALIVE_S = 15.0
 _CLOSE = None

@@ -9,16 +9,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hologram.kernel.faces import lazy_face
+from hologram.kernel import lazy_face
 
 _LAZY = {
-    "hologram.tracker.log": ("Call", "Change", "ChangeLog", "Kind"),
+    "hologram.tracker.log": (
+        "Call",
+        "Change",
+        "ChangeLog",
+        "Kind",
+        "CHANGE_LOG_MIGRATIONS",
+        "CHANGE_LOG_TABLES",
+    ),
     "hologram.tracker.module": ("TrackerModule",),
     "hologram.tracker.tracker": ("Tracker",),
     "hologram.tracker.undo": ("UndoError", "UnknownCall", "undo_call"),
 }
 
 __all__ = [
+    "CHANGE_LOG_MIGRATIONS",
+    "CHANGE_LOG_TABLES",
     "Call",
     "Change",
     "ChangeLog",
@@ -32,7 +41,14 @@ __all__ = [
 __getattr__ = lazy_face(__name__, _LAZY)
 
 if TYPE_CHECKING:
-    from hologram.tracker.log import Call, Change, ChangeLog, Kind
+    from hologram.tracker.log import (
+        CHANGE_LOG_MIGRATIONS,
+        CHANGE_LOG_TABLES,
+        Call,
+        Change,
+        ChangeLog,
+        Kind,
+    )
     from hologram.tracker.module import TrackerModule
     from hologram.tracker.tracker import Tracker
     from hologram.tracker.undo import UndoError, UnknownCall, undo_call

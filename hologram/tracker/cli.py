@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hologram.kernel.commands import Commands, add_actions, data_option, json_option
+from hologram.kernel import Commands, add_actions, data_option, json_option
 
 if TYPE_CHECKING:
     from hologram.tracker.log import Call, ChangeLog
@@ -42,7 +42,7 @@ def add_commands(commands: Commands) -> None:
 
 
 def run_changes(args: argparse.Namespace) -> int:
-    from hologram.kernel.datadir import resolve_data_dir
+    from hologram.kernel import resolve_data_dir
     from hologram.tracker.log import ChangeLog
 
     data_dir = resolve_data_dir(args.data)
@@ -71,7 +71,7 @@ def run_changes(args: argparse.Namespace) -> int:
 
 
 def _undo(data_dir: Path, changelog: ChangeLog, call_id: str) -> int:
-    from hologram.kernel.datadir import DataDirLock, DataDirLockedError
+    from hologram.kernel import DataDirLock, DataDirLockedError
     from hologram.media import BlobStore
     from hologram.tracker.undo import UndoError, UnknownCall, undo_call
 

@@ -10,9 +10,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from hologram.kernel.schema import migrate_sqlite
+from hologram.kernel import migrate_sqlite
 
-MIGRATIONS: tuple[str, ...] = (
+CHANGE_LOG_MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE calls (
         call_id TEXT PRIMARY KEY,
@@ -40,7 +40,7 @@ MIGRATIONS: tuple[str, ...] = (
 """Schema steps in order (registered in hologram/update/stores.py); the version is their
 count, kept in `PRAGMA user_version`."""
 
-TABLES = ("calls", "changes")
+CHANGE_LOG_TABLES = ("calls", "changes")
 
 
 class Kind(StrEnum):
@@ -96,7 +96,7 @@ class ChangeLog:
         # No sync per commit (see shadow.keep): a crash loses at most the newest records.
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._lock = threading.Lock()
-        migrate_sqlite(self._db, MIGRATIONS, f"the change log {path}")
+        migrate_sqlite(self._db, CHANGE_LOG_MIGRATIONS, f"the change log {path}")
 
     def close(self) -> None:
         with self._lock:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hologram.kernel.faces import lazy_face
+from hologram.kernel import lazy_face
 
 _LAZY = {
     "hologram.update.backup": (
@@ -23,7 +23,13 @@ _LAZY = {
     ),
     "hologram.update.errors": ("UpdateError",),
     "hologram.update.inspect": ("DataDirDamaged",),
-    "hologram.update.manifest": ("MANIFEST", "Manifest", "ManifestError", "read_manifest"),
+    "hologram.update.manifest": (
+        "MANIFEST",
+        "Manifest",
+        "ManifestError",
+        "read_manifest",
+        "write_manifest",
+    ),
     "hologram.update.migrate": (
         "DataDirTooNew",
         "MigrationFailed",
@@ -32,6 +38,7 @@ _LAZY = {
         "current_manifest",
         "prepare",
         "survey",
+        "refuse_newer",
     ),
     "hologram.update.stores": ("STORES", "Kind", "Store"),
 }
@@ -57,9 +64,11 @@ __all__ = [
     "prune_backups",
     "read_backup",
     "read_manifest",
+    "refuse_newer",
     "restore_backup",
     "survey",
     "take_backup",
+    "write_manifest",
 ]
 __getattr__ = lazy_face(__name__, _LAZY)
 
@@ -75,7 +84,13 @@ if TYPE_CHECKING:
     )
     from hologram.update.errors import UpdateError
     from hologram.update.inspect import DataDirDamaged
-    from hologram.update.manifest import MANIFEST, Manifest, ManifestError, read_manifest
+    from hologram.update.manifest import (
+        MANIFEST,
+        Manifest,
+        ManifestError,
+        read_manifest,
+        write_manifest,
+    )
     from hologram.update.migrate import (
         DataDirTooNew,
         MigrationFailed,
@@ -83,6 +98,7 @@ if TYPE_CHECKING:
         StoreVersion,
         current_manifest,
         prepare,
+        refuse_newer,
         survey,
     )
     from hologram.update.stores import STORES, Kind, Store

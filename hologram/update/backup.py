@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from hologram.kernel.files import fsync_dir
+from hologram.kernel import fsync_dir
 from hologram.update._files import (
     BACKUPS,
     NOT_DATA,

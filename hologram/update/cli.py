@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hologram._version import __version__
-from hologram.kernel.commands import Commands, add_actions, data_option, json_option
+from hologram.kernel import Commands, add_actions, data_option, json_option
 
 if TYPE_CHECKING:
     from hologram.update.migrate import Report
@@ -48,7 +48,7 @@ def add_commands(commands: Commands) -> None:
 def _lock(data_dir: Path, required: bool) -> Iterator[bool]:
     """Hold the data dir's lock while the command runs; yields whether it is held. A
     running kernel holds it: then only what is safe beside it runs (`required` False)."""
-    from hologram.kernel.datadir import DataDirLock, DataDirLockedError
+    from hologram.kernel import DataDirLock, DataDirLockedError
 
     lock = DataDirLock(data_dir)
     try:
@@ -65,7 +65,7 @@ def _lock(data_dir: Path, required: bool) -> Iterator[bool]:
 
 
 def run_data(args: argparse.Namespace) -> int:
-    from hologram.kernel.datadir import resolve_data_dir
+    from hologram.kernel import resolve_data_dir
     from hologram.update.backup import take_backup
     from hologram.update.errors import UpdateError
     from hologram.update.migrate import survey

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from hologram.kernel.schema import user_version
+from hologram.kernel import user_version
 from hologram.update.errors import UpdateError
 from hologram.update.manifest import Manifest
 from hologram.update.stores import Kind, Store

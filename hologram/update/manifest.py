@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hologram.kernel.files import write_atomic
+from hologram.kernel import write_atomic
 from hologram.update.errors import UpdateError
 
 MANIFEST = "datadir.json"

@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hologram._version import __version__
-from hologram.kernel.files import fsync_dir, write_atomic
-from hologram.kernel.schema import apply_step, user_version
+from hologram.kernel import apply_step, fsync_dir, user_version, write_atomic
 from hologram.update._files import MARKER
 from hologram.update.backup import (
     Backup,

@@ -14,14 +14,16 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from hologram.agent.journal import MIGRATIONS as JOURNAL_STEPS
-from hologram.config.registry import MIGRATIONS as CONFIG_STEPS
-from hologram.memory.graph.schema import MIGRATIONS as GRAPH_STEPS
-from hologram.memory.legacy import cold_into_turns, window_into_turns
-from hologram.memory.turns import MIGRATIONS as TURN_STEPS
-from hologram.memory.turns import TABLES as TURN_TABLES
-from hologram.tracker.log import MIGRATIONS as TRACKER_STEPS
-from hologram.tracker.log import TABLES as TRACKER_TABLES
+from hologram.agent import JOURNAL_MIGRATIONS
+from hologram.config import CONFIG_MIGRATIONS
+from hologram.memory import (
+    GRAPH_MIGRATIONS,
+    TURN_STORE_MIGRATIONS,
+    TURN_STORE_TABLES,
+    cold_into_turns,
+    window_into_turns,
+)
+from hologram.tracker import CHANGE_LOG_MIGRATIONS, CHANGE_LOG_TABLES
 
 FileStep = Callable[[Path], int]
 """A step of a store made of files: given the store's directory, rewrites what it must and
@@ -66,7 +68,7 @@ STORES: tuple[Store, ...] = (
         "config",
         "config.db",
         Kind.SQLITE,
-        CONFIG_STEPS,
+        CONFIG_MIGRATIONS,
         tables=("config",),
         vital=("secret.key",),  # without it the stored credentials cannot be read
     ),
@@ -74,7 +76,7 @@ STORES: tuple[Store, ...] = (
         "input-journal",
         "inputs.db",
         Kind.SQLITE,
-        JOURNAL_STEPS,
+        JOURNAL_MIGRATIONS,
         tables=("inputs",),
         growing=("inputs",),
     ),
@@ -86,8 +88,8 @@ STORES: tuple[Store, ...] = (
         "turns",
         "memory/turns.db",
         Kind.SQLITE,
-        TURN_STEPS,
-        tables=TURN_TABLES,
+        TURN_STORE_MIGRATIONS,
+        tables=TURN_STORE_TABLES,
         growing=("moves",),  # a turn's history is never rewritten: fewer moves is loss
     ),
     Store("text-log", "memory/text", Kind.FILES, (record_versions,)),
@@ -95,7 +97,7 @@ STORES: tuple[Store, ...] = (
         "graph",
         "graph.db",
         Kind.SQLITE,
-        GRAPH_STEPS,
+        GRAPH_MIGRATIONS,
         tables=("entities", "aliases", "relations", "memory_blocks", "relation_blocks"),
     ),
     Store("knowledge", "knowledge", Kind.FILES, (record_versions,)),
@@ -105,9 +107,9 @@ STORES: tuple[Store, ...] = (
         "tracker",
         "tracker.db",
         Kind.SQLITE,
-        TRACKER_STEPS,
-        tables=TRACKER_TABLES,
-        growing=TRACKER_TABLES,
+        CHANGE_LOG_MIGRATIONS,
+        tables=CHANGE_LOG_TABLES,
+        growing=CHANGE_LOG_TABLES,
     ),
 )
 """In the order they migrate."""

@@ -14,12 +14,12 @@ from hologram.events import EventBus
 from hologram.kernel import ManualClock
 from hologram.kernel.schema import migrate_sqlite
 from hologram.memory import (
+    GRAPH_MIGRATIONS,
     GraphStore,
     Triple,
 )
 from hologram.memory.graph import blocks as blocks_module
 from hologram.memory.graph.blocks import BlockStore, media_block_id, text_block_id
-from hologram.memory.graph.schema import MIGRATIONS
 from hologram.memory.graph.types import UnknownBlock
 from hologram.memory.recall.episodic import stems
 from hologram.memory.turns import Place, Turn, TurnStore
@@ -147,7 +147,7 @@ async def test_text_blocks_of_an_older_graph_move_into_the_turn_store_once(
     )  # fmt: skip
     turns.put([archived], "archived", 6.0)
     db = sqlite3.connect(tmp_path / "graph.db", isolation_level=None)
-    migrate_sqlite(db, MIGRATIONS[:5], "graph")
+    migrate_sqlite(db, GRAPH_MIGRATIONS[:5], "graph")
     vector = np.asarray(embedder.embed_texts(["tea in Kyoto"])[0], "<f4").tobytes()
     rows = [
         (text_block_id("I moved to Lyon"), "I moved to Lyon", None, None, 5.0, "", "coldcontext:x"),

@@ -14,7 +14,7 @@ from hologram import Kernel
 from hologram.agent.journal import InputJournal, InputState
 from hologram.config import ConfigRegistry
 from hologram.kernel import BootError
-from hologram.memory.graph.schema import MIGRATIONS as GRAPH_STEPS
+from hologram.memory import GRAPH_MIGRATIONS as GRAPH_STEPS
 from hologram.memory.turns import Place, TurnStore
 from hologram.update import (
     STORES,

@@ -20,19 +20,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hologram.kernel.tasks import KernelTasks, Once, TaskScope
+from hologram.kernel import KernelTasks, Once, TaskScope
 from hologram.memory.embed.registry import StoredVector
 from hologram.memory.recall.episodic import stems
 from hologram.memory.recall.hybrid import RRF_K, HybridIndex
 from hologram.memory.turns import Place, Turn, TurnStore
 from hologram.memory.window.event import ContextEvent, turn_of_event
-from hologram.sdk import Clock, EventType, MediaRef
-from hologram.sdk.embedding import (
-    Embedder,
-    Modality,
-    Vectors,
-)
-from hologram.sdk.events import discard
+from hologram.sdk import Clock, Embedder, EventType, MediaRef, Modality, Vectors, discard
 
 log = logging.getLogger(__name__)
 

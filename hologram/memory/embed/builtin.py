@@ -17,13 +17,7 @@ from hologram.memory.embed.hashed import (
 from hologram.memory.embed.http import HttpEmbedder, http_factory
 from hologram.memory.embed.registry import EmbedderRegistry
 from hologram.memory.embed.static import StaticEmbedder, static_factory
-from hologram.sdk import EventType
-from hologram.sdk.embedding import (
-    Embedder,
-    EmbedderFactory,
-    EmbedderUnavailable,
-)
-from hologram.sdk.events import discard
+from hologram.sdk import Embedder, EmbedderFactory, EmbedderUnavailable, EventType, discard
 
 log = logging.getLogger(__name__)
 

@@ -18,11 +18,7 @@ from hologram.memory.embed.registry import (
     normalise,
 )
 from hologram.memory.text import STOPWORDS, Segmenter, clean_text
-from hologram.sdk.embedding import (
-    Modality,
-    ModalityUnsupported,
-    Vectors,
-)
+from hologram.sdk import Modality, ModalityUnsupported, Vectors
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _LATIN = re.compile(r"[a-z0-9]+")

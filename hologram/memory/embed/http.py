@@ -14,13 +14,7 @@ from hologram.memory.embed.registry import (
     fingerprint_of,
     normalise,
 )
-from hologram.sdk.embedding import (
-    EmbedderError,
-    EmbedderUnavailable,
-    Modality,
-    ModalityUnsupported,
-    Vectors,
-)
+from hologram.sdk import EmbedderError, EmbedderUnavailable, Modality, ModalityUnsupported, Vectors
 
 
 class HttpEmbedder:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hologram.sdk.embedding import (
+from hologram.sdk import (
     ENTRY_POINT_GROUP,
     Embedder,
     EmbedderFactory,

@@ -23,12 +23,7 @@ from hologram.memory.embed.registry import (
     normalise,
 )
 from hologram.memory.text import STOPWORDS, Segmenter
-from hologram.sdk.embedding import (
-    EmbedderUnavailable,
-    Modality,
-    ModalityUnsupported,
-    Vectors,
-)
+from hologram.sdk import EmbedderUnavailable, Modality, ModalityUnsupported, Vectors
 
 PATH_KEY = key_of(EmbedderSettings, "static_path")
 

@@ -28,12 +28,10 @@ from typing import Any
 import aiosqlite
 import numpy as np
 
-from hologram.kernel.sqlite import connect as connect_sqlite
+from hologram.kernel import connect_sqlite
 from hologram.memory.graph.schema import migrate
 from hologram.memory.graph.types import GraphError, UnknownEntity, normalise_name
-from hologram.sdk import Clock
-from hologram.sdk.embedding import Embedder
-from hologram.sdk.events import discard
+from hologram.sdk import Clock, Embedder, discard
 
 log = logging.getLogger(__name__)
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from hologram.kernel.tasks import Once, TaskScope
+from hologram.kernel import Once, TaskScope
 from hologram.memory.embed.registry import StoredVector
 from hologram.memory.graph.base import blob_vector, fetch_in, vector_blob
 from hologram.memory.graph.types import BlockInfo, GraphError, UnknownBlock
@@ -43,8 +43,7 @@ from hologram.memory.recall.episodic import stems
 from hologram.memory.recall.hybrid import HybridIndex, Place
 from hologram.memory.text import Segmenter
 from hologram.memory.turns import Turn, TurnStore
-from hologram.sdk import EventType
-from hologram.sdk.embedding import ModalityUnsupported
+from hologram.sdk import EventType, ModalityUnsupported
 
 if TYPE_CHECKING:
     from hologram.memory.graph.base import GraphBase

@@ -23,8 +23,7 @@ from hologram.memory.graph.store import GraphStore
 from hologram.memory.graph.types import Recall
 from hologram.memory.recall.index import VectorIndex
 from hologram.memory.recall.query import Asked
-from hologram.sdk import EventType, MemItem
-from hologram.sdk.events import discard
+from hologram.sdk import EventType, MemItem, discard
 
 log = logging.getLogger(__name__)
 

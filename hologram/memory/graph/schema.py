@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import aiosqlite
 
-from hologram.kernel.schema import SchemaTooNew, statements
+from hologram.kernel import SchemaTooNew, statements
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "SchemaTooNew", "migrate"]
+__all__ = ["GRAPH_MIGRATIONS", "SCHEMA_VERSION", "SchemaTooNew", "migrate"]
 
-MIGRATIONS: tuple[str, ...] = (
+GRAPH_MIGRATIONS: tuple[str, ...] = (
     # 1: entities, aliases, relations with temporal validity, memory blocks.
     """
     CREATE TABLE entities (
@@ -129,7 +129,7 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 
-SCHEMA_VERSION = len(MIGRATIONS)
+SCHEMA_VERSION = len(GRAPH_MIGRATIONS)
 
 
 async def migrate(db: aiosqlite.Connection) -> list[int]:
@@ -143,7 +143,7 @@ async def migrate(db: aiosqlite.Connection) -> list[int]:
     for number in range(version + 1, SCHEMA_VERSION + 1):
         await db.execute("BEGIN IMMEDIATE")
         try:
-            for statement in statements(MIGRATIONS[number - 1]):
+            for statement in statements(GRAPH_MIGRATIONS[number - 1]):
                 await db.execute(statement)
             await db.execute(f"PRAGMA user_version = {number}")
         except BaseException:

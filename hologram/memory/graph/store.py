@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hologram.kernel.tasks import TaskScope
+from hologram.kernel import TaskScope
 from hologram.memory.graph.base import Emit, GraphBase, fetch_in, vector_blob
 from hologram.memory.graph.blocks import BlockStore
 from hologram.memory.graph.edit import GraphEditing
@@ -34,8 +34,7 @@ from hologram.memory.graph.types import (
 )
 from hologram.memory.recall.hybrid import HybridIndex
 from hologram.memory.turns import Place, TurnStore
-from hologram.sdk import Clock, EventType
-from hologram.sdk.embedding import Embedder
+from hologram.sdk import Clock, Embedder, EventType
 
 SINGLE_VALUED = frozenset(
     {"name", "is_named", "lives_in", "age", "job", "works_as", "birthday", "spouse", "located_in"}

@@ -16,8 +16,7 @@ from typing import Annotated, Any
 from hologram.memory.graph.indexer import Indexer, with_cjk_bigrams
 from hologram.memory.graph.store import GraphStore
 from hologram.memory.graph.types import GraphError, Triple
-from hologram.sdk import NOT_BLANK, EventType, Param, ToolDef, ToolError
-from hologram.sdk.events import discard
+from hologram.sdk import NOT_BLANK, EventType, Param, ToolDef, ToolError, discard
 
 Entity = Annotated[str, Param("an entity name or alias", pattern=NOT_BLANK)]
 

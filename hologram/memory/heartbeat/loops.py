@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from hologram.kernel.tasks import KernelTasks, TaskScope
+from hologram.kernel import KernelTasks, TaskScope
 from hologram.media import MediaError, MediaStore
 from hologram.memory.cold.store import ColdContext, ColdDoc
 from hologram.memory.graph.indexer import Estimate, rough_tokens
@@ -33,8 +33,7 @@ from hologram.memory.heartbeat.consolidation import (
 from hologram.memory.heartbeat.distill import DistillPipeline, extract
 from hologram.memory.turns import Place
 from hologram.memory.window.context import ContextWindow
-from hologram.sdk import CONSOLIDATION_CHANNEL, Clock, EventType
-from hologram.sdk.events import discard
+from hologram.sdk import CONSOLIDATION_CHANNEL, Clock, EventType, discard
 
 log = logging.getLogger(__name__)
 

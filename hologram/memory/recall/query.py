@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hologram.memory.recall.episodic import stems
-from hologram.sdk.embedding import Embedder
+from hologram.sdk import Embedder
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from hologram.kernel.tasks import Once, TaskScope
+from hologram.kernel import Once, TaskScope
 from hologram.memory.embed.registry import StoredVector
 from hologram.memory.recall.episodic import stems
 from hologram.memory.recall.hybrid import HybridIndex
@@ -34,12 +34,7 @@ from hologram.memory.window.event import (
     text_for_vector,
     turn_of_event,
 )
-from hologram.sdk import Clock, EventType, MediaRef
-from hologram.sdk.embedding import (
-    Embedder,
-    EmbedderError,
-)
-from hologram.sdk.events import discard
+from hologram.sdk import Clock, Embedder, EmbedderError, EventType, MediaRef, discard
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from hologram.plugins.tool_api import ToolAPI
 from hologram.sdk import Event, EventType, Param, ToolDef, ToolError, ToolResult
 
 if TYPE_CHECKING:
-    from hologram.kernel.tasks import TaskScope
+    from hologram.kernel import TaskScope
     from hologram.plugins.host import PluginHost
     from hologram.plugins.kernel_sdk import KernelSDK
 

@@ -20,7 +20,7 @@ from hologram.memory import (
     normalise_name,
     with_cjk_bigrams,
 )
-from hologram.sdk.schema import Param
+from hologram.sdk import Param
 from hologram.serve.bodies import ApiError
 from hologram.serve.context import context
 from hologram.serve.endpoint import endpoint, reply

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from hologram.sdk.schema import Param
+from hologram.sdk import Param
 from hologram.serve.params import not_blank
 
 SearchText = Annotated[str, not_blank("the text to look for")]
