@@ -27,7 +27,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hologram.kernel import ManualClock  # noqa: E402
+from hologram.kernel import KernelTasks, ManualClock  # noqa: E402
 from hologram.memory import (  # noqa: E402
     ColdContext,
     ColdDoc,
@@ -85,7 +85,7 @@ def word_pool() -> tuple[list[str], list[float]]:
     return words, weights
 
 
-async def bench_context(sizes: list[int], rounds: int) -> None:
+async def bench_context(sizes: list[int], rounds: int, tasks: KernelTasks) -> None:
     print("\n## context window: append + prune (one event over top_k, so every prune drops one)")
     print(f"{'events':>8} {'median ms':>10} {'p95 ms':>8}   target (10k) ≤ 5 ms")
     embedder = HashedNgramEmbedder()
@@ -94,10 +94,20 @@ async def bench_context(sizes: list[int], rounds: int) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             clock = ManualClock()
             cold = ColdContext(
-                TurnStore(Path(tmp) / "turns.db"), embedder, Segmenter().keywords, clock
+                TurnStore(Path(tmp) / "turns.db"),
+                embedder,
+                Segmenter().keywords,
+                clock,
+                tasks=tasks.scope("coldcontext"),
             )
             window = ContextWindow(
-                cold.turns, embedder, clock, top_k=size, protected_recent=10, cold=cold
+                cold.turns,
+                embedder,
+                clock,
+                top_k=size,
+                protected_recent=10,
+                cold=cold,
+                tasks=tasks.scope("memory"),
             )
             await window.open()
             vectors = random_unit(size, embedder.dim, rng)
@@ -122,11 +132,19 @@ async def bench_context(sizes: list[int], rounds: int) -> None:
             await window.close()
 
 
-async def build_cold(size: int, embedder: Embedder, words, weights, root: Path) -> ColdContext:
+async def build_cold(
+    size: int, embedder: Embedder, words, weights, root: Path, tasks: KernelTasks
+) -> ColdContext:
     """A store of `size` synthetic documents indexed in memory (files are not written: the
     query path never reads them)."""
     segmenter = Segmenter()
-    store = ColdContext(TurnStore(root / "turns.db"), embedder, segmenter.keywords, ManualClock())
+    store = ColdContext(
+        TurnStore(root / "turns.db"),
+        embedder,
+        segmenter.keywords,
+        ManualClock(),
+        tasks=tasks.scope("coldcontext"),
+    )
     await store.wait_ready()
     rng = random.Random(size)
     texts = ["".join(rng.choices(words, weights, k=rng.randint(6, 20))) for _ in range(size)]
@@ -145,7 +163,7 @@ async def build_cold(size: int, embedder: Embedder, words, weights, root: Path) 
     return store
 
 
-async def bench_cold(sizes: list[int], queries: int) -> None:
+async def bench_cold(sizes: list[int], queries: int, tasks: KernelTasks) -> None:
     print("\n## cold context: query latency (dual recall, top 3)")
     print(f"{'docs':>8} {'p50 ms':>8} {'p95 ms':>8}   target (100k) p95 ≤ 20 ms")
     words, weights = word_pool()
@@ -154,7 +172,7 @@ async def bench_cold(sizes: list[int], queries: int) -> None:
     for size in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             built = time.perf_counter()
-            store = await build_cold(size, embedder, words, weights, Path(tmp))
+            store = await build_cold(size, embedder, words, weights, Path(tmp), tasks)
             built = time.perf_counter() - built
             samples = []
             for i in range(queries):
@@ -194,14 +212,18 @@ def bench_throughput(found: dict[str, Embedder]) -> None:
         print(f"{name:>24} {len(texts) / seconds:>10,.0f} texts/s")
 
 
-async def bench_recall(found: dict[str, Embedder]) -> None:
+async def bench_recall(found: dict[str, Embedder], tasks: KernelTasks) -> None:
     docs, questions = load_probe()
     print(f"\n## recall@3 on the probe set ({len(docs)} docs, {len(questions)} questions)")
     print(f"{'embedder':>24} {'fused':>7} {'vector':>7} {'words':>7} {'zh':>7} {'en':>7}")
     for name, embedder in found.items():
         with tempfile.TemporaryDirectory() as tmp:
             store = ColdContext(
-                TurnStore(Path(tmp) / "turns.db"), embedder, Segmenter().keywords, ManualClock()
+                TurnStore(Path(tmp) / "turns.db"),
+                embedder,
+                Segmenter().keywords,
+                ManualClock(),
+                tasks=tasks.scope("coldcontext"),
             )
             ids = {}
             for doc in docs:
@@ -234,12 +256,14 @@ async def main() -> None:
     args = parser.parse_args()
     quick = args.quick
     found = embedders()
-    await bench_recall(found)
+    tasks = KernelTasks()  # the benchmark's own group: there is no kernel here
+    await bench_recall(found, tasks)
     bench_throughput(found)
     await bench_context(
-        [1_000, 10_000] if quick else [1_000, 10_000, 100_000], 50 if quick else 200
+        [1_000, 10_000] if quick else [1_000, 10_000, 100_000], 50 if quick else 200, tasks
     )
-    await bench_cold([10_000] if quick else [10_000, 100_000], 100 if quick else 300)
+    await bench_cold([10_000] if quick else [10_000, 100_000], 100 if quick else 300, tasks)
+    await tasks.close()
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.memory import GraphStore, TfidfBigramEmbedder, Triple
 
 TARGET_P95_MS = 20.0
@@ -38,8 +38,12 @@ def names(count: int, rnd: random.Random) -> list[str]:
     return out
 
 
-async def build(path: Path, count: int, rnd: random.Random) -> tuple[GraphStore, list[str], float]:
-    store = await GraphStore.open_at(path, TfidfBigramEmbedder(dim=64), ManualClock())
+async def build(
+    path: Path, count: int, rnd: random.Random, tasks: KernelTasks
+) -> tuple[GraphStore, list[str], float]:
+    store = await GraphStore.open_at(
+        path, TfidfBigramEmbedder(dim=64), ManualClock(), tasks=tasks.scope("graph")
+    )
     entity_names = names(count, rnd)
     triples = []
     for i, source in enumerate(entity_names):
@@ -80,9 +84,10 @@ async def main(sizes: list[int], queries: int) -> None:
         f"{'entities':>9} {'relations':>10} {'recall p50':>11} {'recall p95':>11} "
         f"{'target p95':>11} {'commit/s':>10} {'MB/10k rel':>11}"
     )
+    tasks = KernelTasks()  # the benchmark's own group: there is no kernel here
     for count in sizes:
         with tempfile.TemporaryDirectory() as tmp:
-            store, entity_names, rate = await build(Path(tmp) / "graph.db", count, rnd)
+            store, entity_names, rate = await build(Path(tmp) / "graph.db", count, rnd, tasks)
             await recall_times(store, entity_names, 20, rnd)  # warm the page cache
             times = await recall_times(store, entity_names, queries, rnd)
             stats = await store.stats()
@@ -96,6 +101,7 @@ async def main(sizes: list[int], queries: int) -> None:
             f"{p95(times):>9.2f}ms {TARGET_P95_MS:>8.0f} ms {rate:>10,.0f} "
             f"{size / 1e6 / (relations / 10_000):>11.2f}  {mark}"
         )
+    await tasks.close()
 
 
 if __name__ == "__main__":

@@ -31,9 +31,9 @@ import httpx
 from hologram import Kernel
 from hologram.agent.dispatcher import Dispatcher
 from hologram.agent.scheduler import Scheduler
-from hologram.kernel import SystemClock
+from hologram.kernel import KernelTasks, SystemClock
 from hologram.llm import ScriptedModelServer, ScriptedReply
-from hologram.sdk import Event, EventType, Priority
+from hologram.sdk import Event, EventType, Priority, SchedulerDecision
 
 
 def throughput(queued: int = 10_000, cycles: int = 50_000) -> float:
@@ -95,7 +95,10 @@ async def interrupt_latency(trials: int) -> tuple[list[float], int]:
                 interrupt_started.set()
                 return "ok"
 
-        loop: Dispatcher[LongTurn | Interrupt, str] = Dispatcher(SystemClock(), cooldown=0.0)
+        tasks = KernelTasks()  # the benchmark's own group: there is no kernel here
+        loop: Dispatcher[LongTurn | Interrupt, str] = Dispatcher(
+            SystemClock(), cooldown=0.0, tasks=tasks.scope("scheduler")
+        )
         loop.start()
         ids = itertools.count(1)
         for _ in range(trials):
@@ -111,6 +114,7 @@ async def interrupt_latency(trials: int) -> tuple[list[float], int]:
             loop.stop()
             await asyncio.gather(long_turn.outcome, return_exceptions=True)
         await loop.close()
+        await tasks.close()
     server.close()
     await asyncio.sleep(0.05)
     return latencies, closed
@@ -128,8 +132,9 @@ async def kernel_interrupt_latency(
     streaming = asyncio.Event()
 
     def on_scheduler(event: Event) -> None:
-        if event.payload["action"] == "start":
-            started[event.payload["task"]] = time.perf_counter()
+        decision = event.payload
+        if isinstance(decision, SchedulerDecision) and decision.action == "start":
+            started[decision.task] = time.perf_counter()
 
     def slow_reply() -> ScriptedReply:
         if mid_stream:

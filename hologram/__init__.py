@@ -7,30 +7,22 @@ only `hologram.sdk` should not pay for the whole kernel (numpy, jieba, lupa, sta
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hologram._version import __version__
+from hologram.kernel import lazy_face
 
-_LAZY = {"Kernel": "hologram.facade", "Phase": "hologram.facade"}
+_LAZY = {"hologram.facade": ("Kernel", "Phase")}
 
 __all__ = ["Kernel", "Phase", "__version__"]
+__getattr__ = lazy_face(__name__, _LAZY)
 
 if TYPE_CHECKING:
     from hologram.facade import Kernel, Phase
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'hologram' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later lookups are plain attribute reads
-    return value
-
-
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    return sorted({*globals(), *__all__})
 
 
 def load_ipython_extension(ipython: object) -> None:

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import time
+import typing
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator
 from typing import Any, ClassVar, Generic, ParamSpec, TypeVar, overload
 
@@ -53,6 +55,9 @@ class _Method(Generic[P, T]):
     def __init__(self, request: Callable[P, Call[T]]) -> None:
         self.request = request
         self.__doc__ = request.__doc__
+        # What introspection (help(), Jupyter's `?`) shows: the answer's type, not the Call.
+        answer = typing.get_args(typing.get_type_hints(request)["return"])[0]
+        self.signature = inspect.signature(request).replace(return_annotation=answer)
 
     @overload
     def __get__(self, client: None, owner: type[Any]) -> _Method[P, T]: ...
@@ -67,10 +72,15 @@ class _Method(Generic[P, T]):
             return self
         request, send = self.request, client.call
 
-        @functools.wraps(request)
-        def method(*args: P.args, **kwargs: P.kwargs) -> Any:
+        async def awaited(*args: P.args, **kwargs: P.kwargs) -> Any:
+            return await send(request(*args, **kwargs))
+
+        def returned(*args: P.args, **kwargs: P.kwargs) -> Any:
             return send(request(*args, **kwargs))
 
+        method: Any = awaited if isinstance(client, AsyncClient) else returned
+        functools.update_wrapper(method, request)
+        method.__signature__ = self.signature  # what inspect reads
         return method
 
 

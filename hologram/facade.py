@@ -43,7 +43,13 @@ from hologram.kernel import (
 )
 from hologram.media import MediaItem, store_media
 from hologram.modules import kernel_modules
-from hologram.sdk import Clock, EventType, MediaRef, Priority
+from hologram.sdk import (
+    Clock,
+    KernelReady,
+    KernelStopping,
+    MediaRef,
+    Priority,
+)
 from hologram.state import KernelState
 
 log = logging.getLogger(__name__)
@@ -73,7 +79,7 @@ class Kernel:
         self,
         data_dir: str | os.PathLike[str] | None = None,
         *,
-        modules: Sequence[Module] | None = None,
+        modules: Sequence[Module[KernelState]] | None = None,
         depgraph: Path | None = None,
         clock: Clock | None = None,
         environ: Mapping[str, str] | None = None,
@@ -167,10 +173,7 @@ class Kernel:
         self._ready.set()
         log.info("kernel %s ready in %.3f s on %s", self.id, self.boot_seconds, self.data_dir)
         self.events.emit(
-            EventType.KERNEL_READY,
-            layers=self.layers,
-            seconds=self.boot_seconds,
-            data_dir=str(self.data_dir),
+            KernelReady(layers=self.layers, seconds=self.boot_seconds, data_dir=str(self.data_dir))
         )
 
     async def wait_ready(self) -> Self:
@@ -184,7 +187,7 @@ class Kernel:
             return []
         self.phase = Phase.STOPPING
         if self.state.events is not None:
-            self.state.events.emit(EventType.KERNEL_STOPPING)
+            self.state.events.emit(KernelStopping())
         try:
             closed = await self.spawn(self._assembly.shutdown(), name=f"hologram-stop-{self.id}")
             await self._leave_group()

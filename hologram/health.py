@@ -104,7 +104,7 @@ async def selftest(scratch_turn: ScratchTurn | None) -> Check:
 
 
 async def check_subject(subject: Subject, *, with_selftest: bool = True) -> HealthReport:
-    """The report `check` gives, of the parts in `subject`."""
+    """The report on the parts in `subject` (what `Kernel.health` gives of a running kernel)."""
     report = HealthReport()
     if with_selftest:
         report.checks.append(await selftest(subject.scratch_turn))

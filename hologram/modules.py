@@ -14,11 +14,16 @@ from hologram.memory import ColdContextModule, GraphModule, MemoryModule, TextMe
 from hologram.plugins import PluginsModule
 from hologram.security import SecurityModule
 from hologram.stages import StageHostModule
+from hologram.state import KernelState
 from hologram.tracker import TrackerModule
 
 
-def kernel_modules() -> list[Module]:
-    """Fresh instances of every kernel module, in no particular order: the graph orders them."""
+def kernel_modules() -> list[Module[KernelState]]:
+    """Fresh instances of every kernel module, in no particular order: the graph orders them.
+
+    Typed over the state they boot on: each module's init declares the fields it reads (a
+    Protocol of its package), so a module that reads a field KernelState lacks, or reads it
+    with another type, fails the type checker here."""
     return [
         EventsModule(),
         SecurityModule(),

@@ -12,6 +12,16 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from hologram import Phase
+from hologram.kernel import KernelTasks
+
+
+@pytest.fixture
+async def tasks() -> AsyncIterator[KernelTasks]:
+    """A task group of the test's own, for a part built without a kernel (the kernel gives
+    each part its group): closed when the test ends, so nothing it started outlives it."""
+    group = KernelTasks()
+    yield group
+    await group.close()
 
 
 @pytest.fixture

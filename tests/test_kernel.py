@@ -13,7 +13,11 @@ from hologram import Kernel, Phase
 from hologram._group0 import GIVEN
 from hologram.kernel import BootError, DataDirLockedError, Progress, Status, plan
 from hologram.modules import kernel_modules
-from hologram.sdk import Event, EventType
+from hologram.sdk import (
+    Event,
+    EventType,
+    SystemNote,
+)
 
 
 def real_layers() -> list[list[str]]:
@@ -34,11 +38,11 @@ async def test_kernel_boots_the_real_module_set_and_shuts_down(data_dir: Path) -
         assert topology[1].startswith("layer 0  ") and len(topology) == 1 + len(kernel.layers)
         assert kernel.config.get("core.agent.max_tool_rounds") == 10
         kernel.events.subscribe(EventType.SYSTEM, ready.append)
-        kernel.events.emit(EventType.SYSTEM, note="hi")
+        kernel.events.emit(SystemNote(kind="note", detail={"text": "hi"}))
         status = kernel.status()
         assert status["phase"] == "ready" and set(status["timings_ms"]) >= {"events", "config db"}
     assert kernel.phase is Phase.STOPPED
-    assert [e.payload for e in ready] == [{"note": "hi"}]
+    assert [e.payload for e in ready] == [SystemNote(kind="note", detail={"text": "hi"})]
     assert "ready" in (data_dir / "logs" / "hologram.log").read_text()
 
 

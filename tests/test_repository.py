@@ -60,8 +60,8 @@ def test_the_kernel_package_knows_no_concrete_module() -> None:
         assert outside == [], f"{path.relative_to(ROOT)} imports {outside}"
 
 
-#: The floors of the package, lowest first (ARCHITECTURE.md, "The package, lowest layer
-#: first"). A module may import its own floor and any floor below, never one above: not at
+#: The floors of the package, lowest first, numbered from 1 as the README's tour numbers
+#: them. A module may import its own floor and any floor below, never one above: not at
 #: module level, not inside a function, not for a type under TYPE_CHECKING. A name is a
 #: package or a top-level module of `hologram`; "" is the package's own face
 #: (`from hologram import Kernel`), which stands above everything.
@@ -118,7 +118,7 @@ def _import_graph() -> dict[str, set[str]]:
 
 def _floor(module: str) -> int:
     room = module.split(".")[1] if "." in module else ""
-    for number, rooms in enumerate(FLOORS):
+    for number, rooms in enumerate(FLOORS, 1):
         if room in rooms:
             return number
     raise AssertionError(
@@ -176,6 +176,48 @@ def test_other_packages_import_only_a_packages_face() -> None:
                 if (module, name) not in ALLOWED_PAST_A_FACE:
                     past.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {name}")
     assert past == [], "\n".join(past)
+
+
+def _literal_names(node: ast.expr) -> list[str]:
+    return [
+        e.value for e in ast.walk(node) if isinstance(e, ast.Constant) and isinstance(e.value, str)
+    ]
+
+
+def test_a_lazy_face_lists_each_name_once_in_each_of_its_three_places() -> None:
+    """A face that loads its names on first use (`lazy_face`) says them three times: where
+    each lives (`_LAZY`), what it exports (`__all__`), and the imports a type checker reads.
+    The three must agree, or a name is exported that does not load, or loads untyped."""
+    faces = 0
+    for path in _hologram_sources():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        lazy: dict[str, list[str]] = {}
+        exported: list[str] = []
+        typed: dict[str, list[str]] = {}
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+                if node.targets[0].id == "_LAZY" and isinstance(node.value, ast.Dict):
+                    for key, value in zip(node.value.keys, node.value.values, strict=True):
+                        assert isinstance(key, ast.Constant)
+                        lazy[key.value] = _literal_names(value)
+                elif node.targets[0].id == "__all__":
+                    exported = _literal_names(node.value)
+            elif isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+                for statement in node.body:
+                    if isinstance(statement, ast.ImportFrom) and statement.module:
+                        names = [a.asname or a.name for a in statement.names]
+                        typed.setdefault(statement.module, []).extend(names)
+        if not lazy:
+            continue
+        faces += 1
+        where = path.relative_to(ROOT)
+        loaded = sorted(n for names in lazy.values() for n in names)
+        assert len(loaded) == len(set(loaded)), f"{where}: a name listed twice in _LAZY"
+        assert sorted(set(exported) - {"__version__"}) == loaded, f"{where}: __all__ vs _LAZY"
+        assert {m: sorted(n) for m, n in typed.items()} == {
+            m: sorted(n) for m, n in lazy.items()
+        }, f"{where}: the TYPE_CHECKING imports vs _LAZY"
+    assert faces >= 8
 
 
 def test_the_wheel_ships_adapters_plugins_the_layer_plan_and_the_front_ends(

@@ -20,7 +20,7 @@ from hologram.agent.turn import Turn, TurnInput
 from hologram.channels import OutputChannels
 from hologram.config import AgentSettings
 from hologram.events import EventBus
-from hologram.kernel import KernelTasks, TaskScope
+from hologram.kernel import TaskScope
 from hologram.media import MediaStore
 from hologram.sdk import ToolDef
 from hologram.stages import StageHost, ToolRunner
@@ -39,10 +39,9 @@ class Agent:
         prompt_budget: Callable[[], PromptBudget] = PromptBudget,
         memory: TurnMemory | None = None,
         knowledge: TurnKnowledge | None = None,
-        tasks: TaskScope | None = None,
+        tasks: TaskScope,
         media: MediaStore | None = None,
     ) -> None:
-        tasks = tasks or KernelTasks().scope("agent")
         skills = SkillIndex()
         skills.load_dir(data_dir / "skill")
         self.children = ChildAgents(
@@ -110,9 +109,18 @@ class Agent:
         """Who answers when every model source failed (the recoverydiag built-in)."""
         return self.parts.without_model
 
-    @without_model.setter
-    def without_model(self, responder: Responder | None) -> None:
+    def mount_without_model(self, responder: Responder) -> None:
+        """Let `responder` answer when every model source failed, from the next turn on.
+        One at a time: a second is refused while the first is mounted (two plugins would
+        each believe theirs answers)."""
+        if self.parts.without_model is not None and self.parts.without_model != responder:
+            raise RuntimeError("another responder already answers without a model")
         self.parts.without_model = responder
+
+    def unmount_without_model(self, responder: Responder) -> None:
+        """Take `responder` away again (its plugin stopped); another one stays."""
+        if self.parts.without_model == responder:
+            self.parts.without_model = None
 
     # ---- tools (spec: buildToolDefs, re-aggregated every round) ------------------------------
 

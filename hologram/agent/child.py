@@ -16,7 +16,13 @@ from typing import Annotated
 from hologram.agent.loop import LoopFrame, LoopParts, ToolLoop
 from hologram.channels import SEND_PREFIX
 from hologram.llm import ChatMessage
-from hologram.sdk import NOT_BLANK, EventType, Param, ToolDef
+from hologram.sdk import (
+    NOT_BLANK,
+    AgentOutput,
+    Param,
+    SystemNote,
+    ToolDef,
+)
 
 SPAWN_CHILD = "spawn_child"
 
@@ -54,12 +60,12 @@ class ChildAgents:
         emit = self._parts.emit
         self.running += 1
         try:
-            emit(EventType.SYSTEM, source=label, kind="child_started", task=task)
+            emit(SystemNote(kind="child_started", detail={"task": task}), source=label)
             loop = ToolLoop(label, self._parts, self.allowed_tools, self._max_rounds)
             text = await loop.run(LoopFrame(messages))
         finally:
             self.running -= 1
-        emit(EventType.AGENT_OUTPUT, source=label, text=text, child=True)
+        emit(AgentOutput(text=text, child=True), source=label)
         return text
 
     def tool(self) -> ToolDef:

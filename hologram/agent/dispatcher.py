@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar, cast
 
 from hologram.agent.scheduler import Action, Decision, Scheduler, Task
-from hologram.kernel import KernelTasks, TaskScope, first_completed
+from hologram.kernel import TaskScope, first_completed
 from hologram.sdk import Clock, Priority
 
 log = logging.getLogger(__name__)
@@ -93,10 +93,10 @@ class Dispatcher(Generic[W, R]):
         *,
         cooldown: float = 2.0,
         observe: Observer | None = None,
-        tasks: TaskScope | None = None,
+        tasks: TaskScope,
     ) -> None:
         self.scheduler: Scheduler[W] = Scheduler(cooldown=cooldown)
-        self._tasks = tasks or KernelTasks().scope("scheduler")
+        self._tasks = tasks
         self._clock = clock
         self._observe = observe
         self._inbox: deque[_Inbound[W, R]] = deque()

@@ -28,15 +28,15 @@ from hologram.agent.scheduler import Action, Decision, Task
 from hologram.agent.triage import TriageAssistant, busy_note
 from hologram.agent.turn import TurnResult
 from hologram.events import EventBus
-from hologram.kernel import KernelTasks, TaskScope
+from hologram.kernel import TaskScope
 from hologram.sdk import (
     CONSOLIDATION_CHANNEL,
     Clock,
     EndedBy,
-    EventType,
     MediaRef,
     Priority,
     StageContext,
+    SystemNote,
 )
 
 log = logging.getLogger(__name__)
@@ -74,10 +74,11 @@ class Inputs:
         cooldown: float = 2.0,
         offload_after: Callable[[], float | None] = lambda: None,
         mask: Callable[[str], str] = str,
-        tasks: TaskScope | None = None,
+        *,
+        tasks: TaskScope,
     ) -> None:
         self.agent = agent
-        self.tasks = tasks or KernelTasks().scope("scheduler")
+        self.tasks = tasks
         self.journal = journal
         self.events = events
         self.clock = clock
@@ -92,8 +93,15 @@ class Inputs:
         #: Set when an input is queued: the backlog watcher waits on it while nothing waits.
         self._queued = asyncio.Event()
         self._stop_records: set[asyncio.Future[None]] = set()
+        #: The main agent's resident sub-agents (`mount_residents`, by the scheduler module).
         self.residents: Residents | None = None
-        """The main agent's resident sub-agents (set by the scheduler module)."""
+
+    def mount_residents(self, residents: Residents) -> None:
+        """Give the door its residents, once, after it is built (they report into it, so
+        they are made from it). A second mount would orphan the first set's tasks."""
+        if self.residents is not None:
+            raise RuntimeError("the residents are already mounted (once, at boot)")
+        self.residents = residents
 
     def start(self) -> None:
         self.dispatcher.start()
@@ -161,7 +169,7 @@ class Inputs:
         if unfinished:
             log.warning("re-queued %d input(s) left unfinished by the last run", len(unfinished))
             self.events.emit(
-                EventType.SYSTEM, kind="inputs_recovered", ids=[r.id for r in unfinished]
+                SystemNote(kind="inputs_recovered", detail={"ids": [r.id for r in unfinished]})
             )
         return len(unfinished)
 
@@ -286,9 +294,11 @@ def _publish(events: EventBus, decision: Decision, task: Task[InputRun] | None) 
     payload = decision.as_payload()
     if decision.action is Action.ENQUEUE:
         record = None if task is None else task.payload.record
-        payload["text"] = "" if record is None else record.text[:PREVIEW]
-        payload["channel"] = "" if record is None else record.channel
-    events.emit(EventType.SCHEDULER, source="scheduler", **payload)
+        payload = decision.as_payload(
+            text="" if record is None else record.text[:PREVIEW],
+            channel="" if record is None else record.channel,
+        )
+    events.emit(payload, source="scheduler")
 
 
 __all__ = ["InputTicket", "Inputs", "TaskStopped", "Ticket"]

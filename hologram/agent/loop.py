@@ -18,27 +18,44 @@ import asyncio
 import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from hologram.agent.media import MediaParts
 from hologram.agent.ports import ChatModel
 from hologram.kernel import TaskScope
 from hologram.llm import ChatMessage, CompletionRequest, CompletionResponse
-from hologram.sdk import EventType, ToolCall, ToolDef, ToolResult
+from hologram.sdk import (
+    AgentLLMChain,
+    Emit,
+    SystemNote,
+    ToolCall,
+    ToolCalled,
+    ToolDef,
+    ToolResult,
+)
 from hologram.stages import ToolRunner
 
 CAP_NOTE = "No tool rounds are left: answer now with the result you have."
 
 
-def tool_call_fields(call: ToolCall, result: ToolResult) -> dict[str, Any]:
+def tool_called(
+    call: ToolCall,
+    result: ToolResult,
+    *,
+    round_: int,
+    denied: bool | None = None,
+    ms: float | None = None,
+) -> ToolCalled:
     """What a tool_call event says of one call, whichever agent made it."""
-    return {
-        "id": call.id,
-        "name": call.name,
-        "arguments": call.arguments,
-        "result": result.content,
-        "is_error": result.is_error,
-    }
+    return ToolCalled(
+        round=round_,
+        denied=denied,
+        ms=ms,
+        id=call.id,
+        name=call.name,
+        arguments=call.arguments,
+        result=result.content,
+        is_error=result.is_error,
+    )
 
 
 @dataclass(eq=False)
@@ -88,7 +105,7 @@ class LoopParts:
 
     model: ChatModel
     runner: ToolRunner
-    emit: Callable[..., Any]
+    emit: Emit
     tasks: TaskScope
 
 
@@ -139,16 +156,11 @@ class ToolLoop:
         self, frame: LoopFrame, call: ToolCall, tools: dict[str, ToolDef]
     ) -> ToolResult:
         result = await self._runner.execute(call, tools)
-        self._emit(
-            EventType.TOOL_CALL,
-            source=self.label,
-            round=frame.rounds,
-            **tool_call_fields(call, result),
-        )
+        self._emit(tool_called(call, result, round_=frame.rounds), source=self.label)
         return result
 
     async def _answer_at_cap(self, frame: LoopFrame) -> str:
-        self._emit(EventType.SYSTEM, source=self.label, kind="max_tool_rounds")
+        self._emit(SystemNote(kind="max_tool_rounds"), source=self.label)
         response = await self._model.chat(
             CompletionRequest([*frame.messages, ChatMessage.system(CAP_NOTE)], [])
         )
@@ -157,12 +169,14 @@ class ToolLoop:
 
     def _chain(self, round_no: int, response: CompletionResponse) -> None:
         self._emit(
-            EventType.AGENT_LLM_CHAIN,
+            AgentLLMChain(
+                round=round_no,
+                text=response.content,
+                tool_calls=[
+                    {"id": c.id, "name": c.name, "arguments": c.arguments}
+                    for c in response.tool_calls
+                ],
+                reasoning=response.reasoning_content,
+            ),
             source=self.label,
-            round=round_no,
-            text=response.content,
-            tool_calls=[
-                {"id": c.id, "name": c.name, "arguments": c.arguments} for c in response.tool_calls
-            ],
-            reasoning=response.reasoning_content,
         )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from pathlib import Path
+from typing import Protocol
 
 from hologram.agent.agent import Agent
 from hologram.agent.inputs import Inputs
@@ -11,11 +12,59 @@ from hologram.agent.journal import InputJournal
 from hologram.agent.prompt import PromptBudget
 from hologram.agent.resident import Residents
 from hologram.agent.turn import current_input
+from hologram.channels import OutputChannels
 from hologram.config import AgentSettings, ConfigRegistry, SchedulerSettings
+from hologram.events import EventBus
+from hologram.kernel import KernelTasks, required
+from hologram.knowledge import KnowledgeBase
 from hologram.llm import ProviderManager, estimate_tokens
-from hologram.sdk import Facility, Priority, ToolDef
+from hologram.media import MediaStore
+from hologram.memory import GraphMemory, Memory
+from hologram.sdk import Clock, Facility, Priority, ToolDef
+from hologram.stages import StageHost
 
 log = logging.getLogger(__name__)
+
+
+class Masking(Protocol):
+    """The part of the firewall the input door reads: what stores an input's text masked."""
+
+    def mask(self, text: str) -> str: ...
+
+
+class AgentState(Protocol):
+    """What the agent's modules (`agent`, `scheduler`) read of the kernel's state, and the
+    fields they fill."""
+
+    @property
+    def config(self) -> ConfigRegistry | None: ...
+    @property
+    def events(self) -> EventBus | None: ...
+    @property
+    def stagehost(self) -> StageHost | None: ...
+    @property
+    def channels(self) -> OutputChannels | None: ...
+    @property
+    def llm(self) -> ProviderManager | None: ...
+    @property
+    def media(self) -> MediaStore | None: ...
+    @property
+    def memory(self) -> Memory | None: ...
+    @property
+    def knowledge(self) -> KnowledgeBase | None: ...
+    @property
+    def graph(self) -> GraphMemory | None: ...
+    @property
+    def security(self) -> Masking | None: ...
+    @property
+    def data_dir(self) -> Path: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def tasks(self) -> KernelTasks: ...
+
+    agent: Agent | None
+    scheduler: Inputs | None
 
 
 def budget_of(llm: ProviderManager) -> PromptBudget:
@@ -44,31 +93,32 @@ class AgentModule:
     optional = (Facility.MEMORY, Facility.KNOWLEDGE)
     provides = (Facility.AGENT,)
 
-    async def init(self, state: Any) -> None:
-        settings = state.config.live(AgentSettings)
-        llm = state.llm
+    async def init(self, state: AgentState) -> None:
+        settings = required(state.config, Facility.CONFIG).live(AgentSettings)
+        llm = required(state.llm, Facility.LLM)
+        stagehost = required(state.stagehost, Facility.STAGE_HOST)
+        media = required(state.media, Facility.MEDIA)
         memory = state.memory
         if memory is not None:
-            memory.estimate = estimate_tokens
-            memory.media = state.media
+            memory.connect_turn_parts(estimate_tokens, media)
         state.agent = Agent(
-            stagehost=state.stagehost,
-            channels=state.channels,
+            stagehost=stagehost,
+            channels=required(state.channels, Facility.CHANNELS),
             model=llm,
-            events=state.events,
+            events=required(state.events, Facility.EVENTS),
             data_dir=state.data_dir,
             settings=lambda: settings.current,
             prompt_budget=lambda: budget_of(llm),
             memory=memory,
             knowledge=state.knowledge,
             tasks=state.tasks.scope(self.name),
-            media=state.media,
+            media=media,
         )
         # Tools may return media (ToolOutput); the runner stores it in the kernel's store.
-        state.stagehost.runner.use_media(state.media)
+        stagehost.runner.use_media(media)
 
 
-def residents_of(agent: Agent, inputs: Inputs, clock: Any, config: ConfigRegistry) -> Residents:
+def residents_of(agent: Agent, inputs: Inputs, clock: Clock, config: ConfigRegistry) -> Residents:
     """The main agent's residents: they use its model, tool runner, plugin tools and output
     channels (not its memory), and report into its scheduler."""
 
@@ -114,14 +164,16 @@ class InputsModule:
     def __init__(self) -> None:
         self.inputs: Inputs | None = None
 
-    async def init(self, state: Any) -> None:
+    async def init(self, state: AgentState) -> None:
+        config = required(state.config, Facility.CONFIG)
+        agent = required(state.agent, Facility.AGENT)
         journal = await InputJournal.open(state.data_dir / "inputs.db")
-        settings = state.config.live(SchedulerSettings)
+        settings = config.live(SchedulerSettings)
         self.inputs = Inputs(
-            state.agent,
+            agent,
             journal,
             state.clock,
-            state.events,
+            required(state.events, Facility.EVENTS),
             cooldown=settings.current.preempt_cooldown_s,
             offload_after=lambda: settings.current.offload_after(),
             mask=str if state.security is None else state.security.mask,
@@ -132,9 +184,9 @@ class InputsModule:
         state.scheduler = self.inputs
         if state.graph is not None:
             state.graph.connect_consolidation(self.inputs.consolidate_turn)
-        residents = residents_of(state.agent, self.inputs, state.clock, state.config)
-        self.inputs.residents = residents
-        state.agent.stagehost.register_tool(residents.tool(current_channel), owner="kernel")
+        residents = residents_of(agent, self.inputs, state.clock, config)
+        self.inputs.mount_residents(residents)
+        agent.stagehost.register_tool(residents.tool(current_channel), owner="kernel")
 
     async def close(self) -> None:
         if self.inputs is not None:

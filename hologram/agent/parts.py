@@ -21,7 +21,10 @@ from hologram.config import AgentSettings
 from hologram.events import EventBus
 from hologram.kernel import TaskScope
 from hologram.media import MediaStore
-from hologram.sdk import EventType, ToolDef
+from hologram.sdk import (
+    SystemNote,
+    ToolDef,
+)
 from hologram.stages import StageHost, ToolRunner
 
 log = logging.getLogger(__name__)
@@ -105,6 +108,7 @@ class TurnParts:
             else:
                 return True
         self.events.emit(
-            EventType.SYSTEM, source=source, kind="undelivered", channel=channel, reason=reason
+            SystemNote(kind="undelivered", detail={"channel": channel, "reason": reason}),
+            source=source,
         )
         return False

@@ -33,12 +33,12 @@ class TurnMemory(Protocol):
         input_id: int | None = None,
         attempt: int = 1,
         media: Sequence[MediaRef] = (),
-    ) -> None:
+    ) -> object:
         """Record the input with its media (references); a re-run (`attempt` > 1) records
-        nothing the earlier run did."""
+        nothing the earlier run did. What it returns (the recorded event) the turn ignores."""
         ...
 
-    async def prune(self, query: str) -> None: ...
+    async def prune(self, query: str) -> object: ...
 
     async def flush(self) -> None:
         """Wait until what the turn recorded is durable (the journal then marks it done);
@@ -55,7 +55,7 @@ class TurnMemory(Protocol):
 
     async def append_tool_results(self, results: list[ToolResult]) -> None: ...
 
-    async def append_reply(self, ctx: StageContext) -> None: ...
+    async def append_reply(self, ctx: StageContext) -> object: ...
 
     def tools(self) -> list[ToolDef]: ...
 

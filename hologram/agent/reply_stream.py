@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from typing import Any
 
 from hologram.llm import CompletionResponse, StreamChunk
-from hologram.sdk import EventType
+from hologram.sdk import AgentOutputDelta
 
-Publish = Callable[..., None]
+Publish = Callable[[AgentOutputDelta], None]
 
 
 class ReplyStream:
@@ -43,10 +42,16 @@ class ReplyStream:
         self.pieces.clear()
         self._delta(text="", restart=True)
 
-    def _delta(self, **payload: Any) -> None:
+    def _delta(self, text: str, *, restart: bool = False, reasoning: bool = False) -> None:
         if not self._quiet:
             self._publish(
-                EventType.AGENT_OUTPUT_DELTA, input_id=self._input_id, round=self.round, **payload
+                AgentOutputDelta(
+                    input_id=self._input_id,
+                    round=self.round,
+                    text=text,
+                    restart=restart,
+                    reasoning=reasoning,
+                )
             )
 
     async def read(self, chunks: AsyncIterator[StreamChunk]) -> CompletionResponse:

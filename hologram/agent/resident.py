@@ -28,7 +28,15 @@ from hologram.agent.loop import LoopFrame, LoopParts, ToolLoop
 from hologram.agent.ports import ChatModel
 from hologram.kernel import TaskScope
 from hologram.llm import ChatMessage, CompletionRequest, Role
-from hologram.sdk import Clock, EventType, Param, Priority, ToolDef, ToolError
+from hologram.sdk import (
+    Clock,
+    Emit,
+    Param,
+    Priority,
+    SystemNote,
+    ToolDef,
+    ToolError,
+)
 from hologram.stages import ToolRunner
 
 log = logging.getLogger(__name__)
@@ -118,7 +126,7 @@ class Residents:
         runner: ToolRunner,
         tools: Callable[[], dict[str, ToolDef]],
         clock: Clock,
-        emit: Callable[..., Any],
+        emit: Emit,
         report: Report,
         max_rounds: Callable[[], int],
         max_residents: Callable[[], int],
@@ -180,7 +188,7 @@ class Residents:
         resident = Resident(name, brief.strip(), loop, tool_loop, self._memory_messages)
         self._residents[name] = resident
         loop.start()
-        self._emit(EventType.SYSTEM, source=label, kind="resident_created", name=name)
+        self._emit(SystemNote(kind="resident_created", detail={"name": name}), source=label)
         log.info("resident %s created", name)
         return resident
 
@@ -223,10 +231,8 @@ class Residents:
         before = len(resident.memory)
         resident.memory = [ChatMessage.assistant(f"(summary of earlier work) {summary}")]
         self._emit(
-            EventType.SYSTEM,
+            SystemNote(kind="resident_compressed", detail={"messages_before": before}),
             source=f"resident:{name}",
-            kind="resident_compressed",
-            messages_before=before,
         )
         return summary
 
@@ -245,13 +251,13 @@ class Residents:
                 await self._report(task.text, task.channel, source, Priority.QUEUED)
             else:
                 log.warning("resident %s: dropped an unfinished task: %.80s", name, task.text)
-                self._emit(EventType.SYSTEM, source=source, kind="resident_task_dropped")
+                self._emit(SystemNote(kind="resident_task_dropped"), source=source)
         self._emit(
-            EventType.SYSTEM,
+            SystemNote(
+                kind="resident_removed",
+                detail={"residual": residual, "unfinished": len(unfinished)},
+            ),
             source=source,
-            kind="resident_removed",
-            residual=residual,
-            unfinished=len(unfinished),
         )
         outcome: dict[str, Any] = {
             "name": name,
@@ -294,11 +300,10 @@ class Residents:
         else:
             text = f"[resident {name}] task {task_id} done:\n{outcome.result()}"
         self._emit(
-            EventType.SYSTEM,
+            SystemNote(
+                kind="resident_task_done", detail={"task": task_id, "failed": error is not None}
+            ),
             source=source,
-            kind="resident_task_done",
-            task=task_id,
-            failed=error is not None,
         )
         if job.report:
             # Kept until done: close waits for the reports in flight before the main

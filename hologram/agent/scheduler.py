@@ -27,7 +27,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
-from hologram.sdk import Priority
+from hologram.sdk import (
+    Priority,
+    SchedulerDecision,
+)
 
 MAX_BOOST = 2
 
@@ -77,9 +80,20 @@ class Decision:
     at: float
     detail: dict[str, Any] = field(default_factory=dict)
 
-    def as_payload(self) -> dict[str, Any]:
-        """The decision as a trace event's payload (what the preemption widget reads)."""
-        return {"action": self.action.value, "task": self.task, "at": self.at, **self.detail}
+    def as_payload(self, text: str | None = None, channel: str | None = None) -> SchedulerDecision:
+        """The decision as a trace event's payload (what the preemption widget reads); an
+        enqueue's input `text` and `channel` are the caller's to add."""
+        detail = dict(self.detail)
+        level = detail.pop("level", None)
+        return SchedulerDecision(
+            action=self.action.value,
+            task=self.task,
+            at=self.at,
+            level=level,
+            text=text,
+            channel=channel,
+            detail=detail,
+        )
 
 
 class Scheduler(Generic[D]):

@@ -18,7 +18,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from hologram.agent.loop import ToolRound, tool_call_fields
+from hologram.agent.loop import ToolRound, tool_called
 from hologram.agent.media import MediaParts
 from hologram.agent.parts import TurnParts
 from hologram.agent.prompt import PromptBudget, PromptInputs, build_system_prompt
@@ -34,15 +34,23 @@ from hologram.llm import (
 )
 from hologram.sdk import (
     CONSOLIDATION_CHANNEL,
+    AgentLLMChain,
+    AgentOutput,
     EndedBy,
-    EventType,
     MediaRef,
+    Payload,
+    ProviderRetry,
+    RawInput,
+    Reasoning,
     Stage,
     StageContext,
+    SystemNote,
     ToolCall,
     ToolDef,
     ToolResult,
     TraceKind,
+    TurnFinished,
+    TurnStarted,
     ended_by_wire,
 )
 
@@ -114,7 +122,8 @@ class TurnResult:
 
 @dataclass(slots=True, eq=False)
 class TurnProgress:
-    """How far a turn has come: everything a preempted turn resumes from, in one place."""
+    """How far a turn has come: which steps and rounds are done, so a preempted turn resumes
+    after them (what those steps produced stays on the turn itself)."""
 
     began: bool = False
     #: Steps done, by name; a stage's value says whether it short-circuited.
@@ -189,12 +198,11 @@ class Turn:
         if not self.progress.began:
             self.progress.began = True
             self.publish(
-                EventType.RAW_INPUT,
-                text=self.ctx.raw_message,
-                channel=self.ctx.channel,
-                user_id=self.ctx.user_id,
+                RawInput(
+                    text=self.ctx.raw_message, channel=self.ctx.channel, user_id=self.ctx.user_id
+                )
             )
-            self.publish(EventType.TURN_STARTED, channel=self.ctx.channel)
+            self.publish(TurnStarted(channel=self.ctx.channel))
         if await self.once_stage(Stage.ON_INPUT):
             return await self.end_with(self.short_circuit)
         await self.once("context.append", self.append_input)
@@ -409,18 +417,19 @@ class Turn:
         self.ctx.llm_text = response.content
         self.ctx.tool_calls = list(response.tool_calls)
         self.publish(
-            EventType.AGENT_LLM_CHAIN,
-            round=self.rounds,
-            text=response.content,
-            tool_calls=[_call_json(c) for c in response.tool_calls],
-            reasoning=response.reasoning_content,
-            finish_reason=response.finish_reason,
-            model=response.model,
-            provider=response.source,
-            usage=response.token_usage.to_json(),
+            AgentLLMChain(
+                round=self.rounds,
+                text=response.content,
+                tool_calls=[_call_json(c) for c in response.tool_calls],
+                reasoning=response.reasoning_content,
+                finish_reason=response.finish_reason,
+                model=response.model,
+                provider=response.source,
+                usage=response.token_usage.to_json(),
+            )
         )
         if response.reasoning_content:
-            self.publish(EventType.REASONING, round=self.rounds, text=response.reasoning_content)
+            self.publish(Reasoning(round=self.rounds, text=response.reasoning_content))
         return response
 
     async def stream_reply(self, request: CompletionRequest) -> CompletionResponse:
@@ -446,12 +455,13 @@ class Turn:
         self.progress.squeeze = SQUEEZE
         log.warning("the prompt is too long for %s; retrying with half the budgets", error.source)
         self.publish(
-            EventType.PROVIDER_RETRY,
-            llm_source=error.source,
-            kind=str(error.kind),
-            reason=error.reason,
-            attempt=1,
-            squeeze=SQUEEZE,
+            ProviderRetry(
+                llm_source=error.source,
+                kind=str(error.kind),
+                reason=error.reason,
+                attempt=1,
+                squeeze=SQUEEZE,
+            )
         )
 
     def count(self, response: CompletionResponse) -> None:
@@ -509,11 +519,7 @@ class Turn:
         result = ctx.tool_result or result
         self.ctx.tool_results.append(result)
         self.publish(
-            EventType.TOOL_CALL,
-            round=self.rounds,
-            denied=result.denied,
-            ms=round(ms, 3),
-            **tool_call_fields(call, result),
+            tool_called(call, result, round_=self.rounds, denied=result.denied, ms=round(ms, 3))
         )
         return result
 
@@ -527,7 +533,7 @@ class Turn:
         self.ctx.tool_calls = []
         self.ended_by = EndedBy.ANSWER
         log.warning("no model source answered; the failback responder replied: %s", failed)
-        self.publish(EventType.SYSTEM, kind="answered_without_model", reason=str(failed))
+        self.publish(SystemNote(kind="answered_without_model", detail={"reason": str(failed)}))
         return True
 
     async def answer_at_cap(self) -> bool:
@@ -537,7 +543,9 @@ class Turn:
         log.info(
             "turn reached max_tool_rounds (%d); asking for an answer", self.progress.rounds_done
         )
-        self.publish(EventType.SYSTEM, kind="max_tool_rounds", rounds=self.progress.rounds_done)
+        self.publish(
+            SystemNote(kind="max_tool_rounds", detail={"rounds": self.progress.rounds_done})
+        )
         # The answer is a model call, and a round, of its own: its text streams apart from
         # what the last tool round said, as every round's does.
         self.rounds = self.progress.rounds_done + 1
@@ -558,7 +566,7 @@ class Turn:
         self.ended_by = EndedBy.SHORT_CIRCUIT
         self.short_circuit_stage = stage
         self.ctx.final_text = self.ctx.response or ""
-        self.publish(EventType.SYSTEM, kind="short_circuit", stage=stage.value)
+        self.publish(SystemNote(kind="short_circuit", detail={"stage": stage.value}))
         await self.step("output_send", self.emit_response)
         await self.stage(Stage.AFTER_OUTPUT)
         return self.finish()
@@ -576,7 +584,7 @@ class Turn:
         streamed = self.progress.reply.text if self.progress.reply is not None else ""
         partial = (streamed or self.ctx.llm_text).strip()
         self.ctx.final_text = f"{STOPPED_NOTE} {partial}".strip()
-        self.publish(EventType.SYSTEM, kind="stopped", channel=self.ctx.channel)
+        self.publish(SystemNote(kind="stopped", detail={"channel": self.ctx.channel}))
         if self.parts.memory is not None:
             await self.parts.memory.append_reply(self.ctx)
         self.ctx.final_text = ""
@@ -595,12 +603,13 @@ class Turn:
             cost=self.cost,
         )
         self.publish(
-            EventType.AGENT_OUTPUT,
-            text=result.reply,
-            channel=result.channel,
-            delivered=result.delivered,
-            rounds=result.rounds,
-            ended_by=result.ended_by,
+            AgentOutput(
+                text=result.reply,
+                channel=result.channel,
+                delivered=result.delivered,
+                rounds=result.rounds,
+                ended_by=result.ended_by,
+            )
         )
         self.publish_finished()
         return result
@@ -610,24 +619,25 @@ class Turn:
         tool_ms = sum(s.ms for s in self.trace if s.kind is TraceKind.TOOL)
         total = sum(s.ms for s in self.trace)
         self.publish(
-            EventType.TURN_FINISHED,
-            channel=self.ctx.channel,
-            ended_by=ended_by_wire(self.ended_by, self.short_circuit_stage),
-            rounds=self.rounds,
-            kernel_ms=round(total - model_ms - tool_ms, 3),
-            model_ms=round(model_ms, 3),
-            tool_ms=round(tool_ms, 3),
-            usage=self.usage.to_json(),
-            cost=None if self.cost is None else round(self.cost, 6),
-            **detail,
+            TurnFinished(
+                channel=self.ctx.channel,
+                ended_by=ended_by_wire(self.ended_by, self.short_circuit_stage),
+                rounds=self.rounds,
+                kernel_ms=round(total - model_ms - tool_ms, 3),
+                model_ms=round(model_ms, 3),
+                tool_ms=round(tool_ms, 3),
+                usage=self.usage.to_json(),
+                cost=None if self.cost is None else round(self.cost, 6),
+                detail=detail,
+            )
         )
 
-    def publish(self, event_type: EventType, /, **payload: Any) -> None:
+    def publish(self, payload: Payload) -> None:
         """Every event of a turn names its own input: a preempted turn's shielded reply may
         go out after the next input has started, so "the input running now" is not it."""
-        if self.given.input_id is not None:
-            payload.setdefault("input_id", self.given.input_id)
-        self.parts.events.emit(event_type, source="agent", **payload)
+        if self.given.input_id is not None and payload.input_id is None:
+            payload = dataclasses.replace(payload, input_id=self.given.input_id)
+        self.parts.events.emit(payload, source="agent")
 
 
 def _call_json(call: ToolCall) -> dict[str, Any]:

@@ -6,13 +6,28 @@ Tests register the collecting channels they need themselves."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol
 
 from hologram.channels.collect import CollectingChannel
 from hologram.channels.output import OutputChannels
 from hologram.sdk import Facility, OutputCap
 
 NOTEBOOK_CAPS = OutputCap.TEXT | OutputCap.IMAGE | OutputCap.FILE | OutputCap.STRUCTURED
+
+
+class GuardedTable(Protocol):
+    """The part of the firewall the channels module reads: a table that masks secrets."""
+
+    def output_channels(self) -> OutputChannels: ...
+
+
+class ChannelsState(Protocol):
+    """What the channels module reads of the kernel's state, and the field it fills."""
+
+    @property
+    def security(self) -> GuardedTable | None: ...
+
+    channels: OutputChannels | None
 
 
 class ChannelsModule:
@@ -22,7 +37,7 @@ class ChannelsModule:
     optional = (Facility.SECURITY,)
     provides = (Facility.CHANNELS,)
 
-    async def init(self, state: Any) -> None:
+    async def init(self, state: ChannelsState) -> None:
         channels = OutputChannels() if state.security is None else state.security.output_channels()
         channels.register_output_channel(
             "notebook",

@@ -19,7 +19,7 @@ import httpx
 
 from hologram.client import AsyncClient, HologramError, StreamEvent
 from hologram.kernel import KernelTasks
-from hologram.sdk import EndedBy, EventType
+from hologram.sdk import AgentLLMChain, AgentOutput, AgentOutputDelta, EndedBy, EventType
 from hologram.serve import Ack
 
 REPLY_WAIT_S = 120.0
@@ -76,15 +76,17 @@ class Chat:
             await asyncio.sleep(0.5)
 
     def show(self, event: StreamEvent) -> None:
-        payload, ident = event.payload, event.input
-        if event.type == EventType.AGENT_OUTPUT_DELTA:
+        payload, ident = event.typed_payload(), event.input
+        if isinstance(payload, AgentOutputDelta):
             self.type_out(payload)
             return
-        if event.type == EventType.AGENT_LLM_CHAIN:
-            if payload.get("tool_calls"):
+        if isinstance(payload, AgentLLMChain):
+            if payload.tool_calls:
                 self.end_line()
-            for call in payload.get("tool_calls") or []:
-                self.say(f"  · round {payload.get('round')}: {call['name']}")
+            for call in payload.tool_calls:
+                self.say(f"  · round {payload.round}: {call['name']}")
+            return
+        if not isinstance(payload, AgentOutput):
             return
         if ident in self.answered:
             self.end_line()
@@ -93,34 +95,30 @@ class Chat:
         if ident is not None:
             self.settle(ident)
 
-    def show_reply(self, ident: int | None, payload: dict[str, Any]) -> None:
+    def show_reply(self, ident: int | None, payload: AgentOutput) -> None:
         typed, self.typed = self.typed, ""
         was_typing, self.typing = self.typing, None
-        if payload.get("ended_by") == EndedBy.STOPPED:
+        if payload.ended_by == EndedBy.STOPPED:
             _write("\n" if was_typing else "")
             self.say(f"[#{ident}] (stopped)")
-        elif (
-            was_typing
-            and was_typing[0] == ident
-            and typed.strip() == payload.get("text", "").strip()
-        ):
+        elif was_typing and was_typing[0] == ident and typed.strip() == payload.text.strip():
             _write("\n")  # the reply is on the screen already, as it streamed
         else:
             _write("\n" if was_typing else "")
-            self.say(f"[#{ident}] hologram> {payload.get('text', '')}")
+            self.say(f"[#{ident}] hologram> {payload.text}")
 
-    def type_out(self, payload: dict[str, Any]) -> None:
+    def type_out(self, payload: AgentOutputDelta) -> None:
         """A piece of a reply, written as it comes."""
-        if payload.get("reasoning"):
+        if payload.reasoning:
             return
-        ident = payload.get("input_id")
-        where = (ident, payload.get("round"))
-        if payload.get("restart") or where != self.typing:
+        ident = payload.input_id
+        where = (ident, payload.round)
+        if payload.restart or where != self.typing:
             self.end_line()
             _write(f"[#{ident}] hologram> ")
             self.typing, self.typed = where, ""
-        self.typed += payload.get("text", "")
-        _write(payload.get("text", ""))
+        self.typed += payload.text
+        _write(payload.text)
 
     def end_line(self) -> None:
         if self.typing is not None:

@@ -51,7 +51,7 @@ from hologram.eval.dataset import ADVERSARIAL, Conversation, Probe, Turn
 from hologram.eval.replay import turn_text
 from hologram.eval.tiers import EvalError
 from hologram.events import EventBus
-from hologram.kernel import SystemClock
+from hologram.kernel import KernelTasks, SystemClock
 from hologram.llm import (
     OFFLINE_SOURCE,
     AllProvidersFailed,
@@ -292,7 +292,9 @@ async def open_models(
     environ = os.environ if environ is None else environ
     values = resolved(config.settings, environ)
     with tempfile.TemporaryDirectory(prefix="eval-models-") as tmp:
-        events = EventBus()
+        # No kernel here: the models' bus runs its subscribers in a group of its own.
+        tasks = KernelTasks()
+        events = EventBus(tasks=tasks.scope("events"))
         registries: list[ConfigRegistry] = []
         managers: list[ProviderManager] = []
         try:
@@ -314,6 +316,7 @@ async def open_models(
             for registry in registries:
                 await registry.close()
             await events.close()
+            await tasks.close()
 
 
 # ---- answering ------------------------------------------------------------------------------

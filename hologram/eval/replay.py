@@ -21,7 +21,7 @@ from hologram.eval.config import EvalConfig
 from hologram.eval.dataset import Conversation, Turn
 from hologram.kernel import ManualClock
 from hologram.memory import AGENT_SOURCE, Memory
-from hologram.sdk import Event
+from hologram.sdk import ColdContextArchived, Event
 
 CHANNEL = "replay"
 """The channel replayed inputs arrive on (never `agentcli`/`terminal`: those are not archived)."""
@@ -46,7 +46,9 @@ class ReplayLog:
 
     def on_archived(self, event: Event) -> None:
         """Subscribe to `coldcontext_archived` with this before the replay starts."""
-        ids, events = event.payload.get("ids", []), event.payload.get("events", [])
+        if not isinstance(event.payload, ColdContextArchived):
+            return
+        ids, events = event.payload.ids, event.payload.events
         for doc_id, event_id in zip(ids, events, strict=False):
             if event_id in self.turn_of_event:
                 self.turn_of_doc[doc_id] = self.turn_of_event[event_id]

@@ -16,8 +16,8 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from hologram.kernel import KernelTasks, TaskScope
-from hologram.sdk import Event, EventType
+from hologram.kernel import TaskScope
+from hologram.sdk import Event, EventsDropped, EventType, Payload, SubscriberError
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +48,15 @@ class EventBus:
         self,
         queue_size: int = 1000,
         now: Callable[[], float] = time.time,
-        tasks: TaskScope | None = None,
+        *,
+        tasks: TaskScope,
     ) -> None:
         """`now` stamps the events `emit` makes: the kernel's clock, so events replayed on
         an injected clock carry the replay's time. `tasks` runs the async subscribers (the
-        kernel's group; a bus of its own when none is given)."""
+        kernel's group)."""
         self.queue_size = queue_size
         self._now = now
-        self._tasks = tasks or KernelTasks().scope("events")
+        self._tasks = tasks
         self._subscribers: list[_Subscriber] = []
         self._ids = itertools.count(1)
         self._seq = itertools.count(1)
@@ -117,8 +118,10 @@ class EventBus:
                 self._call(subscriber, event)
         return event
 
-    def emit(self, event_type: str, /, *, source: str = "kernel", **payload: object) -> Event:
-        event = Event(type=event_type, payload=dict(payload), source=source, timestamp=self._now())
+    def emit(self, payload: Payload, /, *, source: str = "kernel") -> Event:
+        """Publish `payload` as an event of its type from `source`, stamped by the kernel's
+        clock."""
+        event = Event(payload.event_type, payload, source=source, timestamp=self._now())
         return self.publish(event)
 
     def _call(self, subscriber: _Subscriber, event: Event) -> None:
@@ -150,20 +153,20 @@ class EventBus:
         subscriber.report_pending = False
         log.warning("event subscriber %s is too slow: %d events dropped", subscriber.name, count)
         self.emit(
-            EventType.EVENTS_DROPPED,
-            subscriber=subscriber.name,
-            dropped=count,
-            dropped_total=subscriber.dropped_total,
+            EventsDropped(
+                subscriber=subscriber.name, dropped=count, dropped_total=subscriber.dropped_total
+            )
         )
 
     def _report_error(self, subscriber: _Subscriber, event: Event, exc: BaseException) -> None:
         log.error("event subscriber %s failed on %s", subscriber.name, event.type, exc_info=exc)
         if event.type not in _REPORTS:
             self.emit(
-                EventType.SUBSCRIBER_ERROR,
-                subscriber=subscriber.name,
-                event_type=event.type,
-                error=f"{type(exc).__name__}: {exc}",
+                SubscriberError(
+                    subscriber=subscriber.name,
+                    event_type_=event.type,
+                    error=f"{type(exc).__name__}: {exc}",
+                )
             )
 
     async def _drain(self, subscriber: _Subscriber) -> None:

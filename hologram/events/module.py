@@ -3,11 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 
-from hologram.config import EventSettings, mask
+from hologram.config import ConfigRegistry, EventSettings, mask
 from hologram.events.bus import EventBus
-from hologram.sdk import EventType, Facility
+from hologram.kernel import KernelTasks, required
+from hologram.sdk import (
+    Clock,
+    ConfigChanged,
+    Facility,
+    TaskFailed,
+)
+
+
+class EventsState(Protocol):
+    """What the events module reads of the kernel's state, and the field it fills."""
+
+    @property
+    def config(self) -> ConfigRegistry | None: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def tasks(self) -> KernelTasks: ...
+
+    events: EventBus | None
 
 
 class EventsModule:
@@ -20,8 +39,8 @@ class EventsModule:
         self._unwatch: Callable[[], None] | None = None
         self._unhook: Callable[[], None] | None = None
 
-    async def init(self, state: Any) -> None:
-        config = state.config
+    async def init(self, state: EventsState) -> None:
+        config = required(state.config, Facility.CONFIG)
         bus = EventBus(
             config.read(EventSettings).subscriber_queue,
             now=state.clock.now,
@@ -29,17 +48,10 @@ class EventsModule:
         )
 
         def changed(key: str) -> None:
-            bus.emit(
-                EventType.CONFIG_CHANGED, source="config", key=key, value=mask(key, config.get(key))
-            )
+            bus.emit(ConfigChanged(key=key, value=mask(key, config.get(key))), source="config")
 
         def failed(task: str, owner: str, error: BaseException) -> None:
-            bus.emit(
-                EventType.TASK_FAILED,
-                source=owner,
-                task=task,
-                error=f"{type(error).__name__}: {error}",
-            )
+            bus.emit(TaskFailed(task=task, error=f"{type(error).__name__}: {error}"), source=owner)
 
         self._unwatch = config.watch(changed)
         self._unhook = state.tasks.on_failure(failed)

@@ -9,8 +9,9 @@ task group, not the planner (networkx).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from hologram.kernel.faces import lazy_face
 
 _LAZY = {
     "hologram.kernel.boot": ("Assembly", "BootStep", "Observer", "Progress", "Status"),
@@ -31,7 +32,7 @@ _LAZY = {
     "hologram.kernel.faces": ("lazy_face",),
     "hologram.kernel.files": ("fsync_dir", "write_atomic"),
     "hologram.kernel.logs": ("KernelLog", "current_kernel"),
-    "hologram.kernel.module": ("Module", "field_name", "optional_of"),
+    "hologram.kernel.module": ("Module", "field_name", "optional_of", "required"),
     "hologram.kernel.planner": ("Plan", "plan", "plan_from_layers"),
     "hologram.kernel.schema": (
         "SchemaTooNew",
@@ -50,8 +51,8 @@ _LAZY = {
         "first_completed",
     ),
 }
-_WHERE = {name: module for module, names in _LAZY.items() for name in names}
-_RENAMED = {"write_depgraph": "write"}
+
+__getattr__ = lazy_face(__name__, _LAZY)
 
 __all__ = [
     "REGENERATE",
@@ -98,6 +99,7 @@ __all__ = [
     "optional_of",
     "plan",
     "plan_from_layers",
+    "required",
     "resolve_data_dir",
     "stale_reason",
     "statements",
@@ -111,8 +113,7 @@ if TYPE_CHECKING:
     from hologram.kernel.clock import ManualClock, SystemClock
     from hologram.kernel.commands import Commands, Run, add_actions, data_option, json_option
     from hologram.kernel.datadir import DataDirLock, DataDirLockedError, resolve_data_dir
-    from hologram.kernel.depgraph import REGENERATE, load_plan, stale_reason
-    from hologram.kernel.depgraph import write as write_depgraph
+    from hologram.kernel.depgraph import REGENERATE, load_plan, stale_reason, write_depgraph
     from hologram.kernel.errors import (
         AssemblyError,
         BootError,
@@ -126,7 +127,7 @@ if TYPE_CHECKING:
     from hologram.kernel.faces import lazy_face
     from hologram.kernel.files import fsync_dir, write_atomic
     from hologram.kernel.logs import KernelLog, current_kernel
-    from hologram.kernel.module import Module, field_name, optional_of
+    from hologram.kernel.module import Module, field_name, optional_of, required
     from hologram.kernel.planner import Plan, plan, plan_from_layers
     from hologram.kernel.schema import (
         SchemaTooNew,
@@ -144,16 +145,3 @@ if TYPE_CHECKING:
         TaskScope,
         first_completed,
     )
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'hologram.kernel' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), _RENAMED.get(name, name))
-    globals()[name] = value  # later lookups are plain attribute reads
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_WHERE})

@@ -65,7 +65,7 @@ class _ModuleView:
 
     __slots__ = ("_facility_fields", "_module", "_readable", "_state", "_writable")
 
-    def __init__(self, state: Any, module: Module, facility_fields: frozenset[str]) -> None:
+    def __init__(self, state: Any, module: Module[Any], facility_fields: frozenset[str]) -> None:
         object.__setattr__(self, "_state", state)
         object.__setattr__(self, "_module", module)
         object.__setattr__(self, "_facility_fields", facility_fields)
@@ -159,7 +159,7 @@ class Assembly:
         self._opened.append((step.name, lambda: step.close(self.state)))
         self._notify(Progress(step.name, -1, Status.DONE, seconds))
 
-    def _check_ready(self, index: int, layer: Sequence[Module]) -> None:
+    def _check_ready(self, index: int, layer: Sequence[Module[Any]]) -> None:
         for module in layer:
             for facility in module.requires:
                 if _produced(self.state, facility):
@@ -172,7 +172,7 @@ class Assembly:
                     module.name,
                 )
 
-    async def _run_layer(self, index: int, layer: Sequence[Module]) -> None:
+    async def _run_layer(self, index: int, layer: Sequence[Module[Any]]) -> None:
         results = await asyncio.gather(
             *(self._init_module(index, m) for m in layer), return_exceptions=True
         )
@@ -197,7 +197,7 @@ class Assembly:
                     module.name,
                 )
 
-    async def _init_module(self, index: int, module: Module) -> BaseException | None:
+    async def _init_module(self, index: int, module: Module[Any]) -> BaseException | None:
         self._notify(Progress(module.name, index, Status.RUNNING))
         started = time.perf_counter()
         view = _ModuleView(self.state, module, self._facility_fields)

@@ -26,7 +26,7 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def canonical_graph(modules: Iterable[Module], given: Iterable[str]) -> dict[str, Any]:
+def canonical_graph(modules: Iterable[Module[Any]], given: Iterable[str]) -> dict[str, Any]:
     """The graph with everything that does not change its meaning taken out (order, dupes)."""
     return {
         "given": sorted(set(given)),
@@ -45,7 +45,7 @@ def canonical_graph(modules: Iterable[Module], given: Iterable[str]) -> dict[str
     }
 
 
-def graph_hash(modules: Iterable[Module], given: Iterable[str]) -> str:
+def graph_hash(modules: Iterable[Module[Any]], given: Iterable[str]) -> str:
     return _digest(canonical_graph(modules, given))
 
 
@@ -60,7 +60,9 @@ def render(resolved: Plan) -> dict[str, Any]:
     return {**body, "digest": _digest(body)}
 
 
-def write(path: Path, modules: Iterable[Module], given: Iterable[str]) -> dict[str, Any]:
+def write_depgraph(
+    path: Path, modules: Iterable[Module[Any]], given: Iterable[str]
+) -> dict[str, Any]:
     artifact = render(plan(modules, given))
     path.write_text(json.dumps(artifact, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return artifact
@@ -97,7 +99,7 @@ def _load(path: Path) -> dict[str, Any]:
     return artifact
 
 
-def stale_reason(path: Path, modules: Iterable[Module], given: Iterable[str]) -> str | None:
+def stale_reason(path: Path, modules: Iterable[Module[Any]], given: Iterable[str]) -> str | None:
     """Why the artifact cannot be used for this module set, or None when it is current."""
     modules = list(modules)
     try:
@@ -113,7 +115,7 @@ def stale_reason(path: Path, modules: Iterable[Module], given: Iterable[str]) ->
     return None
 
 
-def load_plan(path: Path, modules: Iterable[Module], given: Iterable[str]) -> Plan:
+def load_plan(path: Path, modules: Iterable[Module[Any]], given: Iterable[str]) -> Plan:
     """The shipped plan for these modules, or a `DepgraphError` naming the regenerate command."""
     modules = list(modules)
     given = list(given)

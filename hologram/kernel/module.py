@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+from hologram.kernel.errors import AssemblyError
+
+#: The state a module's init reads: a Protocol its package declares (the fields it reads and
+#: writes, with their types), so that the list which builds the kernel's modules is checked
+#: against the state dataclass it boots them on. Contravariant: a module that reads less
+#: runs on any state that has more.
+StateT = TypeVar("StateT", contravariant=True)
+T = TypeVar("T")
 
 
 @runtime_checkable
-class Module(Protocol):
+class Module(Protocol[StateT]):
     """A piece of the kernel.
 
     `requires` names the facilities it needs *ready* before its `init` runs; `provides` names
@@ -17,6 +26,11 @@ class Module(Protocol):
     A module may also name ``optional`` facilities: used when some module provides them
     (it then initialises after that module, and may read them), absent otherwise (the state
     field stays None). Use `optional_of(module)` to read it.
+
+    `init` takes the state as a Protocol of what the module reads and writes (``Module[S]``),
+    its facility fields typed ``X | None`` as the state declares them; `required(field,
+    facility)` reads one the module requires. Anything it hands another module's object goes
+    through a method of that object (``mount_*`` / ``connect_*``), never an attribute write.
     """
 
     name: str
@@ -29,10 +43,21 @@ class Module(Protocol):
     @property
     def provides(self) -> tuple[str, ...]: ...
 
-    async def init(self, state: Any) -> None: ...
+    async def init(self, state: StateT) -> None: ...
 
 
-def optional_of(module: Module) -> tuple[str, ...]:
+def required(value: T | None, facility: str) -> T:
+    """A facility the module requires, as its init reads it: boot made it before the init ran,
+    so None here means the init was called on a state that boot did not fill."""
+    if value is None:
+        raise AssemblyError(
+            f"state.{field_name(facility)} is None, but facility '{facility}' is required; "
+            "boot the module through the planner, or set the field before calling its init"
+        )
+    return value
+
+
+def optional_of(module: Module[Any]) -> tuple[str, ...]:
     """The facilities a module uses when present; none unless it declares `optional`."""
     return tuple(getattr(module, "optional", ()))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import networkx as nx
 
@@ -23,12 +24,12 @@ class Plan:
     `given` are facilities that exist before layer 0 (group 0 produces them).
     """
 
-    layers: tuple[tuple[Module, ...], ...]
+    layers: tuple[tuple[Module[Any], ...], ...]
     given: frozenset[str] = frozenset()
     providers: dict[str, str] = field(default_factory=dict)
 
     @property
-    def modules(self) -> list[Module]:
+    def modules(self) -> list[Module[Any]]:
         return [m for layer in self.layers for m in layer]
 
     def layer_names(self) -> list[list[str]]:
@@ -54,7 +55,7 @@ class Plan:
         ]
 
 
-def _providers(modules: Sequence[Module], given: frozenset[str]) -> dict[str, str]:
+def _providers(modules: Sequence[Module[Any]], given: frozenset[str]) -> dict[str, str]:
     names: set[str] = set()
     providers: dict[str, str] = {}
     for module in modules:
@@ -70,7 +71,7 @@ def _providers(modules: Sequence[Module], given: frozenset[str]) -> dict[str, st
     return providers
 
 
-def plan(modules: Iterable[Module], given: Iterable[str] = ()) -> Plan:
+def plan(modules: Iterable[Module[Any]], given: Iterable[str] = ()) -> Plan:
     """Resolve the dependency graph into layers, or fail naming what is wrong."""
     modules = list(modules)
     given_set = frozenset(given)
@@ -102,7 +103,7 @@ def plan(modules: Iterable[Module], given: Iterable[str] = ()) -> Plan:
 
 
 def plan_from_layers(
-    modules: Iterable[Module], layers: Sequence[Sequence[str]], given: Iterable[str] = ()
+    modules: Iterable[Module[Any]], layers: Sequence[Sequence[str]], given: Iterable[str] = ()
 ) -> Plan:
     """A plan whose order was decided earlier (the depgraph artifact) rather than now."""
     modules = list(modules)

@@ -187,9 +187,9 @@ class Once:
     __slots__ = ("_name", "_scope", "_task", "_work")
 
     def __init__(
-        self, scope: TaskScope | None, work: Callable[[], Coroutine[Any, Any, None]], name: str
+        self, scope: TaskScope, work: Callable[[], Coroutine[Any, Any, None]], name: str
     ) -> None:
-        self._scope = scope or KernelTasks().scope(name)
+        self._scope = scope
         self._work = work
         self._name = name
         self._task: asyncio.Task[None] | None = None

@@ -17,14 +17,18 @@ import mimetypes
 import re
 import shutil
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hologram.kernel import Once, TaskScope, write_atomic
 from hologram.knowledge.index import BigramTfidf
-from hologram.sdk import EventType, discard
+from hologram.sdk import (
+    Emit,
+    KnowledgeAdded,
+    discard,
+)
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +87,8 @@ class KnowledgeBase:
         self,
         root: Path,
         *,
-        emit: Callable[..., Any] | None = None,
-        tasks: TaskScope | None = None,
+        emit: Emit | None = None,
+        tasks: TaskScope,
     ) -> None:
         self.root = root
         self._emit = emit or discard
@@ -156,7 +160,7 @@ class KnowledgeBase:
             entry = await asyncio.to_thread(self._write, name, content, list(media))
             self._entries[name] = entry
             self.index.add(name, f"{entry.title}\n{entry.content}")
-        self._emit(EventType.KNOWLEDGE_ADDED, source="knowledge", name=name, media=len(entry.media))
+        self._emit(KnowledgeAdded(name=name, media=len(entry.media)), source="knowledge")
         return entry
 
     def _write(self, name: str, content: str, media: list[tuple[str, bytes]]) -> Entry:

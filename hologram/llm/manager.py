@@ -54,7 +54,19 @@ from hologram.llm.sources import OFFLINE_SOURCE, SourceProblem, read_source, sou
 from hologram.llm.streaming import StreamChunk
 from hologram.llm.usage import UsageLedger
 from hologram.llm.vision import describe, images_as_notes
-from hologram.sdk import Clock, EventType
+from hologram.sdk import (
+    Clock,
+    Payload,
+    ProviderFallback,
+    ProviderImagesAsText,
+    ProviderOffline,
+    ProviderRecovered,
+    ProviderRetry,
+    ProvidersExhausted,
+    ProviderSkipped,
+    ProviderSwitched,
+    ProviderUnavailable,
+)
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +121,7 @@ class RequestGuard(Protocol):
 
     def inbound(self, response: CompletionResponse) -> CompletionResponse: ...
 
-    def stream(self, chunks: AsyncIterator[StreamChunk]) -> AsyncIterator[StreamChunk]: ...
+    def stream(self, chunks: AsyncIterator[StreamChunk]) -> AsyncGenerator[StreamChunk, None]: ...
 
 
 Attempt = Callable[[LuaAdaptedProvider, CompletionRequest], AsyncGenerator[StreamChunk, None]]
@@ -125,7 +137,7 @@ async def _answer_once(
 def _stream_of(
     provider: LuaAdaptedProvider, request: CompletionRequest
 ) -> AsyncGenerator[StreamChunk, None]:
-    return provider.chat_stream(request)  # type: ignore[return-value]
+    return provider.chat_stream(request)
 
 
 class ProviderManager:
@@ -135,6 +147,8 @@ class ProviderManager:
         events: EventBus | None,
         clock: Clock,
         adapters: AdapterLibrary | None = None,
+        *,
+        guard: RequestGuard | None = None,
     ) -> None:
         self.config = config
         self.events = events
@@ -145,7 +159,8 @@ class ProviderManager:
         self._guessed_windows: set[str] = set()
         """Models whose context window is a guess and has been warned about (once each:
         the budget is asked for on every turn)."""
-        self.guard: RequestGuard | None = None
+        #: Stands in every request when the firewall is mounted; fixed for the manager's life.
+        self.guard = guard
         self.usage = UsageLedger(lambda: self.settings.prices)
         """Tokens and cost of every answer, per source, day and channel."""
         self._random = random.Random()
@@ -183,7 +198,7 @@ class ProviderManager:
         previous = self.active_source
         await self.config.set(key_of(LLMSettings, "active_source"), name)
         log.info("LLM source switched from %s to %s", previous, name)
-        self._emit(EventType.PROVIDER_SWITCHED, llm_source=name, previous=previous)
+        self._emit(ProviderSwitched(llm_source=name, previous=previous))
 
     def ordered_sources(self) -> list[str]:
         """Source names in the order a call tries them (spec: OrderedProviders)."""
@@ -299,11 +314,12 @@ class ProviderManager:
             self._offline.base_url,
         )
         self._emit(
-            EventType.PROVIDER_OFFLINE,
-            llm_source=source.name,
-            base_url=self._offline.base_url,
-            model=OFFLINE_MODEL_NAME,
-            message="the offline scripted model answers: no LLM is configured",
+            ProviderOffline(
+                llm_source=source.name,
+                base_url=self._offline.base_url,
+                model=OFFLINE_MODEL_NAME,
+                message="the offline scripted model answers: no LLM is configured",
+            )
         )
         # The offline model speaks the OpenAI wire format, whatever adapter was configured.
         return SourceConfig(
@@ -334,12 +350,13 @@ class ProviderManager:
         state.kind, state.reason, state.retry_at = kind, reason, None
         log.error("LLM source %s is unavailable until its config changes: %s", state.name, reason)
         self._emit(
-            EventType.PROVIDER_UNAVAILABLE,
-            llm_source=state.name,
-            kind=str(kind),
-            reason=reason,
-            until_config_changes=True,
-            retry_in=None,
+            ProviderUnavailable(
+                llm_source=state.name,
+                kind=str(kind),
+                reason=reason,
+                until_config_changes=True,
+                retry_in=None,
+            )
         )
 
     def _failed(self, state: SourceState, error: ProviderError) -> None:
@@ -363,13 +380,14 @@ class ProviderManager:
             "LLM source %s failed (%s); %s: %s", state.name, error.kind, aside, error.reason
         )
         self._emit(
-            EventType.PROVIDER_UNAVAILABLE,
-            llm_source=state.name,
-            kind=str(error.kind),
-            reason=error.reason,
-            status=error.status,
-            until_config_changes=error.kind.cools_down,
-            retry_in=pause,
+            ProviderUnavailable(
+                llm_source=state.name,
+                kind=str(error.kind),
+                reason=error.reason,
+                status=error.status,
+                until_config_changes=error.kind.cools_down,
+                retry_in=pause,
+            )
         )
 
     def _retry_wait(self, error: ProviderError, tries: int, deadline: float) -> float | None:
@@ -405,14 +423,15 @@ class ProviderManager:
             error.reason,
         )
         self._emit(
-            EventType.PROVIDER_RETRY,
-            llm_source=state.name,
-            kind=str(error.kind),
-            reason=error.reason,
-            status=error.status,
-            attempt=attempt,
-            wait=round(wait, 3),
-            provider_delay=error.retry_after,
+            ProviderRetry(
+                llm_source=state.name,
+                kind=str(error.kind),
+                reason=error.reason,
+                status=error.status,
+                attempt=attempt,
+                wait=round(wait, 3),
+                provider_delay=error.retry_after,
+            )
         )
 
     def _too_long(self, state: SourceState, error: ContextTooLong) -> None:
@@ -421,7 +440,7 @@ class ProviderManager:
     def _succeeded(self, state: SourceState) -> None:
         if state.kind is not None:
             log.info("LLM source %s answers again", state.name)
-            self._emit(EventType.PROVIDER_RECOVERED, llm_source=state.name)
+            self._emit(ProviderRecovered(llm_source=state.name))
         state.failures, state.kind, state.reason, state.retry_at = 0, None, "", None
 
     def reset(self, name: str) -> None:
@@ -438,7 +457,7 @@ class ProviderManager:
             if state.blocked or state.backing_off(now):
                 why = state.describe(now)
                 log.info("LLM source %s skipped: %s", name, why)
-                self._emit(EventType.PROVIDER_SKIPPED, llm_source=name, reason=why)
+                self._emit(ProviderSkipped(llm_source=name, reason=why))
                 failures.append((name, f"skipped, {why}"))
                 if not state.blocked and not state.cooling(now):
                     waiting.append(state)
@@ -448,9 +467,9 @@ class ProviderManager:
             names = ", ".join(s.name for s in waiting)
             log.warning("every LLM source is backing off; trying %s anyway", names)
             self._emit(
-                EventType.PROVIDER_SKIPPED,
-                llm_source=None,
-                reason=f"every source is backing off; trying {names} anyway",
+                ProviderSkipped(
+                    llm_source=None, reason=f"every source is backing off; trying {names} anyway"
+                )
             )
             ready = waiting
         return ready
@@ -463,16 +482,13 @@ class ProviderManager:
             failed = [name for name, _ in failures]
             log.warning("LLM fallback: %s answered after %s", state.name, ", ".join(failed))
             self._emit(
-                EventType.PROVIDER_FALLBACK,
-                llm_source=state.name,
-                first_choice=first_choice,
-                failed=failed,
+                ProviderFallback(llm_source=state.name, first_choice=first_choice, failed=failed)
             )
 
     def _exhausted(self, failures: list[tuple[str, str]]) -> AllProvidersFailed:
         error = AllProvidersFailed(failures)
         log.error("%s", error)
-        self._emit(EventType.PROVIDERS_EXHAUSTED, failures=[list(f) for f in failures])
+        self._emit(ProvidersExhausted(failures=[list(f) for f in failures]))
         return error
 
     # ---- calls ------------------------------------------------------------------------------
@@ -488,7 +504,7 @@ class ProviderManager:
         assert response is not None  # `_answer_once` yields exactly the answer
         return response if self.guard is None else self.guard.inbound(response)
 
-    async def chat_stream(self, request: CompletionRequest) -> AsyncIterator[StreamChunk]:
+    async def chat_stream(self, request: CompletionRequest) -> AsyncGenerator[StreamChunk, None]:
         """Stream from the first source that answers. Fallback happens only before the first
         chunk: once text was shown, a failure goes to the caller, unless the source is
         asked again (it said when, or is overloaded): then a chunk with `restart` set comes
@@ -502,11 +518,11 @@ class ProviderManager:
             async for chunk in stream:
                 yield chunk
         finally:
-            await stream.aclose()  # type: ignore[attr-defined]
+            await stream.aclose()
 
     async def _fallback(
         self, request: CompletionRequest, attempt: Attempt
-    ) -> AsyncIterator[StreamChunk]:
+    ) -> AsyncGenerator[StreamChunk, None]:
         """The one loop of fallback and retry that a plain call and a stream share: each
         source in order, each asked again as its provider said, the attempt's chunks passed
         on. A plain call is an attempt of one chunk that carries the whole answer, so it
@@ -563,10 +579,9 @@ class ProviderManager:
             len(notes.images),
         )
         self._emit(
-            EventType.PROVIDER_IMAGES_AS_TEXT,
-            llm_source=state.name,
-            adapter=state.adapter,
-            images=describe(notes.images),
+            ProviderImagesAsText(
+                llm_source=state.name, adapter=state.adapter, images=describe(notes.images)
+            )
         )
         return notes.request
 
@@ -613,6 +628,6 @@ class ProviderManager:
             self.max_context_tokens, fixed_tokens, self.settings.max_target_tokens
         )
 
-    def _emit(self, event_type: EventType, /, **payload: Any) -> None:
+    def _emit(self, payload: Payload) -> None:
         if self.events is not None:
-            self.events.emit(event_type, source="llm", **payload)
+            self.events.emit(payload, source="llm")

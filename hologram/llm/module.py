@@ -2,11 +2,39 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Protocol
 
+from hologram.config import ConfigRegistry
+from hologram.events import EventBus
+from hologram.kernel import required
 from hologram.llm.adapter import AdapterLibrary
-from hologram.llm.manager import ProviderManager
-from hologram.sdk import Facility
+from hologram.llm.manager import ProviderManager, RequestGuard
+from hologram.sdk import Clock, Facility
+
+
+class GuardSource(Protocol):
+    """The part of the firewall (a floor above) the llm module reads: its request guard."""
+
+    @property
+    def model_guard(self) -> RequestGuard: ...
+
+
+class LLMState(Protocol):
+    """What the llm module reads of the kernel's state, and the field it fills."""
+
+    @property
+    def config(self) -> ConfigRegistry | None: ...
+    @property
+    def events(self) -> EventBus | None: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def data_dir(self) -> Path: ...
+    @property
+    def security(self) -> GuardSource | None: ...
+
+    llm: ProviderManager | None
 
 
 class LLMModule:
@@ -20,15 +48,14 @@ class LLMModule:
     def __init__(self) -> None:
         self.manager: ProviderManager | None = None
 
-    async def init(self, state: Any) -> None:
+    async def init(self, state: LLMState) -> None:
         self.manager = ProviderManager(
-            state.config,
-            state.events,
+            required(state.config, Facility.CONFIG),
+            required(state.events, Facility.EVENTS),
             state.clock,
             AdapterLibrary(user_dir=state.data_dir / "adapters"),
+            guard=None if state.security is None else state.security.model_guard,
         )
-        if state.security is not None:
-            self.manager.guard = state.security.model_guard
         # Reads the sources now, so a broken one is reported at boot and the offline model
         # (when nothing is configured) is up before the first turn.
         await self.manager.refresh()

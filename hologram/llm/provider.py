@@ -21,7 +21,7 @@ import email.utils
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -63,7 +63,7 @@ class Provider(Protocol):
 
     async def chat(self, request: CompletionRequest) -> CompletionResponse: ...
 
-    def chat_stream(self, request: CompletionRequest) -> AsyncIterator[StreamChunk]: ...
+    def chat_stream(self, request: CompletionRequest) -> AsyncGenerator[StreamChunk, None]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,7 +296,7 @@ class LuaAdaptedProvider:
             return ContextTooLong(self.name, error.kind, error.reason, status, error.retry_after)
         return error
 
-    async def chat_stream(self, request: CompletionRequest) -> AsyncIterator[StreamChunk]:
+    async def chat_stream(self, request: CompletionRequest) -> AsyncGenerator[StreamChunk, None]:
         """Chunks as they arrive; the last one has `done` set and the assembled `response`."""
         if not self.adapter.streams:
             raise ProviderError(

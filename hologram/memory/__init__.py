@@ -19,7 +19,7 @@ What the turn calls (``state.memory`` is a `Memory`, ``state.coldcontext`` a `Co
 ``state.text_memory`` a `TextLog`)::
 
     memory = state.memory
-    memory.context.tools = stagehost.tools.get          # once: no_memory / cleaner lookup
+    memory.context.connect_tools(stagehost.tools.get)   # once: no_memory / cleaner lookup
     await memory.context.append(channel_source, input=text, channel=channel)   # durable
     report = await memory.context.prune(text)           # -> PruneReport (also an event)
     sections = await memory.recall_sections(text, memory_budget, estimate_tokens)

@@ -112,7 +112,9 @@ class MemoryLayer(Protocol):
     context's in recall, its section in the prompt, its tools beside coldcontext_*, and
     the documents it keeps in the shared recall index (`place`), which `recollect` reads."""
 
-    place: Place | None
+    # Read-only, so a layer may declare it as a class constant.
+    @property
+    def place(self) -> Place | None: ...
 
     async def recall(
         self, query: str, budget_tokens: int | None = None, *, asked: Asked | None = None
@@ -153,8 +155,8 @@ class Memory:
     text_log: TextLog | None = None
     estimate: Estimate | None = None
     media: MediaStore | None = None
-    """The kernel's media store, which `coldcontext_commit` checks digests against (set by
-    the agent module, as `estimate` is)."""
+    """The kernel's media store, which `coldcontext_commit` checks digests against (given by
+    the agent module with `estimate`, through `connect_turn_parts`)."""
     _pending_tools: list[ToolOutput] = field(default_factory=list)
     _pending_media: list[MediaRef] = field(default_factory=list)
     _tools: list[ToolDef] = field(default_factory=list)
@@ -165,6 +167,14 @@ class Memory:
 
     def add_layer(self, layer: MemoryLayer) -> None:
         self._layers.append(layer)
+
+    def connect_turn_parts(self, estimate: Estimate, media: MediaStore | None) -> None:
+        """The provider layer's token estimator and the kernel's media store, given once by
+        the agent module before the first turn (memory boots before the model and the agent).
+        A second call is refused: it would change the budget of recalls already sized."""
+        if self.estimate is not None or self.media is not None:
+            raise RuntimeError("memory's turn parts are already connected (once, at boot)")
+        self.estimate, self.media = estimate, media
 
     async def settle(self) -> float:
         """Wait for what a first recall would wait for (the stores' loading, each layer's

@@ -10,10 +10,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
 
-from hologram.config import GraphSettings
-from hologram.memory.facility import Recollection
+from hologram.config import ConfigRegistry, GraphSettings
+from hologram.events import EventBus
+from hologram.kernel import KernelTasks, required
+from hologram.media import MediaStore
+from hologram.memory.cold.store import ColdContext
+from hologram.memory.facility import Memory, Recollection
 from hologram.memory.graph.blocks import turn_text
 from hologram.memory.graph.indexer import Estimate, Indexer, rough_tokens
 from hologram.memory.graph.social import Social, social_tools
@@ -23,7 +28,15 @@ from hologram.memory.heartbeat.distill import DistillPipeline
 from hologram.memory.heartbeat.loops import Heartbeat, HeartbeatSettings, SubmitConsolidation
 from hologram.memory.recall.hybrid import HybridHit, Place
 from hologram.memory.recall.query import Asked
-from hologram.sdk import CONSOLIDATION_CHANNEL, EventType, Facility, MemItem, ToolDef
+from hologram.sdk import (
+    CONSOLIDATION_CHANNEL,
+    Clock,
+    EventType,
+    Facility,
+    MemItem,
+    RawInput,
+    ToolDef,
+)
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +141,29 @@ class GraphMemory:
         await self.store.close()
 
 
+class GraphState(Protocol):
+    """What the graph module reads of the kernel's state, and the field it fills."""
+
+    @property
+    def config(self) -> ConfigRegistry | None: ...
+    @property
+    def events(self) -> EventBus | None: ...
+    @property
+    def memory(self) -> Memory | None: ...
+    @property
+    def coldcontext(self) -> ColdContext | None: ...
+    @property
+    def media(self) -> MediaStore | None: ...
+    @property
+    def data_dir(self) -> Path: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def tasks(self) -> KernelTasks: ...
+
+    graph: GraphMemory | None
+
+
 class GraphModule:
     """Opens `<data>/graph.db` in the memory's embedding space, adds the graph to memory
     as a layer (its facts in the prompt, its tools for the model), and starts the heartbeat
@@ -148,20 +184,22 @@ class GraphModule:
         self._submit = submit
         self._unsubscribe: list[Callable[[], None]] = []
 
-    async def init(self, state: Any) -> None:
-        live = state.config.live(GraphSettings)
+    async def init(self, state: GraphState) -> None:
+        live = required(state.config, Facility.CONFIG).live(GraphSettings)
         settings = live.current
-        memory = state.memory
-        emit = state.events.emit
+        memory = required(state.memory, Facility.MEMORY)
+        events = required(state.events, Facility.EVENTS)
+        cold = required(state.coldcontext, Facility.COLD_CONTEXT)
+        emit = events.emit
 
         def estimate(text: str) -> int:
-            # The provider layer's estimator once the agent module has set it on memory.
+            # The provider layer's estimator once the agent module has connected it to memory.
             return (memory.estimate or rough_tokens)(text)
 
         single = [r for r in settings.single_valued.split(",") if r]
         # The cold context's segmenter (shared with the embedder): a query and an archived
         # turn are cut once for every index.
-        keywords = state.coldcontext.keywords
+        keywords = cold.keywords
         store = GraphStore(
             state.data_dir / "graph.db",
             memory.embedder,
@@ -170,10 +208,10 @@ class GraphModule:
             single_valued=single,
             # One index over the cold context and the text blocks: a turn keeps its session
             # and neighbours when archival moves it from one to the other.
-            recall_index=state.coldcontext.recall_index,
+            recall_index=cold.recall_index,
             keywords=keywords,
             tasks=state.tasks.scope(self.name),
-            turns=state.coldcontext.turns,
+            turns=cold.turns,
         )
         await store.open()
         indexer = Indexer(
@@ -199,7 +237,7 @@ class GraphModule:
                 max_tasks_per_tick=lambda: live.current.max_tasks_per_tick,
             ),
             context=memory.context,
-            cold=state.coldcontext,
+            cold=cold,
             pipeline=pipeline,
             submit=self._submit,
             estimate=estimate,
@@ -209,19 +247,19 @@ class GraphModule:
         )
         self.graph = GraphMemory(store, indexer, Social(store), pipeline, heartbeat, estimate)
         memory.add_layer(self.graph)
-        self._unsubscribe.append(state.events.subscribe(EventType.RAW_INPUT, self._on_input))
+        self._unsubscribe.append(events.subscribe(EventType.RAW_INPUT, self._on_input))
         # Re-embedding blocks of another space and the loops start with the kernel, not
         # on the boot path.
-        self._unsubscribe.append(state.events.subscribe(EventType.KERNEL_READY, self._on_ready))
+        self._unsubscribe.append(events.subscribe(EventType.KERNEL_READY, self._on_ready))
         state.graph = self.graph
 
     async def _on_input(self, event: Any) -> None:
-        payload = event.payload
-        if self.graph is None or payload.get("channel") == CONSOLIDATION_CHANNEL:
+        said = event.payload
+        if not isinstance(said, RawInput):
             return
-        await self.graph.pipeline.record(
-            str(payload.get("text", "")), str(payload.get("user_id") or "user")
-        )
+        if self.graph is None or said.channel == CONSOLIDATION_CHANNEL:
+            return
+        await self.graph.pipeline.record(said.text, said.user_id or "user")
 
     async def _on_ready(self, _event: Any) -> None:
         if self.graph is None:

@@ -6,11 +6,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from functools import partial
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 import threadpoolctl
 
-from hologram.config import MemorySettings
+from hologram.config import ConfigRegistry, MemorySettings
+from hologram.events import EventBus
+from hologram.kernel import KernelTasks, required
 from hologram.memory.cold.store import ColdContext
 from hologram.memory.embed.builtin import BUILTIN_EMBEDDERS, choose_embedder
 from hologram.memory.embed.registry import EmbedderRegistry
@@ -19,9 +22,41 @@ from hologram.memory.text import Segmenter
 from hologram.memory.textlog import TextLog
 from hologram.memory.turns import TurnStore
 from hologram.memory.window.context import ContextWindow
-from hologram.sdk import Embedder, EventType, Facility
+from hologram.sdk import Clock, Embedder, EventType, Facility, MemoryDegraded, ToolDef
 
 log = logging.getLogger(__name__)
+
+
+class _ToolTable(Protocol):
+    def get(self, name: str) -> ToolDef | None: ...
+
+
+class ToolsOfHost(Protocol):
+    """The part of the stage host the memory module reads: its tool table."""
+
+    @property
+    def tools(self) -> _ToolTable: ...
+
+
+class MemoryState(Protocol):
+    """What memory's modules read of the kernel's state, and the fields they fill."""
+
+    @property
+    def config(self) -> ConfigRegistry | None: ...
+    @property
+    def events(self) -> EventBus | None: ...
+    @property
+    def stagehost(self) -> ToolsOfHost | None: ...
+    @property
+    def data_dir(self) -> Path: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def tasks(self) -> KernelTasks: ...
+
+    coldcontext: ColdContext | None
+    memory: Memory | None
+    text_memory: TextLog | None
 
 
 def limit_blas(threads: int) -> None:
@@ -51,32 +86,39 @@ class ColdContextModule:
         self.turns: TurnStore | None = None
         self._unsubscribe: Any = None
 
-    async def init(self, state: Any) -> None:
-        config = state.config
-        self.turns = await asyncio.to_thread(TurnStore, state.data_dir / "memory" / "turns.db")
-        loop, emit = asyncio.get_running_loop(), state.events.emit
-        self.turns.on_failure = lambda problem: loop.call_soon_threadsafe(
-            partial(
-                emit, EventType.MEMORY_DEGRADED, source="memory", layer="turns", problems=[problem]
+    async def init(self, state: MemoryState) -> None:
+        config = required(state.config, Facility.CONFIG)
+        events = required(state.events, Facility.EVENTS)
+        loop, emit = asyncio.get_running_loop(), events.emit
+
+        def on_failure(problem: str) -> None:
+            # The store writes on its own thread: the event is emitted on the loop's.
+            loop.call_soon_threadsafe(
+                partial(emit, MemoryDegraded(layer="turns", problems=[problem]), source="memory")
             )
+
+        self.turns = await asyncio.to_thread(
+            TurnStore, state.data_dir / "memory" / "turns.db", on_failure
         )
         settings = config.read(MemorySettings)
         limit_blas(settings.blas_threads)
-        embedder = choose_embedder(config, EmbedderRegistry(BUILTIN_EMBEDDERS), state.events.emit)
+        embedder = choose_embedder(config, EmbedderRegistry(BUILTIN_EMBEDDERS), events.emit)
         # The embedder's own segmenter when it has one: a text is then cut once for its
         # vector and its words, and a query once for every index (`hologram.memory.text`).
         own = getattr(embedder, "segmenter", None)
         segmenter = own if isinstance(own, Segmenter) else Segmenter()
+
         # jieba's half-second load starts once the kernel is ready, off the event loop.
-        self._unsubscribe = state.events.subscribe(
-            EventType.KERNEL_READY, lambda _event: segmenter.warm_up()
-        )
+        def warm_up(_event: object) -> None:
+            segmenter.warm_up()
+
+        self._unsubscribe = events.subscribe(EventType.KERNEL_READY, warm_up)
         self.store = ColdContext(
             self.turns,
             embedder,
             segmenter.keywords,
             state.clock,
-            emit=state.events.emit,
+            emit=events.emit,
             min_similarity=settings.min_similarity,
             vector_weight=settings.vector_weight,
             tasks=state.tasks.scope(self.name),
@@ -112,10 +154,11 @@ class MemoryModule:
         self.window: ContextWindow | None = None
         self._unsubscribe: Any = None
 
-    async def init(self, state: Any) -> None:
-        live = state.config.live(MemorySettings)
+    async def init(self, state: MemoryState) -> None:
+        live = required(state.config, Facility.CONFIG).live(MemorySettings)
+        events = required(state.events, Facility.EVENTS)
         settings = live.current
-        cold: ColdContext = state.coldcontext
+        cold = required(state.coldcontext, Facility.COLD_CONTEXT)
         embedder: Embedder = cold.embedder
         self.window = ContextWindow(
             cold.turns,
@@ -124,14 +167,14 @@ class MemoryModule:
             top_k=settings.top_k,
             protected_recent=settings.protected_recent,
             cold=cold,
-            emit=state.events.emit,
+            emit=events.emit,
             recall_index=cold.recall_index,
             keywords=cold.keywords,
             tasks=state.tasks.scope(self.name),
         )
         await self.window.open()
         window = self.window
-        self._unsubscribe = state.events.subscribe(
+        self._unsubscribe = events.subscribe(
             EventType.KERNEL_READY, lambda _event: window.index_in_background()
         )
         memory = Memory(
@@ -142,9 +185,9 @@ class MemoryModule:
             text_log=state.text_memory,
         )
         own = {tool.name: tool for tool in memory.tools()}
-        stage_tools = state.stagehost.tools
+        stage_tools = required(state.stagehost, Facility.STAGE_HOST).tools
         # no_memory and cleaners of every tool: memory's own, then the stage host's table.
-        self.window.tools = lambda name: own.get(name) or stage_tools.get(name)
+        self.window.connect_tools(lambda name: own.get(name) or stage_tools.get(name))
         state.memory = memory
 
     async def close(self) -> None:
@@ -162,8 +205,8 @@ class TextMemoryModule:
     def __init__(self) -> None:
         self._log: TextLog | None = None
 
-    async def init(self, state: Any) -> None:
-        settings = state.config.read(MemorySettings)
+    async def init(self, state: MemoryState) -> None:
+        settings = required(state.config, Facility.CONFIG).read(MemorySettings)
         state.text_memory = TextLog(
             state.data_dir / "memory" / "text",
             state.clock,

@@ -25,7 +25,7 @@ import ipywidgets as widgets
 import pandas as pd
 import traitlets
 
-from hologram.kernel import KernelTasks, TaskScope
+from hologram.kernel import TaskScope
 from hologram.media import MediaError, MediaStore
 from hologram.memory import ContextEvent, ContextWindow, Fate, PruneReport, Scored, keep_order
 from hologram.notebook.front import StaticFallback, bundle, style
@@ -236,12 +236,12 @@ class ContextWidget(StaticFallback, widgets.VBox):
     def __init__(
         self,
         window: ContextWindow,
-        tasks: TaskScope | None = None,
+        tasks: TaskScope,
         media: MediaStore | None = None,
     ) -> None:
         self.window = window
         self.media = media
-        self._tasks = tasks or KernelTasks().scope("context-widget")
+        self._tasks = tasks
         self._caption = widgets.HTML()
         self.thumbnails = widgets.HTML()
         """Thumbnails of the images of the turns in the window."""

@@ -22,7 +22,7 @@ import ipywidgets as widgets
 import networkx as nx
 import pandas as pd
 
-from hologram.kernel import KernelTasks, TaskScope
+from hologram.kernel import TaskScope
 from hologram.memory import Fact, GraphMemory
 from hologram.notebook.front import StaticFallback
 from hologram.notebook.graph_view import GraphView, fact_json, media_of, place
@@ -143,10 +143,11 @@ class GraphWidget(StaticFallback, widgets.VBox):
         entity: str = "",
         depth: int = 2,
         history: bool = False,
-        tasks: TaskScope | None = None,
+        *,
+        tasks: TaskScope,
     ) -> None:
         self.graph = graph
-        self._tasks = tasks or KernelTasks().scope("graph-widget")
+        self._tasks = tasks
         self.entity_box = widgets.Text(value=entity, placeholder="entity (empty: overview)")
         self.depth_box = widgets.IntSlider(value=depth, min=0, max=4, description="depth")
         self.history_box = widgets.Checkbox(value=history, description="history")
@@ -175,7 +176,7 @@ class GraphWidget(StaticFallback, widgets.VBox):
         graph = kernel.state.graph
         if graph is None:
             raise RuntimeError("this kernel has no graph memory: nothing to show")
-        view = cls(graph, entity, depth, history, kernel.state.tasks.scope("notebook"))
+        view = cls(graph, entity, depth, history, tasks=kernel.state.tasks.scope("notebook"))
         view._detach = kernel.events.subscribe(
             EventType.GRAPH_COMMITTED, lambda _e: view.schedule()
         )

@@ -40,7 +40,7 @@ from hologram.notebook.scheduler_widget import SchedulerWidget
 from hologram.notebook.terminal_widget import TerminalWidget
 from hologram.notebook.upload_widget import UploadWidget
 from hologram.plugins import PluginAction
-from hologram.sdk import Event, EventType, Priority
+from hologram.sdk import AgentOutputDelta, Event, EventType, Priority
 from hologram.security import PathRefused
 
 T = TypeVar("T")
@@ -190,12 +190,14 @@ class HologramMagics(Magics):
 
             def typed(event: Event) -> None:
                 # The reply's output updates in place as the model streams it.
-                payload = event.payload
-                if payload.get("input_id") != ticket.id or payload.get("reasoning"):
+                delta = event.payload
+                if not isinstance(delta, AgentOutputDelta):
                     return
-                if payload.get("restart"):
+                if delta.input_id != ticket.id or delta.reasoning:
+                    return
+                if delta.restart:
                     pieces.clear()
-                pieces.append(payload.get("text", ""))
+                pieces.append(delta.text)
                 cell.show_partial("".join(pieces))
 
             unsubscribe = kernel.events.subscribe(EventType.AGENT_OUTPUT_DELTA, typed)

@@ -23,7 +23,7 @@ import anywidget
 import traitlets
 
 from hologram.notebook.front import StaticFallback, bundle, style
-from hologram.sdk import Event, EventType
+from hologram.sdk import AgentOutputDelta, Event, EventType, SchedulerDecision, to_wire
 
 OUTPUT_DELTA = EventType.AGENT_OUTPUT_DELTA
 MAX_EVENTS = 5000
@@ -56,16 +56,16 @@ class TimelineModel:
     first: float | None = None
     last: float = 0.0
 
-    def apply(self, payload: dict[str, Any]) -> None:
-        action, task, at = payload["action"], int(payload["task"]), float(payload["at"])
+    def apply(self, decision: SchedulerDecision) -> None:
+        action, task, at = decision.action, decision.task, decision.at
         self.first = at if self.first is None else self.first
         self.last = max(self.last, at)
-        if "level" in payload:
-            self.levels[task] = int(payload["level"])
-        if payload.get("text"):
-            self.labels[task] = str(payload["text"])
-        if payload.get("channel"):
-            self.channels[task] = str(payload["channel"])
+        if decision.level is not None:
+            self.levels[task] = decision.level
+        if decision.text:
+            self.labels[task] = decision.text
+        if decision.channel:
+            self.channels[task] = decision.channel
         level = self.levels.get(task, 0)
         if action in ("start", "resume"):
             self.runs.append(_Run(task, level, at))
@@ -171,31 +171,34 @@ class SchedulerWidget(StaticFallback, anywidget.AnyWidget):
         return self._svg
 
     def on_event(self, event: Event) -> None:
+        if not isinstance(event.payload, SchedulerDecision):
+            return
         self.model.apply(event.payload)
         self._svg = render_svg(self.model)
-        entry = {"type": str(event.type), "timestamp": event.timestamp, "payload": event.payload}
+        wire = to_wire(event.payload)  # the front end reads the payload's JSON keys
+        entry = {"type": str(event.type), "timestamp": event.timestamp, "payload": wire}
         self.events = [*self.events[-MAX_EVENTS:], entry]
 
     def on_delta(self, event: Event) -> None:
         """A piece of a streamed reply: merged into the previous entry when that is a piece
         of the same input, so a long reply stays one entry that grows."""
-        payload = event.payload
-        if payload.get("reasoning") or payload.get("input_id") is None:
+        delta = event.payload
+        if not isinstance(delta, AgentOutputDelta) or delta.reasoning or delta.input_id is None:
             return
-        chars = len(str(payload.get("text", "")))
+        chars = len(delta.text)
         last = self.events[-1] if self.events else None
         if (
             last is not None
             and last["type"] == OUTPUT_DELTA
-            and last["payload"]["input_id"] == payload["input_id"]
-            and not payload.get("restart")
+            and last["payload"]["input_id"] == delta.input_id
+            and not delta.restart
         ):
             merged = {**last["payload"], "chars": last["payload"]["chars"] + chars}
             entry = {**last, "timestamp": event.timestamp, "payload": merged}
             self.events = [*self.events[:-1], entry]
             return
-        piece = {"input_id": payload["input_id"], "chars": chars, "since": event.timestamp}
-        if payload.get("restart"):
+        piece = {"input_id": delta.input_id, "chars": chars, "since": event.timestamp}
+        if delta.restart:
             piece["restart"] = True
         entry = {"type": OUTPUT_DELTA, "timestamp": event.timestamp, "payload": piece}
         self.events = [*self.events[-MAX_EVENTS:], entry]

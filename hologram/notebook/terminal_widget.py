@@ -12,12 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any
 
 import ipywidgets as widgets
 
 from hologram.notebook.front import StaticFallback
-from hologram.sdk import Event, EventType
+from hologram.sdk import Event, EventType, TerminalOutput
 
 KEPT = 8000
 NOTES_KEPT = 20
@@ -42,23 +41,23 @@ class TerminalsModel:
     terminals: dict[str, TerminalView] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
-    def apply(self, payload: dict[str, Any]) -> None:
-        kind = payload.get("event")
+    def apply(self, told: TerminalOutput) -> None:
+        kind = told.event
         if kind == "note":
-            self.notes = [*self.notes, str(payload.get("data", ""))][-NOTES_KEPT:]
+            self.notes = [*self.notes, told.data or ""][-NOTES_KEPT:]
             return
-        key = str(payload.get("terminal", ""))
+        key = told.terminal or ""
         view = self.terminals.get(key)
         if view is None:
-            view = self.terminals[key] = TerminalView(key, str(payload.get("name", key)))
-        view.running = bool(payload.get("running", view.running))
-        view.pid = payload.get("pid", view.pid)
+            view = self.terminals[key] = TerminalView(key, told.name or key)
+        view.running = view.running if told.running is None else told.running
+        view.pid = view.pid if told.pid is None else told.pid
         if kind == "output":
-            view.output = (view.output + str(payload.get("data", "")))[-KEPT:]
-            view.dropped += int(payload.get("dropped", 0) or 0)
+            view.output = (view.output + (told.data or ""))[-KEPT:]
+            view.dropped += told.dropped or 0
         elif kind in ("exited", "closed", "timeout"):
             view.ended = kind
-            view.status = payload.get("status", view.status)
+            view.status = view.status if told.status is None else told.status
 
 
 def render_html(model: TerminalsModel) -> str:
@@ -105,6 +104,8 @@ class TerminalWidget(StaticFallback, widgets.VBox):
         return self.html
 
     def on_event(self, event: Event) -> None:
+        if not isinstance(event.payload, TerminalOutput):
+            return
         self.model.apply(event.payload)
         self._html.value = render_html(self.model)
 

@@ -2,50 +2,89 @@
 SKILL.md), capability narrowing, supervision and restart, `.hmap` packages.
 
 Imports are lazy: a plugin process imports `hologram.plugins.runtime` (and through it only
-`hologram.plugins.rpc`) without loading the kernel side of this package.
+`hologram.plugins.rpc`, the sdk and the kernel's task group) without loading the kernel side
+of this package.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
-_EXPORTS = {
-    "BothCopiesError": "hologram.plugins.registry",
-    "ChangeRefused": "hologram.plugins.changes",
-    "PluginAction": "hologram.plugins.changes",
-    "PluginChanges": "hologram.plugins.changes",
-    "Why": "hologram.plugins.changes",
-    "Entry": "hologram.plugins.entry",
-    "PluginRegistry": "hologram.plugins.registry",
-    "State": "hologram.plugins.entry",
-    "Supervisor": "hologram.plugins.supervisor",
-    "PluginsModule": "hologram.plugins.module",
-    "shipped_plugins": "hologram.plugins.module",
-    "KernelSDK": "hologram.plugins.kernel_sdk",
-    "KernelParts": "hologram.plugins.kernel_sdk",
-    "Kind": "hologram.plugins.manifest",
-    "Manifest": "hologram.plugins.manifest",
-    "ManifestError": "hologram.plugins.manifest",
-    "parse_manifest": "hologram.plugins.manifest",
-    "read_manifest": "hologram.plugins.manifest",
-    "PackageError": "hologram.plugins.package",
-    "build_package": "hologram.plugins.package",
-    "read_package": "hologram.plugins.package",
-    "PluginLoadError": "hologram.plugins.process",
-    "SubprocessPlugin": "hologram.plugins.process",
-    "scan_skill": "hologram.plugins.skill",
-    "PROTOCOL_VERSION": "hologram.plugins.rpc",
-    "builtin_plugins": "hologram.plugins.builtin",
-    "LLMAPI": "hologram.plugins.llm_surface",
-    "installed_manifests": "hologram.plugins.manifest",
+from hologram.kernel import lazy_face
+
+_LAZY = {
+    "hologram.plugins.builtin": ("builtin_plugins",),
+    "hologram.plugins.changes": ("ChangeRefused", "PluginAction", "PluginChanges", "Why"),
+    "hologram.plugins.entry": ("Entry", "State"),
+    "hologram.plugins.kernel_sdk": ("KernelParts", "KernelSDK"),
+    "hologram.plugins.llm_surface": ("LLMAPI",),
+    "hologram.plugins.manifest": (
+        "Kind",
+        "Manifest",
+        "ManifestError",
+        "installed_manifests",
+        "parse_manifest",
+        "read_manifest",
+    ),
+    "hologram.plugins.module": ("PluginsModule", "shipped_plugins"),
+    "hologram.plugins.package": ("PackageError", "build_package", "read_package"),
+    "hologram.plugins.process": ("PluginLoadError", "SubprocessPlugin"),
+    "hologram.plugins.registry": ("BothCopiesError", "PluginRegistry"),
+    "hologram.plugins.rpc": ("PROTOCOL_VERSION",),
+    "hologram.plugins.skill": ("scan_skill",),
+    "hologram.plugins.supervisor": ("Supervisor",),
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "LLMAPI",
+    "PROTOCOL_VERSION",
+    "BothCopiesError",
+    "ChangeRefused",
+    "Entry",
+    "KernelParts",
+    "KernelSDK",
+    "Kind",
+    "Manifest",
+    "ManifestError",
+    "PackageError",
+    "PluginAction",
+    "PluginChanges",
+    "PluginLoadError",
+    "PluginRegistry",
+    "PluginsModule",
+    "State",
+    "SubprocessPlugin",
+    "Supervisor",
+    "Why",
+    "build_package",
+    "builtin_plugins",
+    "installed_manifests",
+    "parse_manifest",
+    "read_manifest",
+    "read_package",
+    "scan_skill",
+    "shipped_plugins",
+]
+__getattr__ = lazy_face(__name__, _LAZY)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'hologram.plugins' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+if TYPE_CHECKING:
+    from hologram.plugins.builtin import builtin_plugins
+    from hologram.plugins.changes import ChangeRefused, PluginAction, PluginChanges, Why
+    from hologram.plugins.entry import Entry, State
+    from hologram.plugins.kernel_sdk import KernelParts, KernelSDK
+    from hologram.plugins.llm_surface import LLMAPI
+    from hologram.plugins.manifest import (
+        Kind,
+        Manifest,
+        ManifestError,
+        installed_manifests,
+        parse_manifest,
+        read_manifest,
+    )
+    from hologram.plugins.module import PluginsModule, shipped_plugins
+    from hologram.plugins.package import PackageError, build_package, read_package
+    from hologram.plugins.process import PluginLoadError, SubprocessPlugin
+    from hologram.plugins.registry import BothCopiesError, PluginRegistry
+    from hologram.plugins.rpc import PROTOCOL_VERSION
+    from hologram.plugins.skill import scan_skill
+    from hologram.plugins.supervisor import Supervisor

@@ -55,6 +55,7 @@ from hologram.sdk import (
     ToolOutput,
     ToolResult,
     WakeHandler,
+    to_wire,
 )
 
 log = logging.getLogger(__name__)
@@ -387,7 +388,7 @@ def _tool_result(value: dict[str, Any]) -> ToolResult:
 def event_to_json(event: Event) -> dict[str, Any]:
     return {
         "type": str(event.type),
-        "payload": event.payload,
+        "payload": to_wire(event.payload),
         "source": event.source,
         "timestamp": event.timestamp,
         "seq": event.seq,

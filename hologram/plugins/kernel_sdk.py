@@ -32,12 +32,12 @@ from hologram.sdk import (
     Clock,
     Event,
     EventHandler,
-    EventType,
     HandlerScope,
     Injects,
     MediaRef,
     OutputCap,
     OutputHandler,
+    PluginStatus,
     Priority,
     Stage,
     StageHandler,
@@ -270,12 +270,8 @@ class KernelSDK(Injects):
         if message:
             log.log(_LEVELS[level], "plugin %s: %s", self._name, message)
         self._parts.events.emit(
-            EventType.PLUGIN_STATUS,
+            PluginStatus(plugin=self._name, status=status, message=message, level=level),
             source="plugins",
-            plugin=self._name,
-            status=status,
-            message=message,
-            level=level,
         )
 
     def log(self, message: str, level: str = "info") -> None:

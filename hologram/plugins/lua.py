@@ -99,8 +99,14 @@ end
 -- The spec's names for inject (InjectInput, InjectInterrupt, ...).
 function sdk.inject_input(text, channel) return sdk.inject(text, channel) end
 function sdk.inject_input_sync(text, channel) return sdk.inject(text, channel, {wait = true}) end
+local function interrupt_level(level)
+  if level == 0 then
+    error("an interrupt has a level L1-L4; leave the level out for queued input", 3)
+  end
+  return level or 1
+end
 function sdk.inject_interrupt(text, channel, level)
-  return sdk.inject(text, channel, {level = level or 1})
+  return sdk.inject(text, channel, {level = interrupt_level(level)})
 end
 function sdk.inject_input_media(text, channel, media)
   return sdk.inject(text, channel, {media = media})
@@ -109,7 +115,7 @@ function sdk.inject_input_media_sync(text, channel, media)
   return sdk.inject(text, channel, {media = media, wait = true})
 end
 function sdk.inject_interrupt_media(text, channel, media, level)
-  return sdk.inject(text, channel, {media = media, level = level or 1})
+  return sdk.inject(text, channel, {media = media, level = interrupt_level(level)})
 end
 local function tool(fn)
   return function(...)

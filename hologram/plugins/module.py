@@ -4,13 +4,24 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
-from hologram.kernel import field_name
+from hologram.agent import Agent, Inputs
+from hologram.channels import OutputChannels
+from hologram.config import ConfigRegistry
+from hologram.events import EventBus
+from hologram.health import ScratchTurn
+from hologram.kernel import KernelTasks, field_name, required
+from hologram.knowledge import KnowledgeBase
+from hologram.llm import ProviderManager
+from hologram.media import MediaStore
+from hologram.memory import ColdContext, GraphMemory
 from hologram.plugins.builtin import builtin_plugins
 from hologram.plugins.kernel_sdk import KernelParts
 from hologram.plugins.registry import PluginRegistry
-from hologram.sdk import Facility
+from hologram.sdk import Clock, Facility
+from hologram.security import Firewall
+from hologram.stages import StageHost
 
 _REQUIRES = (
     Facility.CONFIG,
@@ -20,6 +31,46 @@ _REQUIRES = (
     Facility.AGENT,
     Facility.SCHEDULER,
 )
+
+
+class PluginsState(Protocol):
+    """What the plugins module reads of the kernel's state (every facility a plugin may
+    require), and the field it fills."""
+
+    @property
+    def config(self) -> ConfigRegistry | None: ...
+    @property
+    def events(self) -> EventBus | None: ...
+    @property
+    def stagehost(self) -> StageHost | None: ...
+    @property
+    def channels(self) -> OutputChannels | None: ...
+    @property
+    def agent(self) -> Agent | None: ...
+    @property
+    def scheduler(self) -> Inputs | None: ...
+    @property
+    def coldcontext(self) -> ColdContext | None: ...
+    @property
+    def graph(self) -> GraphMemory | None: ...
+    @property
+    def knowledge(self) -> KnowledgeBase | None: ...
+    @property
+    def security(self) -> Firewall | None: ...
+    @property
+    def llm(self) -> ProviderManager | None: ...
+    @property
+    def media(self) -> MediaStore | None: ...
+    @property
+    def scratch_turn(self) -> ScratchTurn | None: ...
+    @property
+    def data_dir(self) -> Path: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def tasks(self) -> KernelTasks: ...
+
+    plugins: PluginRegistry | None
 
 
 def shipped_plugins() -> Path:
@@ -38,24 +89,25 @@ class PluginsModule:
     def __init__(self) -> None:
         self.registry: PluginRegistry | None = None
 
-    async def init(self, state: Any) -> None:
+    async def init(self, state: PluginsState) -> None:
+        agent = required(state.agent, Facility.AGENT)
         parts = KernelParts(
-            stagehost=state.stagehost,
-            channels=state.channels,
-            events=state.events,
-            config=state.config,
+            stagehost=required(state.stagehost, Facility.STAGE_HOST),
+            channels=required(state.channels, Facility.CHANNELS),
+            events=required(state.events, Facility.EVENTS),
+            config=required(state.config, Facility.CONFIG),
             clock=state.clock,
             tasks=state.tasks.scope(self.name),
             scheduler=state.scheduler,
-            skills=state.agent.skills,
-            coldcontext=getattr(state, "coldcontext", None),
-            graph=getattr(state, "graph", None),
-            knowledge=getattr(state, "knowledge", None),
-            security=getattr(state, "security", None),
-            llm=getattr(state, "llm", None),
-            agent=state.agent,
-            offered_tools=state.agent.build_tool_defs,
-            media=getattr(state, "media", None),
+            skills=agent.skills,
+            coldcontext=state.coldcontext,
+            graph=state.graph,
+            knowledge=state.knowledge,
+            security=state.security,
+            llm=state.llm,
+            agent=agent,
+            offered_tools=agent.build_tool_defs,
+            media=state.media,
             scratch_turn=state.scratch_turn,
         )
 

@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from hologram.kernel import KernelTasks, TaskScope
+from hologram.kernel import TaskScope
 from hologram.plugins.bridge import Bridge
 from hologram.plugins.kernel_sdk import KernelSDK
 from hologram.plugins.manifest import Manifest
@@ -106,10 +106,10 @@ class SubprocessPlugin:
         data_dir: Path | None = None,
         max_frame: int = DEFAULT_MAX_FRAME,
         start_timeout: float = 10.0,
-        tasks: TaskScope | None = None,
+        tasks: TaskScope,
     ) -> None:
         self.manifest = manifest
-        self._scope = tasks or KernelTasks().scope("plugins")
+        self._scope = tasks
         self.folder = folder
         self.data_dir = data_dir or folder / "data"
         self._on_exit = on_exit

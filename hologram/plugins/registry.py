@@ -30,7 +30,14 @@ from hologram.plugins.package import PackageError, read_package, unpack
 from hologram.plugins.process import PluginLoadError, SubprocessPlugin
 from hologram.plugins.skill import SKILL_FILE, SkillPlugin, skill_manifest
 from hologram.plugins.supervisor import Supervisor
-from hologram.sdk import EventType, Facility, PluginOrigin
+from hologram.sdk import (
+    Facility,
+    PluginOrigin,
+    PluginRefused,
+    PluginSkillFlagged,
+    PluginStarted,
+    PluginStopped,
+)
 from hologram.stages import infer_owner
 
 log = logging.getLogger(__name__)
@@ -136,7 +143,7 @@ class PluginRegistry:
     def _refuse(self, where: str, why: str) -> None:
         self.refused[where] = why
         log.error("plugin refused: %s", why)
-        self.parts.events.emit(EventType.PLUGIN_REFUSED, source="plugins", where=where, error=why)
+        self.parts.events.emit(PluginRefused(where=where, error=why), source="plugins")
 
     # ---- looking ----------------------------------------------------------------------------
 
@@ -260,7 +267,7 @@ class PluginRegistry:
         for finding in skill.findings:
             log.warning("skill %s flagged: %s", entry.name, finding)
             self.parts.events.emit(
-                EventType.PLUGIN_SKILL_FLAGGED, source="plugins", plugin=entry.name, finding=finding
+                PluginSkillFlagged(plugin=entry.name, finding=finding), source="plugins"
             )
         return skill
 
@@ -288,12 +295,13 @@ class PluginRegistry:
         entry.started_at = self.parts.clock.monotonic()
         log.info("plugin %s started (%s)", entry.name, entry.kind.value)
         self.parts.events.emit(
-            EventType.PLUGIN_STARTED,
+            PluginStarted(
+                plugin=entry.name,
+                kind=entry.kind.value,
+                tools=self.tools_of(entry.name),
+                pid=getattr(entry.plugin, "pid", None),
+            ),
             source="plugins",
-            plugin=entry.name,
-            kind=entry.kind.value,
-            tools=self.tools_of(entry.name),
-            pid=getattr(entry.plugin, "pid", None),
         )
 
     async def disable(self, name: str) -> Entry:
@@ -310,7 +318,7 @@ class PluginRegistry:
                 log.exception("plugin %s failed while stopping", name)
         detached = entry.sdk.detach() if entry.sdk is not None else {}
         entry.state = State.STOPPED
-        self.parts.events.emit(EventType.PLUGIN_STOPPED, source="plugins", plugin=name, **detached)
+        self.parts.events.emit(PluginStopped(plugin=name, detail=detached), source="plugins")
         return entry
 
     async def reload(self, name: str) -> Entry:

@@ -28,7 +28,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from hologram.kernel import KernelTasks, TaskScope
+from hologram.kernel import TaskScope
 from hologram.sdk import jsontext
 
 log = logging.getLogger(__name__)
@@ -77,10 +77,10 @@ class Peer:
         name: str = "peer",
         max_frame: int = DEFAULT_MAX_FRAME,
         on_bad_frame: BadFrame | None = None,
-        tasks: TaskScope | None = None,
+        tasks: TaskScope,
     ) -> None:
         self.name = name
-        self._scope = tasks or KernelTasks().scope(name)
+        self._scope = tasks
         self._reader = reader
         self._writer = writer
         self._dispatch = dispatch

@@ -120,6 +120,7 @@ def _proxy(entry: SdkCall) -> Callable[..., Awaitable[Any]]:
         return await sdk._call(entry, given)
 
     me = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
+    # What inspect and help() show of the call; functions take the attribute at run time.
     call.__signature__ = entry.signature.replace(  # type: ignore[attr-defined]
         parameters=[me, *entry.signature.parameters.values()]
     )
@@ -273,6 +274,7 @@ class PluginApp:
         self._on_start: list[Handler] = []
         self._on_stop: list[Handler] = []
         self._done = asyncio.Event()
+        # Connected by run() before the kernel can make any call that reaches it.
         self.peer: Peer = None  # type: ignore[assignment]
 
     # ---- declaring --------------------------------------------------------------------------
@@ -414,7 +416,9 @@ class PluginApp:
             asyncio.streams.FlowControlMixin, protocol_out
         )
         writer = asyncio.StreamWriter(transport, protocol, None, loop)
-        self.peer = Peer(reader, writer, self.dispatch, name=f"plugin {self.name or '?'}")
+        self.peer = Peer(
+            reader, writer, self.dispatch, name=f"plugin {self.name or '?'}", tasks=self.tasks
+        )
         # Stdin at end (the kernel closed it or died) or a stop: this process is finished.
         await first_completed(self.peer.serve(), self._done.wait())
         transport.close()

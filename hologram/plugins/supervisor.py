@@ -17,7 +17,11 @@ from hologram.config import PluginSettings
 from hologram.plugins.entry import Entry, State
 from hologram.plugins.kernel_sdk import KernelParts
 from hologram.plugins.process import PluginLoadError, SubprocessPlugin
-from hologram.sdk import EventType
+from hologram.sdk import (
+    PluginCrashed,
+    PluginRestarting,
+    PluginRPCError,
+)
 
 log = logging.getLogger("hologram.plugins.registry")  # one logger name for the plugin host
 
@@ -43,7 +47,7 @@ class Supervisor:
 
     def bad_frame(self, name: str, why: str) -> None:
         log.warning("plugin %s: %s", name, why)
-        self.parts.events.emit(EventType.PLUGIN_RPC_ERROR, source="plugins", plugin=name, error=why)
+        self.parts.events.emit(PluginRPCError(plugin=name, error=why), source="plugins")
 
     def exited(self, plugin: SubprocessPlugin, returncode: int) -> None:
         entry = self._lookup(plugin.name)
@@ -65,11 +69,8 @@ class Supervisor:
         entry.error = f"exited with status {returncode}"
         log.warning("plugin %s crashed (status %s); detached %s", entry.name, returncode, detached)
         self.parts.events.emit(
-            EventType.PLUGIN_CRASHED,
+            PluginCrashed(plugin=entry.name, returncode=returncode, detail=detached),
             source="plugins",
-            plugin=entry.name,
-            returncode=returncode,
-            **detached,
         )
         assert entry.manifest is not None
         if not entry.manifest.auto_restart:
@@ -88,11 +89,8 @@ class Supervisor:
             entry.state = State.RESTARTING
             log.warning("plugin %s: restart %d in %.2f s", entry.name, entry.attempts, delay)
             self.parts.events.emit(
-                EventType.PLUGIN_RESTARTING,
+                PluginRestarting(plugin=entry.name, attempt=entry.attempts, delay=delay),
                 source="plugins",
-                plugin=entry.name,
-                attempt=entry.attempts,
-                delay=delay,
             )
             await clock.sleep(delay)
             try:

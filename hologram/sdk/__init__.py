@@ -3,7 +3,7 @@
 Pure types. This package imports nothing else of hologram, so a plugin can depend on it alone.
 """
 
-from hologram.sdk import jsontext
+from hologram.sdk import event_payloads, jsontext
 from hologram.sdk.capabilities import OutputCap
 from hologram.sdk.clock import Clock
 from hologram.sdk.embedding import (
@@ -17,7 +17,8 @@ from hologram.sdk.embedding import (
     ModalityUnsupported,
     Vectors,
 )
-from hologram.sdk.events import Event, EventType, discard
+from hologram.sdk.event_payloads import *  # noqa: F403  (the payload classes; their __all__)
+from hologram.sdk.events import Emit, Event, EventType, discard
 from hologram.sdk.facilities import Facility, parse_facility
 from hologram.sdk.media import DIGEST, MediaData, MediaRef
 from hologram.sdk.memory import (
@@ -97,6 +98,7 @@ __all__ = [
     "EmbedderFactory",
     "EmbedderNotFound",
     "EmbedderUnavailable",
+    "Emit",
     "EndedBy",
     "Event",
     "EventHandler",
@@ -155,3 +157,4 @@ __all__ = [
     "split_optional",
     "to_json",
 ]
+__all__ += event_payloads.__all__

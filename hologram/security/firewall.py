@@ -16,9 +16,12 @@ from hologram.config import ConfigRegistry, SecuritySettings
 from hologram.events import EventBus
 from hologram.sdk import (
     Event,
-    EventType,
     FindingKind,
     HandlerScope,
+    Payload,
+    SecurityDegraded,
+    SecurityFinding,
+    SecurityRefusal,
     Stage,
     StageContext,
     ToolCall,
@@ -121,10 +124,11 @@ class Firewall:
                     exc,
                 )
                 self._publish(
-                    EventType.SECURITY_DEGRADED,
-                    part="learned_injection_score",
-                    file=str(self.learned_weights),
-                    reason=str(exc),
+                    SecurityDegraded(
+                        part="learned_injection_score",
+                        file=str(self.learned_weights),
+                        reason=str(exc),
+                    )
                 )
         return self._learned
 
@@ -154,7 +158,8 @@ class Firewall:
     def mount_stagehost(self, host: StageHost) -> None:
         """Put the guarded runner in the stage host and watch the stages that tell the
         firewall who an input speaks for."""
-        host.runner = GuardedRunner(host.runner, self)  # type: ignore[assignment]
+        # The guard stands in for the runner by delegation (`__getattr__`), not by subclassing.
+        host.mount_runner(GuardedRunner(host.runner, self))  # type: ignore[arg-type]
         host.register_stage(Stage.ON_INPUT, self._on_input, HandlerScope.GLOBAL, name="security")
         host.register_stage(
             Stage.BEFORE_TOOLCALL, self._before_toolcall, HandlerScope.GLOBAL, name="security"
@@ -239,9 +244,7 @@ class Firewall:
     def refuse(self, call: ToolCall, reason: str, principal: Principal) -> ToolResult:
         self.refusals += 1
         log.warning("security refused %s for %s: %s", call.name, principal.name, reason)
-        self._publish(
-            EventType.SECURITY_REFUSED, tool=call.name, principal=principal.name, reason=reason
-        )
+        self._publish(SecurityRefusal(tool=call.name, principal=principal.name, reason=reason))
         return ToolResult(
             call.id, call.name, f"refused by the security firewall: {reason}", is_error=True
         )
@@ -278,19 +281,21 @@ class Firewall:
             ", ".join(f"{f.kind}/{f.rule}@{f.start}-{f.end}" for f in findings),
         )
         self._publish(
-            EventType.SECURITY_FINDING,
-            where=where,
-            findings=[f.as_payload() for f in findings],
-            **detail,
+            SecurityFinding(where=where, findings=[f.as_payload() for f in findings], detail=detail)
         )
 
-    def _publish(self, kind: EventType, **payload: Any) -> None:
+    def _publish(self, payload: Payload) -> None:
         if self.events is not None:
-            self.events.publish(Event(kind, payload, source="security"))
+            self.events.publish(Event(payload.event_type, payload, source="security"))
 
     # ---- the event bus and the log ----------------------------------------------------------
 
     def scrub_event(self, event: Event) -> None:
         """Mask secrets in an event's payload before any subscriber sees it."""
         if self.enabled and self.gate.longest:
-            event.payload = self.gate.mask_deep(event.payload)
+            payload = event.payload
+            masked = {
+                f.name: self.gate.mask_deep(getattr(payload, f.name))
+                for f in dataclasses.fields(payload)
+            }
+            event.payload = dataclasses.replace(payload, **masked)

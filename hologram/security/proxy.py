@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any, Protocol
 
 from hologram.channels import OutputChannels
@@ -140,7 +140,7 @@ class ModelGuard:
             tool_calls=[_masked_call(c, gate.mask_deep) for c in response.tool_calls],
         )
 
-    async def stream(self, chunks: AsyncIterator[StreamChunk]) -> AsyncIterator[StreamChunk]:
+    async def stream(self, chunks: AsyncIterator[StreamChunk]) -> AsyncGenerator[StreamChunk, None]:
         """Scrub a streamed answer; a secret cut across two chunks is still caught."""
         gate = self._firewall.gate
         text, reasoning = gate.scrubber(), gate.scrubber()

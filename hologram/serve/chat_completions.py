@@ -32,7 +32,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from hologram.agent import TaskStopped, Ticket, TurnResult
 from hologram.llm import estimate_tokens
 from hologram.media import Upload
-from hologram.sdk import Event, EventType, to_json
+from hologram.sdk import AgentOutputDelta, Event, EventType, to_json
 from hologram.serve.bodies import (
     MAX_SYNC_TIMEOUT_S,
     OPENAI_CHANNEL,
@@ -408,14 +408,16 @@ async def reply_deltas(ctx: ServiceContext, ticket: Ticket, tap: DeltaTap) -> As
     try:
         async with asyncio.timeout(MAX_SYNC_TIMEOUT_S):
             while (event := await tap.queue.get()) is not None:
-                payload = event.payload
-                if payload.get("input_id") != ticket.id or payload.get("reasoning"):
+                delta = event.payload
+                if not isinstance(delta, AgentOutputDelta):
                     continue
-                if payload.get("restart") or payload.get("round") != round_:
-                    round_ = payload.get("round")
+                if delta.input_id != ticket.id or delta.reasoning:
+                    continue
+                if delta.restart or delta.round != round_:
+                    round_ = delta.round
                     if answer:
                         answer, apart = [], True
-                piece = str(payload.get("text", ""))
+                piece = delta.text
                 if piece:
                     if apart:
                         apart = False

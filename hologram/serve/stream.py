@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from hologram.sdk import Event, EventType, to_json
+from hologram.sdk import Event, Payload, SchedulerDecision, from_wire, to_json, to_wire
 
 KEEPALIVE_S = 15.0
 _CLOSE = None
@@ -51,6 +51,11 @@ class StreamEvent:
     input: int | None = None
     """The journal id of the input the event belongs to: the one its payload names (every
     event of a turn does), else the input running when it was published."""
+
+    def typed_payload(self) -> Payload:
+        """The payload as its event type's class (a stream notice, or a type this side does
+        not know, as a `PluginPayload`); a field the class lacks is refused by name."""
+        return from_wire(self.type, self.payload)
 
 
 class StreamStats(TypedDict):
@@ -104,10 +109,10 @@ class EventStream:
 
     def publish(self, event: Event) -> None:
         self._follow_scheduler(event)
-        named = event.payload.get("input_id")
-        belongs_to = named if isinstance(named, int) else self._running
+        named = event.payload.input_id
+        belongs_to = named if named is not None else self._running
         document = StreamEvent(
-            event.type, event.payload, event.seq, event.source, event.timestamp, belongs_to
+            event.type, to_wire(event.payload), event.seq, event.source, event.timestamp, belongs_to
         )
         frame = Frame(event.seq, event.type, sse(event.type, to_json(document), event.seq))
         self._ring.append(frame)
@@ -119,9 +124,9 @@ class EventStream:
                 self._offer(listener, frame)
 
     def _follow_scheduler(self, event: Event) -> None:
-        if event.type != EventType.SCHEDULER:
+        if not isinstance(event.payload, SchedulerDecision):
             return
-        action, task = event.payload.get("action"), event.payload.get("task")
+        action, task = event.payload.action, event.payload.task
         if action in ("start", "resume"):
             self._running = task
         elif action in ("preempt", "finish", "stop") and task == self._running:

@@ -25,6 +25,9 @@ from hologram.sdk import (
     Stage,
     StageContext,
     StageHandler,
+    StageHandlerError,
+    StageRan,
+    StageWriteRefused,
     ToolCall,
     ToolDef,
     ToolResult,
@@ -129,6 +132,14 @@ class StageHost:
         for stage in Stage:
             self._handlers[stage] = [r for r in self._handlers[stage] if r.owner != plugin]
 
+    def mount_runner(self, runner: ToolRunner) -> None:
+        """Put `runner` in front of the plain one (the firewall's guard), once, at boot,
+        before any tool runs. A second mount is refused: it would stand in front of the
+        first and run every check twice, or silently drop it."""
+        if self.runner is not self._plain_runner:
+            raise RuntimeError("a runner is already mounted in front of the stage host's")
+        self.runner = runner
+
     def track_files(self, tracker: FileTracker | None) -> None:
         """Every call of a tool that declares `touches_files` runs inside `tracker`."""
         self._plain_runner.file_tracker = tracker
@@ -174,13 +185,13 @@ class StageHost:
         self._publish(
             Event(
                 EventType.STAGE,
-                {
-                    "stage": stage.value,
-                    "handlers": run.handlers,
-                    "ms": round(run.seconds * 1000, 3),
-                    "short_circuit": run.short_circuit,
-                    "failed": list(run.failed),
-                },
+                StageRan(
+                    stage=stage.value,
+                    handlers=run.handlers,
+                    ms=round(run.seconds * 1000, 3),
+                    short_circuit=run.short_circuit,
+                    failed=list(run.failed),
+                ),
                 source="stagehost",
             )
         )
@@ -213,7 +224,9 @@ class StageHost:
         self._publish(
             Event(
                 EventType.STAGE_WRITE_REFUSED,
-                {"stage": registration.stage.value, "handler": registration.name, "error": message},
+                StageWriteRefused(
+                    stage=registration.stage.value, handler=registration.name, error=message
+                ),
                 source="stagehost",
             )
         )
@@ -231,12 +244,12 @@ class StageHost:
         self._publish(
             Event(
                 EventType.STAGE_HANDLER_ERROR,
-                {
-                    "stage": stage,
-                    "handler": registration.name,
-                    "error": message,
-                    "traceback": "".join(traceback.format_exception(exc)),
-                },
+                StageHandlerError(
+                    stage=stage,
+                    handler=registration.name,
+                    error=message,
+                    traceback="".join(traceback.format_exception(exc)),
+                ),
                 source="stagehost",
             )
         )

@@ -6,12 +6,16 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Protocol
 
-from hologram.config import SecuritySettings, key_of
+from hologram.config import ConfigRegistry, SecuritySettings, key_of
+from hologram.events import EventBus
+from hologram.kernel import KernelTasks, required
+from hologram.media import MediaStore
 from hologram.sdk import Facility, Param, ToolDef, ToolError
+from hologram.stages import StageHost
 from hologram.tracker.log import ChangeLog
 from hologram.tracker.tracker import Tracker
 from hologram.tracker.undo import UndoError
@@ -23,7 +27,44 @@ ROOT_KEYS = (key_of(SecuritySettings, "write_roots"), key_of(SecuritySettings, "
 log = logging.getLogger(__name__)
 
 
-def sandbox_roots(state: Any) -> list[Path]:
+class _Sandbox(Protocol):
+    @property
+    def write_roots(self) -> Sequence[Path]: ...
+
+
+class _Policy(Protocol):
+    @property
+    def sandbox(self) -> _Sandbox: ...
+
+
+class SandboxPolicy(Protocol):
+    """The part of the firewall (a floor above) the tracker reads: the roots it enforces."""
+
+    def policy(self) -> _Policy: ...
+
+
+class TrackerState(Protocol):
+    """What the tracker module reads of the kernel's state, and the field it fills."""
+
+    @property
+    def config(self) -> ConfigRegistry | None: ...
+    @property
+    def events(self) -> EventBus | None: ...
+    @property
+    def stagehost(self) -> StageHost | None: ...
+    @property
+    def media(self) -> MediaStore | None: ...
+    @property
+    def security(self) -> SandboxPolicy | None: ...
+    @property
+    def data_dir(self) -> Path: ...
+    @property
+    def tasks(self) -> KernelTasks: ...
+
+    tracker: Tracker | None
+
+
+def sandbox_roots(state: TrackerState) -> list[Path]:
     """The write roots the firewall enforces (what a tool may change), else its defaults."""
     if state.security is not None:
         return list(state.security.policy().sandbox.write_roots)
@@ -38,29 +79,30 @@ class TrackerModule:
 
     def __init__(self) -> None:
         self._tracker: Tracker | None = None
-        self._host: Any = None
+        self._host: StageHost | None = None
         self._unwatch: Callable[[], None] | None = None
         self._moving = asyncio.Lock()
         """One move of the roots at a time, and none under the close."""
 
-    async def init(self, state: Any) -> None:
+    async def init(self, state: TrackerState) -> None:
+        host = required(state.stagehost, Facility.STAGE_HOST)
         changelog = ChangeLog(state.data_dir / "tracker.db")
         tracker = Tracker(
             sandbox_roots(state),
-            state.media.blobs,
+            required(state.media, Facility.MEDIA).blobs,
             changelog,
             state.data_dir / "tracker",
-            state.events.publish,
+            required(state.events, Facility.EVENTS).publish,
         )
         await asyncio.to_thread(tracker.start)
         self._tracker = tracker
-        self._host = state.stagehost
-        state.stagehost.track_files(tracker)
-        state.stagehost.register_tool(undo_tool(tracker), owner=OWNER)
+        self._host = host
+        host.track_files(tracker)
+        host.register_tool(undo_tool(tracker), owner=OWNER)
         state.tracker = tracker
         self._follow_roots(state, tracker)
 
-    def _follow_roots(self, state: Any, tracker: Tracker) -> None:
+    def _follow_roots(self, state: TrackerState, tracker: Tracker) -> None:
         """A change of the firewall's roots moves the tracker to them (after the setting is
         stored; the move, a watcher restart and a scan, runs off the loop)."""
         tasks = state.tasks.scope(self.name)
@@ -77,7 +119,7 @@ class TrackerModule:
             if key.startswith(ROOT_KEYS):
                 tasks.spawn(retarget(sandbox_roots(state)), name="tracker-retarget")
 
-        self._unwatch = state.config.watch(changed)
+        self._unwatch = required(state.config, Facility.CONFIG).watch(changed)
 
     async def close(self) -> None:
         if self._unwatch is not None:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from hologram.media import BlobStore
-from hologram.sdk import Event, EventType, ToolCall, ToolDef
+from hologram.sdk import Event, ToolCall, ToolDef, TrackerFailed, TrackerFallback
 from hologram.tracker.log import Change, ChangeLog
 from hologram.tracker.shadow import Shadow, inside
 from hologram.tracker.undo import undo_call
@@ -300,9 +300,13 @@ class Tracker:
 
     def _announce(self, what: str, exc: BaseException | None = None) -> None:
         log.warning("tracker: %s", what, exc_info=exc)
-        kind = EventType.TRACKER_FAILED if exc is not None else EventType.TRACKER_FALLBACK
-        payload = {"message": what, "error": repr(exc) if exc else ""}
-        self._publish(Event(kind, payload, source="tracker"))
+        error = repr(exc) if exc else ""
+        payload: TrackerFailed | TrackerFallback = (
+            TrackerFailed(message=what, error=error)
+            if exc is not None
+            else TrackerFallback(message=what, error=error)
+        )
+        self._publish(Event(payload.event_type, payload, source="tracker"))
 
 
 def _settle(future: asyncio.Future[None]) -> None:

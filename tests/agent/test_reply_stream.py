@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 
 from hologram.agent.reply_stream import ReplyStream
 from hologram.events.bus import EventBus
+from hologram.kernel import KernelTasks
 from hologram.llm import CompletionResponse, StreamChunk
 from hologram.sdk import Event, EventType
 
@@ -18,14 +19,16 @@ async def buffered(pieces: list[str]) -> AsyncIterator[StreamChunk]:
     yield StreamChunk(done=True, response=CompletionResponse(content="".join(pieces)))
 
 
-async def test_an_async_subscriber_sees_each_delta_before_the_next_chunk_is_read() -> None:
-    bus = EventBus()
+async def test_an_async_subscriber_sees_each_delta_before_the_next_chunk_is_read(
+    tasks: KernelTasks,
+) -> None:
+    bus = EventBus(tasks=tasks.scope("events"))
     seen: list[tuple[str, int]] = []
     reply = ReplyStream(bus.emit, input_id=7, round_=1, quiet=False)
 
     async def on_delta(event: Event) -> None:
         # How much of the reply the turn had read when this delta reached the subscriber.
-        seen.append((event.payload["text"], len(reply.pieces)))
+        seen.append((event.payload.text, len(reply.pieces)))
 
     bus.subscribe(EventType.AGENT_OUTPUT_DELTA, on_delta)
     response = await reply.read(buffered(["It ", "will ", "rain."]))
@@ -33,8 +36,8 @@ async def test_an_async_subscriber_sees_each_delta_before_the_next_chunk_is_read
     assert seen == [("It ", 1), ("will ", 2), ("rain.", 3)]
 
 
-async def test_a_quiet_stream_publishes_nothing() -> None:
-    bus = EventBus()
+async def test_a_quiet_stream_publishes_nothing(tasks: KernelTasks) -> None:
+    bus = EventBus(tasks=tasks.scope("events"))
     seen: list[Event] = []
     bus.subscribe(EventType.AGENT_OUTPUT_DELTA, seen.append)
     reply = ReplyStream(bus.emit, input_id=None, round_=1, quiet=True)

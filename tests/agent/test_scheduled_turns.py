@@ -13,7 +13,7 @@ from hologram.agent import InputJournal, InputState, TaskStopped
 from hologram.channels import CollectingChannel
 from hologram.llm import ScriptedModelServer, ScriptedReply
 from hologram.memory import TurnStoreError
-from hologram.sdk import EventType, Priority, ToolCall, ToolDef
+from hologram.sdk import EventType, Priority, SchedulerDecision, ToolCall, ToolDef
 from tests.agent.conftest import Recorder, SlowNote, within_deadline
 
 SLOW = 30.0  # seconds the model "thinks": far longer than any test waits
@@ -171,10 +171,10 @@ async def test_triage_answers_simple_waiting_inputs_and_tells_the_rest_to_wait(
     model.queue(ScriptedReply(tool_calls=[ToolCall("d1", "triage_defer", {"reason": "work"})]))
     async with Kernel(data_dir, environ=environ, clock=clock) as kernel:
         notebook = kernel.state.channels.get("notebook").handler
-        offloads: list[dict] = []
+        offloads: list[SchedulerDecision] = []
         kernel.events.subscribe(
             "scheduler",
-            lambda e: offloads.append(e.payload) if e.payload["action"] == "offload" else None,
+            lambda e: offloads.append(e.payload) if e.payload.action == "offload" else None,
         )
         long_job = await kernel.inject("do the long job")
         await within_deadline(model.wait_for_requests(1))
@@ -193,7 +193,7 @@ async def test_triage_answers_simple_waiting_inputs_and_tells_the_rest_to_wait(
         triage_request = model.requests[1].json
         assert [t["function"]["name"] for t in triage_request["tools"]] == ["triage_defer"]
         assert "triage assistant" in triage_request["messages"][0]["content"]
-        assert [(o["task"], o["answered"]) for o in offloads] == [
+        assert [(o.task, o.detail["answered"]) for o in offloads] == [
             (greeting.id, True),
             (plan.id, False),
         ]
@@ -303,8 +303,8 @@ async def test_an_input_is_marked_done_only_once_its_memory_is_stored(
         stored = {row[0] for row in db.execute("SELECT input FROM turns")}
     assert "a good input" in stored and "poison pill" not in stored
     degraded = [e.payload for e in events.of(EventType.MEMORY_DEGRADED)]
-    assert [p["layer"] for p in degraded] == ["turns"]
-    assert "poisoned row" in degraded[0]["problems"][0]
+    assert [p.layer for p in degraded] == ["turns"]
+    assert "poisoned row" in degraded[0].problems[0]
 
 
 async def test_an_input_has_one_id_the_journals_from_ticket_to_scheduler_to_its_events(
@@ -321,6 +321,6 @@ async def test_an_input_has_one_id_the_journals_from_ticket_to_scheduler_to_its_
         assert row is not None and row["text"] == text
         assert ticket.task is not None and ticket.task.id == ticket.id
         assert ticket.task.payload.record.id == ticket.id
-    decided = {e.payload["task"] for e in events.of(EventType.SCHEDULER)}
-    turns = {e.payload["input_id"] for e in events.of(EventType.TURN_FINISHED)}
+    decided = {e.payload.task for e in events.of(EventType.SCHEDULER)}
+    turns = {e.payload.input_id for e in events.of(EventType.TURN_FINISHED)}
     assert {first.id, second.id} <= decided & turns

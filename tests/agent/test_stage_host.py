@@ -79,8 +79,8 @@ async def test_a_crashing_handler_is_isolated_logged_and_published(
         "buggy:test_a_crashing_handler_is_isolated_logged_and_published.<locals>.crash",
     )
     [event] = of_type(published, EventType.STAGE_HANDLER_ERROR)
-    assert event.payload["error"] == "RuntimeError: plugin bug"
-    assert "raise RuntimeError" in event.payload["traceback"]
+    assert event.payload.error == "RuntimeError: plugin bug"
+    assert "raise RuntimeError" in event.payload.traceback
     assert any(r.exc_info and "plugin bug" in str(r.exc_info[1]) for r in caplog.records)
 
 
@@ -93,7 +93,7 @@ async def test_a_hanging_handler_is_cut_off_by_its_timeout(published: list[Event
     host.register_stage(Stage.PRE_ACTION, hang)
     run = await host.run_stage(Stage.PRE_ACTION, StageContext(raw_message="x"))
     assert len(run.failed) == 1
-    assert "timed out" in of_type(published, EventType.STAGE_HANDLER_ERROR)[0].payload["error"]
+    assert "timed out" in of_type(published, EventType.STAGE_HANDLER_ERROR)[0].payload.error
 
 
 async def test_setting_response_reports_a_short_circuit(host: StageHost) -> None:
@@ -113,7 +113,7 @@ async def test_after_output_is_read_only(host: StageHost, published: list[Event]
     assert ctx.final_text == "sent"
     assert run.refused and not run.failed
     [event] = of_type(published, EventType.STAGE_WRITE_REFUSED)
-    assert "may not change 'final_text' in stage after_output" in event.payload["error"]
+    assert "may not change 'final_text' in stage after_output" in event.payload.error
 
 
 async def test_in_place_edits_of_a_read_only_field_are_refused(
@@ -131,8 +131,7 @@ async def test_in_place_edits_of_a_read_only_field_are_refused(
     assert ctx.context_messages == [] and ctx.raw_message == "allowed"
     assert run.refused
     assert (
-        "'context_messages'"
-        in of_type(published, EventType.STAGE_WRITE_REFUSED)[0].payload["error"]
+        "'context_messages'" in of_type(published, EventType.STAGE_WRITE_REFUSED)[0].payload.error
     )
 
 
@@ -209,4 +208,4 @@ async def test_every_stage_run_is_published_with_its_duration(
 ) -> None:
     await host.run_stage(Stage.PRE_ACTION, StageContext(raw_message=""))
     [event] = of_type(published, EventType.STAGE)
-    assert event.payload["stage"] == "pre_action" and event.payload["ms"] >= 0
+    assert event.payload.stage == "pre_action" and event.payload.ms >= 0

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hologram.events import EventBus
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.memory import GraphStore
 from hologram.memory.embed.registry import normalise
 from hologram.sdk import Event, Modality
@@ -41,8 +41,8 @@ def clock() -> ManualClock:
 
 
 @pytest.fixture
-def bus() -> EventBus:
-    return EventBus()
+def bus(tasks: KernelTasks) -> EventBus:
+    return EventBus(tasks=tasks.scope("events"))
 
 
 @pytest.fixture
@@ -53,7 +53,11 @@ def published(bus: EventBus) -> list[Event]:
 
 
 @pytest.fixture
-async def graph(tmp_path: Path, clock: ManualClock, bus: EventBus) -> AsyncIterator[GraphStore]:
-    store = await GraphStore.open_at(tmp_path / "graph.db", AxisEmbedder(), clock, emit=bus.emit)
+async def graph(
+    tmp_path: Path, clock: ManualClock, bus: EventBus, tasks: KernelTasks
+) -> AsyncIterator[GraphStore]:
+    store = await GraphStore.open_at(
+        tmp_path / "graph.db", AxisEmbedder(), clock, emit=bus.emit, tasks=tasks.scope("graph")
+    )
     yield store
     await store.close()

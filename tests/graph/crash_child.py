@@ -7,7 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.memory import GraphStore, Triple
 from hologram.memory.graph.store import GraphStore as _Store
 from tests.memory.helpers import AxisEmbedder
@@ -33,7 +33,9 @@ def batch(n: int) -> list[Triple]:
 
 
 async def main(path: Path, complete: int) -> None:
-    store: GraphStore = await PausingStore.open_at(path, AxisEmbedder(), ManualClock())
+    # The child is killed mid-commit: its group is never closed.
+    tasks = KernelTasks().scope("graph")
+    store: GraphStore = await PausingStore.open_at(path, AxisEmbedder(), ManualClock(), tasks=tasks)
     for n in range(complete):
         await store.commit(batch(n))
     print("COMMITTED", complete, flush=True)

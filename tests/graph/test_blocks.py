@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from hologram.events import EventBus
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.kernel.schema import migrate_sqlite
 from hologram.memory import (
     GRAPH_MIGRATIONS,
@@ -87,16 +87,19 @@ async def test_a_commit_links_media_by_digest_and_the_store_builds_the_marker(
 
 async def test_blocks_of_another_fingerprint_are_re_embedded_and_written_back(
     tmp_path: Path,
+    tasks: KernelTasks,
 ) -> None:
     path = tmp_path / "graph.db"
-    store = await GraphStore.open_at(path, ImageAxisEmbedder("v1"), ManualClock())
+    store = await GraphStore.open_at(
+        path, ImageAxisEmbedder("v1"), ManualClock(), tasks=tasks.scope("graph")
+    )
     media = await store.blocks.add_media(PNG, "image/png")
     text = await store.blocks.add_text("rain and tea")
     await store.commit([Triple("tea", "is_a", "drink")])
     await store.close()
 
     embedder = ImageAxisEmbedder("v2")
-    store = await GraphStore.open_at(path, embedder, ManualClock())
+    store = await GraphStore.open_at(path, embedder, ManualClock(), tasks=tasks.scope("graph"))
     assert {b.id for b in await store.blocks.stale()} == {media.id, text.id}
     progress: list[tuple[int, int]] = []
     report = await store.blocks.reembed(lambda done, total: progress.append((done, total)))
@@ -110,15 +113,20 @@ async def test_blocks_of_another_fingerprint_are_re_embedded_and_written_back(
 
 async def test_a_space_without_images_leaves_media_without_a_vector_and_says_so(
     tmp_path: Path,
+    tasks: KernelTasks,
 ) -> None:
-    bus = EventBus()
+    bus = EventBus(tasks=tasks.scope("events"))
     seen: list[Event] = []
     bus.subscribe(EventType.MEMORY_DEGRADED, seen.append)
     path = tmp_path / "graph.db"
-    store = await GraphStore.open_at(path, ImageAxisEmbedder("v1"), ManualClock())
+    store = await GraphStore.open_at(
+        path, ImageAxisEmbedder("v1"), ManualClock(), tasks=tasks.scope("graph")
+    )
     media = await store.blocks.add_media(PNG, "image/png")
     await store.close()
-    store = await GraphStore.open_at(path, AxisEmbedder("v2"), ManualClock(), emit=bus.emit)
+    store = await GraphStore.open_at(
+        path, AxisEmbedder("v2"), ManualClock(), emit=bus.emit, tasks=tasks.scope("graph")
+    )
     report = await store.blocks.reembed()
     assert report.unsupported == [media.id] and report.recomputed == []
     row = (
@@ -127,13 +135,13 @@ async def test_a_space_without_images_leaves_media_without_a_vector_and_says_so(
         .fetchone()
     )
     assert row[1] == ImageAxisEmbedder("v1").fingerprint, "no other model's vector is written"
-    assert seen and seen[-1].payload["blocks"] == [media.id]
+    assert seen and seen[-1].payload.blocks == [media.id]
     assert await store.blocks.data(media.id) == PNG, "the bytes are kept"
     await store.close()
 
 
 async def test_text_blocks_of_an_older_graph_move_into_the_turn_store_once(
-    tmp_path: Path, clock: ManualClock
+    tmp_path: Path, clock: ManualClock, tasks: KernelTasks
 ) -> None:
     """A graph at schema 5 kept its text blocks in `memory_blocks`: at the next load each
     becomes a turn of the graph's place with its id, time, words, vector and speaker; a
@@ -170,7 +178,9 @@ async def test_text_blocks_of_an_older_graph_move_into_the_turn_store_once(
     db.close()
 
     for _ in range(2):
-        graph = await GraphStore.open_at(tmp_path / "graph.db", embedder, clock, turns=turns)
+        graph = await GraphStore.open_at(
+            tmp_path / "graph.db", embedder, clock, turns=turns, tasks=tasks.scope("graph")
+        )
         await graph.blocks.wait_ready()
         listed = {b.id: b for b in await graph.blocks.list("text")}
         assert sorted(listed) == sorted(
@@ -218,6 +228,7 @@ async def test_a_long_load_is_searchable_newest_first_and_says_so_when_a_wait_gi
     bus: EventBus,
     published: list[Event],
     monkeypatch: pytest.MonkeyPatch,
+    tasks: KernelTasks,
 ) -> None:
     """A restart with a year of archived turns indexes them a batch at a time, newest
     first: a wait that gives up leaves the newest searchable and is announced once, and
@@ -238,7 +249,12 @@ async def test_a_long_load_is_searchable_newest_first_and_says_so_when_a_wait_gi
 
     monkeypatch.setattr(BlockStore, "_index_batch", held_after_the_first)
     graph = await GraphStore.open_at(
-        tmp_path / "graph.db", AxisEmbedder(), clock, emit=bus.emit, turns=turns
+        tmp_path / "graph.db",
+        AxisEmbedder(),
+        clock,
+        emit=bus.emit,
+        turns=turns,
+        tasks=tasks.scope("graph"),
     )
     blocks = graph.blocks
 
@@ -251,7 +267,7 @@ async def test_a_long_load_is_searchable_newest_first_and_says_so_when_a_wait_gi
         assert (blocks.indexed, blocks.stored) == (2, 6)
         assert found("fig") == ["t5"] and found("apple") == []
         said = [e for e in published if e.type is EventType.MEMORY_DEGRADED]
-        assert len(said) == 1 and "2 newest of 6" in said[0].payload["reason"]
+        assert len(said) == 1 and "2 newest of 6" in said[0].payload.reason
         assert await blocks.wait_ready(0.2) is False, "past its deadline a wait gives up at once"
         assert len([e for e in published if e.type is EventType.MEMORY_DEGRADED]) == 1
     finally:
@@ -269,6 +285,7 @@ async def test_an_archive_damaged_on_disk_leaves_what_was_read_searchable(
     bus: EventBus,
     published: list[Event],
     monkeypatch: pytest.MonkeyPatch,
+    tasks: KernelTasks,
 ) -> None:
     """A page of the turn store overwritten (disk damage): the load stops where the file
     cannot be read, says so, and recall goes on over the turns read before it, instead of
@@ -281,14 +298,19 @@ async def test_an_archive_damaged_on_disk_leaves_what_was_read_searchable(
     damage_a_page(path)
     turns = TurnStore(path)
     graph = await GraphStore.open_at(
-        tmp_path / "graph.db", AxisEmbedder(), clock, emit=bus.emit, turns=turns
+        tmp_path / "graph.db",
+        AxisEmbedder(),
+        clock,
+        emit=bus.emit,
+        turns=turns,
+        tasks=tasks.scope("graph"),
     )
     blocks = graph.blocks
     assert await blocks.wait_ready() is True
     assert 0 < blocks.indexed < 40
     assert any("could not be read" in p and "malformed" in p for p in blocks.problems)
     said = [e for e in published if e.type is EventType.MEMORY_DEGRADED]
-    assert any("could not be read" in p for e in said for p in e.payload["problems"])
+    assert any("could not be read" in p for e in said for p in e.payload.problems)
     newest = blocks.recall_index.search(["word39"], None, 3, (Place.GRAPH,))
     assert [h.id for h in newest][:1] == ["t39"]
     await graph.close()

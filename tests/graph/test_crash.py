@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.memory import GraphStore
 from tests.memory.helpers import AxisEmbedder
 
@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 async def test_the_graph_survives_a_sigkill_during_a_commit_with_no_partial_triple(
     tmp_path: Path,
+    tasks: KernelTasks,
 ) -> None:
     path = tmp_path / "graph.db"
     child = subprocess.Popen(
@@ -38,7 +39,9 @@ async def test_the_graph_survives_a_sigkill_during_a_commit_with_no_partial_trip
         if child.poll() is None:
             child.kill()
     assert os.path.exists(f"{path}-wal"), "the database runs in WAL mode"  # noqa: ASYNC240
-    store = await GraphStore.open_at(path, AxisEmbedder(), ManualClock())
+    store = await GraphStore.open_at(
+        path, AxisEmbedder(), ManualClock(), tasks=tasks.scope("graph")
+    )
     try:
         assert (await store.stats())["current_facts"] == 60
         db = sqlite3.connect(path)

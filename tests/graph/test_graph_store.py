@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.memory import GraphError, GraphStore, Triple, UnknownEntity
 from hologram.memory.graph.base import CorruptGraph
 from hologram.memory.graph.schema import SCHEMA_VERSION, SchemaTooNew
@@ -169,21 +169,27 @@ async def test_a_failed_commit_writes_nothing(graph: GraphStore) -> None:
     assert (await graph.stats())["entities"] == 0
 
 
-async def test_the_schema_is_migrated_and_versioned(tmp_path: Path) -> None:
-    store = await GraphStore.open_at(tmp_path / "g.db", AxisEmbedder(), ManualClock())
+async def test_the_schema_is_migrated_and_versioned(tmp_path: Path, tasks: KernelTasks) -> None:
+    store = await GraphStore.open_at(
+        tmp_path / "g.db", AxisEmbedder(), ManualClock(), tasks=tasks.scope("graph")
+    )
     assert (await store.stats())["schema_version"] == SCHEMA_VERSION
     await store.close()
-    again = GraphStore(tmp_path / "g.db", AxisEmbedder(), ManualClock())
+    again = GraphStore(tmp_path / "g.db", AxisEmbedder(), ManualClock(), tasks=tasks.scope("graph"))
     assert await again.open() == [], "an up-to-date database is not migrated again"
     await again.close()
     sqlite3.connect(tmp_path / "g.db").execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     with pytest.raises(SchemaTooNew, match="upgrade Hologram"):
-        await GraphStore.open_at(tmp_path / "g.db", AxisEmbedder(), ManualClock())
+        await GraphStore.open_at(
+            tmp_path / "g.db", AxisEmbedder(), ManualClock(), tasks=tasks.scope("graph")
+        )
 
 
-async def test_a_corrupt_database_is_refused_and_left_untouched(tmp_path: Path) -> None:
+async def test_a_corrupt_database_is_refused_and_left_untouched(
+    tmp_path: Path, tasks: KernelTasks
+) -> None:
     path = tmp_path / "graph.db"
     path.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(CorruptGraph, match="left as it is"):
-        await GraphStore.open_at(path, AxisEmbedder(), ManualClock())
+        await GraphStore.open_at(path, AxisEmbedder(), ManualClock(), tasks=tasks.scope("graph"))
     assert path.read_bytes() == b"this is not sqlite" * 100

@@ -12,7 +12,7 @@ import pytest
 from hologram import Kernel
 from hologram.channels import CollectingChannel
 from hologram.events import EventBus
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.llm import ScriptedModelServer
 from hologram.memory import (
     ColdContext,
@@ -45,9 +45,9 @@ class Asked:
 
 
 @pytest.fixture
-async def parts(tmp_path: Path) -> AsyncIterator[dict]:
+async def parts(tmp_path: Path, tasks: KernelTasks) -> AsyncIterator[dict]:
     clock = ManualClock(start=1_700_000_000.0)
-    bus = EventBus()
+    bus = EventBus(tasks=tasks.scope("events"))
     embedder = AxisEmbedder()
     cold = ColdContext(
         TurnStore(tmp_path / "cold" / "turns.db"),
@@ -55,14 +55,27 @@ async def parts(tmp_path: Path) -> AsyncIterator[dict]:
         Segmenter().keywords,
         clock,
         emit=bus.emit,
+        tasks=tasks.scope("coldcontext"),
     )
     await cold.wait_ready()
     window = ContextWindow(
-        cold.turns, embedder, clock, top_k=4, protected_recent=2, cold=cold, emit=bus.emit
+        cold.turns,
+        embedder,
+        clock,
+        top_k=4,
+        protected_recent=2,
+        cold=cold,
+        emit=bus.emit,
+        tasks=tasks.scope("memory"),
     )
     await window.open()
     graph = await GraphStore.open_at(
-        tmp_path / "graph.db", embedder, clock, emit=bus.emit, turns=cold.turns
+        tmp_path / "graph.db",
+        embedder,
+        clock,
+        emit=bus.emit,
+        turns=cold.turns,
+        tasks=tasks.scope("graph"),
     )
     asked = Asked()
     beat = Heartbeat(
@@ -74,6 +87,7 @@ async def parts(tmp_path: Path) -> AsyncIterator[dict]:
         pipeline=DistillPipeline(graph, clock),
         submit=asked,
         emit=bus.emit,
+        tasks=tasks.scope("heartbeat"),
     )
     ticks: list[Event] = []
     bus.subscribe(EventType.HEARTBEAT_TICK, ticks.append)
@@ -104,7 +118,7 @@ async def advance(clock: ManualClock, minutes: float, sleepers: int = len(INTERV
 
 
 def loops(ticks: list[Event]) -> list[str]:
-    return [t.payload["loop"] for t in ticks]
+    return [t.payload.loop for t in ticks]
 
 
 async def test_each_loop_ticks_on_its_own_interval_of_the_injected_clock(parts) -> None:
@@ -278,18 +292,26 @@ async def test_the_review_loop_asks_only_about_facts_their_sentence_does_not_sup
     assert len(asked.tasks) == 1, "reviewed facts are not reviewed again"
 
 
-async def test_without_a_consolidation_channel_tasks_wait_and_say_so(tmp_path: Path) -> None:
-    clock, bus = ManualClock(), EventBus()
+async def test_without_a_consolidation_channel_tasks_wait_and_say_so(
+    tmp_path: Path, tasks: KernelTasks
+) -> None:
+    clock, bus = ManualClock(), EventBus(tasks=tasks.scope("events"))
     seen: list[Event] = []
     bus.subscribe(EventType.MEMORY_DEGRADED, seen.append)
-    graph = await GraphStore.open_at(tmp_path / "g.db", AxisEmbedder(), clock, emit=bus.emit)
+    graph = await GraphStore.open_at(
+        tmp_path / "g.db", AxisEmbedder(), clock, emit=bus.emit, tasks=tasks.scope("graph")
+    )
     await graph.commit([Triple("New York", "is_a", "city"), Triple("New-York", "is_a", "city")])
     beat = Heartbeat(
-        graph, clock, HeartbeatSettings(interval_min=INTERVALS.__getitem__), emit=bus.emit
+        graph,
+        clock,
+        HeartbeatSettings(interval_min=INTERVALS.__getitem__),
+        emit=bus.emit,
+        tasks=tasks.scope("heartbeat"),
     )
     result = await beat.tick("merge")
     assert result == {"candidates": 1, "asked": 0, "waiting": "consolidation channel"}
-    assert seen and "consolidation" in seen[0].payload["reason"]
+    assert seen and "consolidation" in seen[0].payload.reason
     asked = Asked()
     beat.connect(asked)
     assert (await beat.tick("merge"))["asked"] == 1
@@ -317,7 +339,7 @@ async def test_a_merge_is_decided_by_the_model_in_a_consolidation_turn_and_never
             kernel.events.subscribe(
                 EventType.SCHEDULER,
                 lambda e: (
-                    enqueued.append(e.payload["text"]) if e.payload["action"] == "enqueue" else None
+                    enqueued.append(e.payload.text) if e.payload.action == "enqueue" else None
                 ),
             )
             await graph.store.commit(
@@ -328,7 +350,7 @@ async def test_a_merge_is_decided_by_the_model_in_a_consolidation_turn_and_never
             done = asyncio.Event()
             kernel.events.subscribe(
                 EventType.HEARTBEAT_TICK,
-                lambda e: done.set() if e.payload["loop"] == "merge" else None,
+                lambda e: done.set() if e.payload.loop == "merge" else None,
             )
             async with asyncio.timeout(5):
                 while not graph.heartbeat.started:  # noqa: ASYNC110

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.memory import (
     MEMORY_INDEX_HEADER,
     GraphStore,
@@ -199,8 +199,10 @@ async def test_mark_recalled_keeps_tool_fetched_entities_out_of_the_next_injecti
     assert "小明" in await indexer.build_context("小明和小红", 200)
 
 
-async def test_the_indexer_finds_seeds_by_entity_vector(tmp_path: Path) -> None:
-    store = await GraphStore.open_at(tmp_path / "g.db", AxisEmbedder(), ManualClock())
+async def test_the_indexer_finds_seeds_by_entity_vector(tmp_path: Path, tasks: KernelTasks) -> None:
+    store = await GraphStore.open_at(
+        tmp_path / "g.db", AxisEmbedder(), ManualClock(), tasks=tasks.scope("graph")
+    )
     await store.commit([Triple("coffee", "served_at", "Blue Door")])
     indexer = Indexer(store, lambda text: [], min_similarity=0.5)
     section = await indexer.build_context("I want some coffee", 200)

@@ -7,7 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from hologram.kernel.sqlite import connect
+from hologram.kernel import connect_sqlite
 
 FORGETFUL_SCRIPT = textwrap.dedent(
     """
@@ -26,7 +26,7 @@ FORGETFUL_SCRIPT = textwrap.dedent(
 
 
 async def test_the_connection_thread_is_a_daemon(tmp_path: Path) -> None:
-    connection = connect(tmp_path / "x.db")
+    connection = connect_sqlite(tmp_path / "x.db")
     assert connection._thread.daemon  # a renamed attribute in a new aiosqlite fails here
     async with connection as db:
         assert (await (await db.execute("SELECT 1")).fetchone()) == (1,)

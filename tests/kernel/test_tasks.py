@@ -20,7 +20,11 @@ from hologram.kernel import (
     first_completed,
     plan,
 )
-from hologram.sdk import Event, EventType
+from hologram.sdk import (
+    Event,
+    EventType,
+    to_wire,
+)
 from tests.kernel.helpers import Mod, state_for
 
 
@@ -41,7 +45,7 @@ async def test_a_failed_background_task_is_logged_and_published(
         assert kernel.state.tasks.failures == 1
         (event,) = seen
         assert event.source == "memory"
-        assert event.payload == {
+        assert to_wire(event.payload) == {
             "task": "memory-reindex",
             "error": "ValueError: the index file is gone",
         }
@@ -177,13 +181,15 @@ async def test_first_completed_cancels_the_others() -> None:
     assert "c" in cancelled
 
 
-async def test_once_runs_its_work_once_and_reports_a_failure_to_who_waits() -> None:
+async def test_once_runs_its_work_once_and_reports_a_failure_to_who_waits(
+    tasks: KernelTasks,
+) -> None:
     runs: list[int] = []
 
     async def load() -> None:
         runs.append(1)
 
-    loading = Once(KernelTasks().scope("knowledge"), load, "knowledge-load")
+    loading = Once(tasks.scope("knowledge"), load, "knowledge-load")
     assert not loading.started
     await loading.wait()
     await loading.wait()
@@ -192,6 +198,6 @@ async def test_once_runs_its_work_once_and_reports_a_failure_to_who_waits() -> N
     async def broken() -> None:
         raise OSError("disk")
 
-    failing = Once(None, broken, "broken-load")
+    failing = Once(tasks.scope("broken"), broken, "broken-load")
     with pytest.raises(OSError, match="disk"):
         await failing.wait()

@@ -8,14 +8,15 @@ from pathlib import Path
 import pytest
 
 from hologram import Kernel
+from hologram.kernel import KernelTasks
 from hologram.knowledge import KnowledgeBase, KnowledgeError, knowledge_tools
 from hologram.sdk import ToolError
 from tests.calling import call_tool
 
 
 @pytest.fixture
-async def kb(tmp_path: Path) -> AsyncIterator[KnowledgeBase]:
-    base = KnowledgeBase(tmp_path / "knowledge")
+async def kb(tmp_path: Path, tasks: KernelTasks) -> AsyncIterator[KnowledgeBase]:
+    base = KnowledgeBase(tmp_path / "knowledge", tasks=tasks.scope("knowledge"))
     await base.wait_ready()
     yield base
     await base.close()
@@ -52,10 +53,12 @@ async def test_category_views_subtree_counts_and_search_within(kb: KnowledgeBase
     assert [h.name for h in await kb.search("tofu", category="travel")] == ["travel/kyoto"]
 
 
-async def test_the_index_is_rebuilt_from_the_folders_at_start(tmp_path: Path) -> None:
-    first = KnowledgeBase(tmp_path / "k")
+async def test_the_index_is_rebuilt_from_the_folders_at_start(
+    tmp_path: Path, tasks: KernelTasks
+) -> None:
+    first = KnowledgeBase(tmp_path / "k", tasks=tasks.scope("knowledge"))
     await first.create("notes/a", "the quick brown fox")
-    second = KnowledgeBase(tmp_path / "k")
+    second = KnowledgeBase(tmp_path / "k", tasks=tasks.scope("knowledge"))
     assert [h.name for h in await second.search("brown fox")] == ["notes/a"]
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from hologram.config import CORE_DEFAULTS, ConfigRegistry
 from hologram.events import EventBus
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.llm import (
     AdapterLibrary,
     LuaAdaptedProvider,
@@ -98,8 +98,8 @@ class Recorder:
 
 
 @pytest.fixture
-async def bus() -> AsyncIterator[EventBus]:
-    events = EventBus()
+async def bus(tasks: KernelTasks) -> AsyncIterator[EventBus]:
+    events = EventBus(tasks=tasks.scope("events"))
     yield events
     await events.close()
 

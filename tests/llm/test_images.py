@@ -306,8 +306,8 @@ async def test_a_source_without_vision_gets_notes_and_the_fallback_is_announced(
     assert sent.images == [] and PHOTO not in sent.body.decode()
     assert f'"{DIGEST}"' in sent.json["messages"][0]["content"]
     [event] = recorder.of(EventType.PROVIDER_IMAGES_AS_TEXT)
-    assert event.payload["llm_source"] == "ds" and event.payload["adapter"] == "deepseek"
-    assert event.payload["images"] == [
+    assert event.payload.llm_source == "ds" and event.payload.adapter == "deepseek"
+    assert event.payload.images == [
         {"digest": DIGEST, "media_type": "image/png", "size": 70, "name": ""}
     ]
     assert any("reads no images" in r.getMessage() for r in caplog.records)
@@ -349,7 +349,7 @@ async def test_fallback_from_a_vision_source_to_one_without_sends_each_what_it_c
     assert second_server.last_request.images == []  # the text one, a note
     assert "seemedia" in second_server.last_request.body.decode()
     [event] = recorder.of(EventType.PROVIDER_IMAGES_AS_TEXT)
-    assert event.payload["llm_source"] == "text"
+    assert event.payload.llm_source == "text"
     assert len(recorder.of(EventType.PROVIDER_FALLBACK)) == 1
 
 

@@ -91,8 +91,8 @@ async def test_a_source_set_to_read_no_images_gets_the_note_and_the_bus_is_told(
     async with asyncio.timeout(DEADLINE):
         await told.wait()
     [event] = seen
-    assert event.payload["llm_source"] == "default"
-    assert event.payload["images"][0]["digest"] == DIGEST
+    assert event.payload.llm_source == "default"
+    assert event.payload.images[0]["digest"] == DIGEST
 
 
 async def test_a_vision_source_first_in_order_gets_the_image_and_the_fallback_the_note(

@@ -49,8 +49,8 @@ async def test_a_429_with_retry_after_is_retried_after_that_delay_and_the_turn_s
         reply = await kernel.say("hello")
     assert reply == "ok now" and len(server.requests) == 2
     [retry] = of(seen, EventType.PROVIDER_RETRY)
-    assert retry.payload["kind"] == "rate_limited" and retry.payload["provider_delay"] == 1.0
-    assert 1.0 <= retry.payload["wait"] <= 1.1  # the provider's delay, plus at most 10 % jitter
+    assert retry.payload.kind == "rate_limited" and retry.payload.provider_delay == 1.0
+    assert 1.0 <= retry.payload.wait <= 1.1  # the provider's delay, plus at most 10 % jitter
     first, again = server.requests
     assert again.received_at - first.received_at >= 1.0  # and the kernel did wait it out
     assert of(seen, EventType.PROVIDER_UNAVAILABLE) == []
@@ -73,8 +73,8 @@ async def test_a_spent_quota_falls_back_to_the_next_source_at_once_and_stays_asi
     assert len(server.requests) == 1  # no retry, and not asked again while it cools down
     assert of(seen, EventType.PROVIDER_RETRY) == []
     [aside] = of(seen, EventType.PROVIDER_UNAVAILABLE)
-    assert aside.payload["kind"] == "quota" and aside.payload["retry_in"] == 3600.0
-    assert any(e.payload["llm_source"] == "default" for e in of(seen, EventType.PROVIDER_SKIPPED))
+    assert aside.payload.kind == "quota" and aside.payload.retry_in == 3600.0
+    assert any(e.payload.llm_source == "default" for e in of(seen, EventType.PROVIDER_SKIPPED))
 
 
 async def test_a_prompt_too_long_is_pruned_harder_and_asked_once_more(
@@ -94,7 +94,7 @@ async def test_a_prompt_too_long_is_pruned_harder_and_asked_once_more(
     too_long, shorter = (r.json["messages"][0]["content"] for r in server.requests[-2:])
     assert len(shorter) < len(too_long)
     [retry] = of(seen, EventType.PROVIDER_RETRY)
-    assert retry.payload["kind"] == "context_length" and retry.payload["squeeze"] == 0.5
+    assert retry.payload.kind == "context_length" and retry.payload.squeeze == 0.5
 
 
 async def test_a_stream_cut_by_an_overloaded_event_is_retried_and_begins_again(
@@ -110,12 +110,12 @@ async def test_a_stream_cut_by_an_overloaded_event_is_retried_and_begins_again(
         reply = await kernel.say("hello")
     assert reply == "the whole answer"
     [retry] = of(seen, EventType.PROVIDER_RETRY)
-    assert retry.payload["kind"] == "overloaded"
+    assert retry.payload.kind == "overloaded"
     deltas = of(seen, EventType.AGENT_OUTPUT_DELTA)
-    restart = next(i for i, e in enumerate(deltas) if e.payload.get("restart"))
+    restart = next(i for i, e in enumerate(deltas) if e.payload.restart)
     # What came before the restart (the firewall may hold the last letters back) is void.
-    assert "half of ".startswith("".join(e.payload["text"] for e in deltas[:restart]))
-    assert "".join(e.payload["text"] for e in deltas[restart + 1 :]) == "the whole answer"
+    assert "half of ".startswith("".join(e.payload.text for e in deltas[:restart]))
+    assert "".join(e.payload.text for e in deltas[restart + 1 :]) == "the whole answer"
 
 
 async def test_deltas_carry_the_turns_input_id_and_turn_finished_carries_its_usage(
@@ -128,14 +128,14 @@ async def test_deltas_carry_the_turns_input_id_and_turn_finished_carries_its_usa
     async with asyncio.timeout(DEADLINE):
         await ticket
     deltas = of(seen, EventType.AGENT_OUTPUT_DELTA)
-    assert "".join(e.payload["text"] for e in deltas) == "three small words"
+    assert "".join(e.payload.text for e in deltas) == "three small words"
     assert len(deltas) >= 2  # piece by piece, as it streamed (the firewall may regroup them)
-    assert {e.payload["input_id"] for e in deltas} == {ticket.id}
+    assert {e.payload.input_id for e in deltas} == {ticket.id}
     [finished] = of(seen, EventType.TURN_FINISHED)
-    usage = finished.payload["usage"]
+    usage = finished.payload.usage
     assert usage["cached_tokens"] == 2 and usage["reasoning_tokens"] == 3
     assert usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 3
-    assert finished.payload["input_id"] == ticket.id and finished.payload["cost"] > 0
+    assert finished.payload.input_id == ticket.id and finished.payload.cost > 0
     assert kernel.state.llm is not None
     summary = kernel.state.llm.usage.summary()
     assert summary["by_channel"]["notebook"]["cached_tokens"] == 2
@@ -161,7 +161,7 @@ async def test_a_stop_mid_stream_cuts_it_and_records_the_partial_reply_as_stoppe
     assert kernel.state.memory is not None
     assert any("(stopped) alpha" in line for line in kernel.state.memory.timeline())
     [finished] = of(seen, EventType.TURN_FINISHED)
-    assert finished.payload["ended_by"] == "stopped"
+    assert finished.payload.ended_by == "stopped"
 
 
 def shown(seen: list[Event], input_id: int) -> str:
@@ -169,11 +169,11 @@ def shown(seen: list[Event], input_id: int) -> str:
     restart (a restart says the text so far is void)."""
     pieces: list[str] = []
     for event in of(seen, EventType.AGENT_OUTPUT_DELTA):
-        if event.payload["input_id"] != input_id or event.payload.get("reasoning"):
+        if event.payload.input_id != input_id or event.payload.reasoning:
             continue
-        if event.payload.get("restart"):
+        if event.payload.restart:
             pieces.clear()
-        pieces.append(event.payload["text"])
+        pieces.append(event.payload.text)
     return "".join(pieces)
 
 
@@ -215,10 +215,10 @@ async def test_the_answer_at_the_round_cap_streams_as_a_round_of_its_own_with_no
         result = await ticket
     assert result.reply == "It is five." and result.rounds == 2
     deltas = [e.payload for e in of(seen, EventType.AGENT_OUTPUT_DELTA)]
-    assert not any(d.get("restart") for d in deltas)  # nothing shown was void
+    assert not any(d.restart for d in deltas)  # nothing shown was void
     by_round: dict[int, str] = {}
     for delta in deltas:
-        by_round[delta["round"]] = by_round.get(delta["round"], "") + delta["text"]
+        by_round[delta.round] = by_round.get(delta.round, "") + delta.text
     assert by_round == {1: "Let me check.", 2: "It is five."}
 
 

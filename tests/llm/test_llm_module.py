@@ -48,8 +48,8 @@ async def test_with_no_llm_configured_the_kernel_uses_the_offline_model_and_says
         manager = k.state.llm
         assert isinstance(manager, ProviderManager)
         [offline] = [e for e in seen if e.type == EventType.PROVIDER_OFFLINE]
-        assert offline.payload["model"] == "offline-scripted"
-        base_url = offline.payload["base_url"]
+        assert offline.payload.model == "offline-scripted"
+        base_url = offline.payload.base_url
         assert base_url.startswith("http://127.0.0.1:")
         response = await manager.chat(HELLO)
         assert response.content.startswith("(offline scripted model)")
@@ -89,7 +89,7 @@ async def test_a_broken_source_is_reported_at_boot_and_the_kernel_keeps_running(
     environ = {"HOLOGRAM_LLM_BASE_URL": "http://127.0.0.1:9", "HOLOGRAM_LLM_ADAPTER": "openia"}
     async with kernel(data_dir, seen, **environ) as k:
         [unavailable] = [e for e in seen if e.type == EventType.PROVIDER_UNAVAILABLE]
-        assert "no such adapter; available: anthropic" in unavailable.payload["reason"]
+        assert "no such adapter; available: anthropic" in unavailable.payload.reason
         assert k.state.llm is not None
         with pytest.raises(AllProvidersFailed, match="openia"):
             await k.state.llm.chat(HELLO)

@@ -21,7 +21,10 @@ from hologram.llm import (
     ScriptedModelServer,
     ScriptedReply,
 )
-from hologram.sdk import EventType
+from hologram.sdk import (
+    EventType,
+    to_wire,
+)
 
 from .conftest import Recorder, add_source
 from .golden import collect
@@ -68,10 +71,10 @@ async def test_a_401_falls_back_and_the_source_stays_out_until_its_config_change
     response = await manager.chat(HELLO)
     assert (response.content, response.source) == ("from second", "second")
     [unavailable] = recorder.of(EventType.PROVIDER_UNAVAILABLE)
-    assert unavailable.payload["llm_source"] == "first"
-    assert unavailable.payload["kind"] == "auth" and unavailable.payload["until_config_changes"]
+    assert unavailable.payload.llm_source == "first"
+    assert unavailable.payload.kind == "auth" and unavailable.payload.until_config_changes
     [fallback] = recorder.of(EventType.PROVIDER_FALLBACK)
-    assert fallback.payload == {
+    assert to_wire(fallback.payload) == {
         "llm_source": "second",
         "first_choice": "first",
         "failed": ["first"],
@@ -80,7 +83,7 @@ async def test_a_401_falls_back_and_the_source_stays_out_until_its_config_change
     # However long we wait, the refused key is not tried again...
     await manager.chat(HELLO)
     assert len(server.requests) == 1
-    assert recorder.of(EventType.PROVIDER_SKIPPED)[0].payload["llm_source"] == "first"
+    assert recorder.of(EventType.PROVIDER_SKIPPED)[0].payload.llm_source == "first"
     # ...until its config changes.
     await config.set("core.llm.sources.first.api_key", "a-new-key")
     server.queue_text("first, with a new key")
@@ -112,9 +115,7 @@ async def test_transient_failures_back_off_and_the_source_is_tried_again_later(
     second_server.queue_text("b1").queue_text("b2")
     assert (await manager.chat(HELLO)).source == "second"
     [unavailable] = recorder.of(EventType.PROVIDER_UNAVAILABLE)
-    assert (
-        unavailable.payload["retry_in"] == 5.0 and not unavailable.payload["until_config_changes"]
-    )
+    assert unavailable.payload.retry_in == 5.0 and not unavailable.payload.until_config_changes
 
     assert (await manager.chat(HELLO)).source == "second"  # still backing off: skipped
     assert len(server.requests) == 1
@@ -123,7 +124,7 @@ async def test_transient_failures_back_off_and_the_source_is_tried_again_later(
     server.queue_text("first is back")
     response = await manager.chat(HELLO)
     assert (response.content, response.source) == ("first is back", "first")
-    assert [e.payload["llm_source"] for e in recorder.of(EventType.PROVIDER_RECOVERED)] == ["first"]
+    assert [e.payload.llm_source for e in recorder.of(EventType.PROVIDER_RECOVERED)] == ["first"]
 
 
 async def test_the_backoff_doubles_with_each_failure_in_a_row(
@@ -140,7 +141,7 @@ async def test_the_backoff_doubles_with_each_failure_in_a_row(
         second_server.queue_text("b")
         await manager.chat(HELLO)
         await clock.advance(60)
-    pauses = [e.payload["retry_in"] for e in recorder.of(EventType.PROVIDER_UNAVAILABLE)]
+    pauses = [e.payload.retry_in for e in recorder.of(EventType.PROVIDER_UNAVAILABLE)]
     assert pauses == [5.0, 10.0, 20.0]
 
 
@@ -158,7 +159,7 @@ async def test_a_hanging_server_times_out_and_the_next_source_answers(
     response = await manager.chat(HELLO)
     assert (response.content, response.source) == ("I answer", "second")
     [unavailable] = recorder.of(EventType.PROVIDER_UNAVAILABLE)
-    assert unavailable.payload["kind"] == "timeout"
+    assert unavailable.payload.kind == "timeout"
 
 
 async def test_a_broken_adapter_output_marks_the_source_and_fallback_continues(
@@ -181,9 +182,9 @@ async def test_a_broken_adapter_output_marks_the_source_and_fallback_continues(
     second_server.queue_text("second")
     assert (await manager.chat(HELLO)).source == "second"
     [unavailable] = recorder.of(EventType.PROVIDER_UNAVAILABLE)
-    assert unavailable.payload["kind"] == "bad_response"
-    assert "adapter 'bent'" in unavailable.payload["reason"]
-    assert "transform_response" in unavailable.payload["reason"]
+    assert unavailable.payload.kind == "bad_response"
+    assert "adapter 'bent'" in unavailable.payload.reason
+    assert "transform_response" in unavailable.payload.reason
 
 
 async def test_when_every_source_fails_one_error_names_each_and_why(
@@ -222,7 +223,7 @@ async def test_when_every_source_is_backing_off_they_are_tried_anyway(
         await manager.chat(HELLO)
     response = await manager.chat(HELLO)  # no time has passed, but nothing else is left
     assert response.content == "ok now"
-    assert any("trying" in e.payload["reason"] for e in recorder.of(EventType.PROVIDER_SKIPPED))
+    assert any("trying" in e.payload.reason for e in recorder.of(EventType.PROVIDER_SKIPPED))
 
 
 async def test_a_cancelled_call_does_not_count_against_the_source(
@@ -261,7 +262,7 @@ async def test_the_active_source_can_be_switched_at_runtime(
     assert config.get("core.llm.active_source") == "second"
     assert (await manager.chat(HELLO)).source == "second"
     [switched] = recorder.of(EventType.PROVIDER_SWITCHED)
-    assert switched.payload == {"llm_source": "second", "previous": "first"}
+    assert to_wire(switched.payload) == {"llm_source": "second", "previous": "first"}
     with pytest.raises(ValueError, match="no LLM source 'thrid'; sources: first, second"):
         await manager.set_active("thrid")
 
@@ -326,7 +327,7 @@ async def test_the_offline_model_stands_in_only_while_no_source_is_configured(
     assert response.source == "default" and response.model == "offline-scripted"
     assert "offline scripted model" in response.content
     [offline] = recorder.of(EventType.PROVIDER_OFFLINE)
-    assert offline.payload["base_url"] == manager.offline_server.base_url  # type: ignore[union-attr]
+    assert offline.payload.base_url == manager.offline_server.base_url  # type: ignore[union-attr]
     await add_source(config, "real", server.base_url)
     server.queue_text("a real answer")
     response = await manager.chat(HELLO)
@@ -389,7 +390,7 @@ async def test_a_skipped_source_is_announced_in_the_log_and_on_the_bus(
     [line] = [r.getMessage() for r in caplog.records if "skipped" in r.getMessage()]
     assert line.startswith("LLM source first skipped: ")
     [skipped] = recorder.of(EventType.PROVIDER_SKIPPED)
-    assert skipped.payload["llm_source"] == "first" and skipped.payload["reason"]
+    assert skipped.payload.llm_source == "first" and skipped.payload.reason
 
 
 async def test_an_adapter_added_edited_or_removed_is_used_at_the_next_call(
@@ -444,7 +445,7 @@ async def test_a_source_that_said_when_is_asked_again_only_once_that_time_has_pa
     server.queue(ScriptedReply(error="rate_limited", retry_after=2.5), ScriptedReply(text="ok"))
     call = asyncio.create_task(manager.chat(HELLO))
     retry = await recorder.nth(EventType.PROVIDER_RETRY, 1)
-    assert retry.payload["wait"] == 2.5 and retry.payload["attempt"] == 1
+    assert retry.payload.wait == 2.5 and retry.payload.attempt == 1
     assert clock.sleepers == 1  # the wait before asking again
     await clock.advance(2.4)
     assert clock.sleepers == 1 and len(server.requests) == 1 and not call.done()
@@ -486,7 +487,7 @@ async def test_a_source_is_asked_again_at_most_core_llm_retries_times(
     async with asyncio.timeout(5):
         response = await manager.chat(HELLO)
     assert response.source == "second" and len(server.requests) == 3
-    assert [e.payload["attempt"] for e in recorder.of(EventType.PROVIDER_RETRY)] == [1, 2]
+    assert [e.payload.attempt for e in recorder.of(EventType.PROVIDER_RETRY)] == [1, 2]
 
 
 async def test_a_retry_that_would_pass_the_calls_deadline_is_not_waited_for(
@@ -526,8 +527,8 @@ async def test_an_overloaded_source_that_named_no_delay_waits_a_doubling_one(
     server.queue(ScriptedReply(status=529), ScriptedReply(status=529), ScriptedReply(text="ok"))
     call = asyncio.create_task(manager.chat(HELLO))
     for count in (1, 2):
-        await clock.advance((await recorder.nth(EventType.PROVIDER_RETRY, count)).payload["wait"])
+        await clock.advance((await recorder.nth(EventType.PROVIDER_RETRY, count)).payload.wait)
     async with asyncio.timeout(5):
         assert (await call).content == "ok"
-    assert [e.payload["wait"] for e in recorder.of(EventType.PROVIDER_RETRY)] == [1.5, 3.0]
-    assert {e.payload["kind"] for e in recorder.of(EventType.PROVIDER_RETRY)} == {"overloaded"}
+    assert [e.payload.wait for e in recorder.of(EventType.PROVIDER_RETRY)] == [1.5, 3.0]
+    assert {e.payload.kind for e in recorder.of(EventType.PROVIDER_RETRY)} == {"overloaded"}

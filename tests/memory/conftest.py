@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from hologram.events import EventBus
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.memory import ColdContext, ContextWindow, Segmenter
 from hologram.memory.turns import TurnStore
 from hologram.sdk import Event
@@ -23,8 +23,8 @@ def embedder() -> AxisEmbedder:
 
 
 @pytest.fixture
-def bus() -> EventBus:
-    return EventBus()
+def bus(tasks: KernelTasks) -> EventBus:
+    return EventBus(tasks=tasks.scope("events"))
 
 
 @pytest.fixture
@@ -35,13 +35,16 @@ def published(bus: EventBus) -> list[Event]:
 
 
 @pytest.fixture
-async def cold(tmp_path: Path, embedder: AxisEmbedder, clock: ManualClock, bus: EventBus):
+async def cold(
+    tmp_path: Path, embedder: AxisEmbedder, clock: ManualClock, bus: EventBus, tasks: KernelTasks
+):
     store = ColdContext(
         TurnStore(tmp_path / "cold" / "turns.db"),
         embedder,
         Segmenter().keywords,
         clock,
         emit=bus.emit,
+        tasks=tasks.scope("coldcontext"),
     )
     await store.wait_ready()
     yield store
@@ -50,10 +53,22 @@ async def cold(tmp_path: Path, embedder: AxisEmbedder, clock: ManualClock, bus: 
 
 @pytest.fixture
 async def window(
-    tmp_path: Path, embedder: AxisEmbedder, clock: ManualClock, cold: ColdContext, bus: EventBus
+    tmp_path: Path,
+    embedder: AxisEmbedder,
+    clock: ManualClock,
+    cold: ColdContext,
+    bus: EventBus,
+    tasks: KernelTasks,
 ):
     ctx = ContextWindow(
-        cold.turns, embedder, clock, top_k=14, protected_recent=10, cold=cold, emit=bus.emit
+        cold.turns,
+        embedder,
+        clock,
+        top_k=14,
+        protected_recent=10,
+        cold=cold,
+        emit=bus.emit,
+        tasks=tasks.scope("memory"),
     )
     await ctx.open()
     yield ctx

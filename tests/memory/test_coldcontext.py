@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hologram.events import EventBus
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.memory import (
     COLD_STORAGE_SOURCE,
     ColdContext,
@@ -28,13 +28,16 @@ from tests.memory.helpers import AxisEmbedder, damage_a_page
 HOUR = 3600.0
 
 
-def store(path: Path, embedder, clock, bus: EventBus | None = None) -> ColdContext:
+def store(
+    path: Path, embedder, clock, bus: EventBus | None = None, *, tasks: KernelTasks
+) -> ColdContext:
     return ColdContext(
         TurnStore(path / "turns.db"),
         embedder,
         Segmenter().keywords,
         clock,
         emit=bus.emit if bus else None,
+        tasks=tasks.scope("coldcontext"),
     )
 
 
@@ -121,27 +124,27 @@ async def test_find_cold_lists_documents_untouched_for_the_age_and_rarely_access
 
 
 async def test_the_index_is_rebuilt_from_the_files_at_start(
-    tmp_path: Path, embedder, clock
+    tmp_path: Path, embedder, clock, tasks: KernelTasks
 ) -> None:
-    first = store(tmp_path / "c", embedder, clock)
+    first = store(tmp_path / "c", embedder, clock, tasks=tasks)
     doc = await first.commit("coffee beans from kenya")
     await first.query("coffee", top=1)
     await first.close()  # its read count written
-    second = store(tmp_path / "c", embedder, clock)
+    second = store(tmp_path / "c", embedder, clock, tasks=tasks)
     hits = await second.query("kenya coffee", top=3)
     assert [h.doc.id for h in hits] == [doc.id]
     assert hits[0].doc.access_count == 2, "access count was not kept on disk"
 
 
 async def test_a_damaged_document_is_reported_skipped_and_kept_in_the_store(
-    tmp_path: Path, embedder, clock, bus: EventBus, published: list[Event]
+    tmp_path: Path, embedder, clock, bus: EventBus, published: list[Event], tasks: KernelTasks
 ) -> None:
-    first = store(tmp_path / "c", embedder, clock)
+    first = store(tmp_path / "c", embedder, clock, tasks=tasks)
     good = await first.commit("coffee beans")
     bad = await first.commit("tea leaves")
     with sqlite3.connect(tmp_path / "c" / "turns.db") as db:
         db.execute("UPDATE turns SET media = '[{\"digest\": ' WHERE id = ?", (bad.id,))
-    second = store(tmp_path / "c", embedder, clock, bus)
+    second = store(tmp_path / "c", embedder, clock, bus, tasks=tasks)
     await second.wait_ready()
     assert [d.id for d in second.documents()] == [good.id]
     assert len(second.problems) == 1 and bad.id in second.problems[0]
@@ -151,41 +154,39 @@ async def test_a_damaged_document_is_reported_skipped_and_kept_in_the_store(
             "tea leaves",
         ), "the damaged row was not kept for a repair"
     assert any(
-        e.type == EventType.MEMORY_DEGRADED and e.payload["layer"] == "coldcontext"
-        for e in published
+        e.type == EventType.MEMORY_DEGRADED and e.payload.layer == "coldcontext" for e in published
     )
 
 
 async def test_a_store_damaged_on_disk_is_reported_and_recall_goes_on(
-    tmp_path: Path, embedder, clock, bus: EventBus, published: list[Event]
+    tmp_path: Path, embedder, clock, bus: EventBus, published: list[Event], tasks: KernelTasks
 ) -> None:
     """A page of the turn store overwritten (disk damage) under the cold context's rows:
     its load says so, and a search answers (without it) instead of raising the load's
     error at every recall."""
-    first = store(tmp_path / "c", embedder, clock)
+    first = store(tmp_path / "c", embedder, clock, tasks=tasks)
     for n in range(40):
         await first.commit(f"note {n}: " + "coffee beans and tea leaves " * 40)
     await first.close()
     first.turns.close()
     path = tmp_path / "c" / "turns.db"
     damage_a_page(path)
-    second = store(tmp_path / "c", embedder, clock, bus)
+    second = store(tmp_path / "c", embedder, clock, bus, tasks=tasks)
     await second.wait_ready()
     assert any("could not be read" in p and "malformed" in p for p in second.problems)
     assert await second.query("coffee beans") == []
     assert any(
-        e.type == EventType.MEMORY_DEGRADED and e.payload["layer"] == "coldcontext"
-        for e in published
+        e.type == EventType.MEMORY_DEGRADED and e.payload.layer == "coldcontext" for e in published
     )
 
 
 async def test_documents_of_another_fingerprint_are_recomputed_and_written_back(
-    tmp_path: Path, clock, bus: EventBus, published: list[Event]
+    tmp_path: Path, clock, bus: EventBus, published: list[Event], tasks: KernelTasks
 ) -> None:
-    old = store(tmp_path / "c", AxisEmbedder("v1", ["coffee", "rain"]), clock)
+    old = store(tmp_path / "c", AxisEmbedder("v1", ["coffee", "rain"]), clock, tasks=tasks)
     doc = await old.commit("rain again")
     new_embedder = AxisEmbedder("v2", ["rain", "coffee"])
-    new = store(tmp_path / "c", new_embedder, clock, bus)
+    new = store(tmp_path / "c", new_embedder, clock, bus, tasks=tasks)
     await new.wait_ready()
     assert new_embedder.embedded == ["rain again"]
     stored = new.turns.get(doc.id)
@@ -194,7 +195,7 @@ async def test_documents_of_another_fingerprint_are_recomputed_and_written_back(
     hits = await new.query("rain", top=1)
     assert hits[0].cosine == pytest.approx(1.0)
     progress = [e.payload for e in published if e.type == EventType.MEMORY_REEMBED]
-    assert progress[-1]["done"] == progress[-1]["total"] == 1
+    assert progress[-1].done == progress[-1].total == 1
 
 
 async def test_related_docs_section_fits_its_budget_and_is_empty_without_hits(
@@ -211,8 +212,10 @@ async def test_related_docs_section_fits_its_budget_and_is_empty_without_hits(
     assert related_docs_section([], 10_000, estimate=len) == ""
 
 
-async def test_chinese_and_english_recall_with_the_default_embedder(tmp_path: Path, clock) -> None:
-    cold = store(tmp_path / "c", HashedNgramEmbedder(), clock)
+async def test_chinese_and_english_recall_with_the_default_embedder(
+    tmp_path: Path, clock, tasks: KernelTasks
+) -> None:
+    cold = store(tmp_path / "c", HashedNgramEmbedder(), clock, tasks=tasks)
     zh = await cold.commit("我女儿在上海读大学，学的是建筑设计")
     en = await cold.commit("My brother fixes bicycles in Portland")
     await cold.commit("今天下雨了，没有出门")

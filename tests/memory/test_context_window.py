@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hologram.events import EventBus
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.memory import (
     ContextWindow,
     Fate,
@@ -66,9 +66,17 @@ async def test_the_most_similar_candidates_are_the_ones_kept(window, clock) -> N
 
 
 async def test_top_k_below_the_protected_count_keeps_only_the_protected(
-    tmp_path: Path, embedder, clock, cold
+    tmp_path: Path, embedder, clock, cold, tasks: KernelTasks
 ) -> None:
-    window = ContextWindow(cold.turns, embedder, clock, top_k=4, protected_recent=10, cold=cold)
+    window = ContextWindow(
+        cold.turns,
+        embedder,
+        clock,
+        top_k=4,
+        protected_recent=10,
+        cold=cold,
+        tasks=tasks.scope("memory"),
+    )
     await window.open()
     events = await fill(window, clock, ["coffee"] * 13)
     report = await window.prune("coffee")
@@ -112,11 +120,11 @@ async def test_every_prune_publishes_each_candidates_score_and_fate(
     await fill(window, clock, ["dog", "coffee", "cat"] + ["coffee"] * 2 + ["rain"] * 10)
     report = await window.prune("coffee")
     (event,) = [e for e in published if e.type == EventType.CONTEXT_PRUNED]
-    assert event.payload["query"] == "coffee" and event.payload["before"] == 15
-    payload = event.payload
-    assert len(payload["ids"]) == len(payload["scores"]) == len(payload["fates"]) == 15
-    assert set(payload["fates"]) == {"kept", "archived", "protected"}
-    assert payload["scores"][:3] == [0.0, 1.0, 0.0] and payload["scores"][-10:] == [None] * 10
+    assert event.payload.query == "coffee" and event.payload.before == 15
+    pruned = event.payload
+    assert len(pruned.ids) == len(pruned.scores) == len(pruned.fates) == 15
+    assert set(pruned.fates) == {"kept", "archived", "protected"}
+    assert pruned.scores[:3] == [0.0, 1.0, 0.0] and pruned.scores[-10:] == [None] * 10
     assert [e.score for e in report.entries[:3]] == [0.0, 1.0, 0.0]
     assert window.last_prune is report
 
@@ -158,7 +166,8 @@ def test_vector_text_skips_no_memory_tools_and_applies_cleaners() -> None:
 async def test_tool_outputs_are_stored_unchanged_while_the_vector_uses_the_cleaner(
     window, clock
 ) -> None:
-    window.tools = {"qq_send": ToolDef("qq_send", "d", handler=lambda a: "", cleaner=str.upper)}.get
+    cleaning = ToolDef("qq_send", "d", handler=lambda a: "", cleaner=str.upper)
+    window.connect_tools({"qq_send": cleaning}.get)
     event = await window.append(
         "agent", response="done", tool_outputs=[ToolOutput("qq_send", "hi")]
     )
@@ -166,11 +175,16 @@ async def test_tool_outputs_are_stored_unchanged_while_the_vector_uses_the_clean
 
 
 async def test_vectors_of_another_fingerprint_are_never_compared_and_are_recomputed(
-    tmp_path: Path, clock
+    tmp_path: Path, clock, tasks: KernelTasks
 ) -> None:
     old = AxisEmbedder("v1", ["coffee", "rain"])
     window = ContextWindow(
-        TurnStore(tmp_path / "w" / "turns.db"), old, clock, top_k=1, protected_recent=1
+        TurnStore(tmp_path / "w" / "turns.db"),
+        old,
+        clock,
+        top_k=1,
+        protected_recent=1,
+        tasks=tasks.scope("memory"),
     )
     await window.open()
     await fill(window, clock, ["coffee", "rain", "rain"])
@@ -179,7 +193,12 @@ async def test_vectors_of_another_fingerprint_are_never_compared_and_are_recompu
     # opposite of the truth, so the rain event would be kept for a coffee query.
     new = AxisEmbedder("v2", ["rain", "coffee"])
     window = ContextWindow(
-        TurnStore(tmp_path / "w" / "turns.db"), new, clock, top_k=2, protected_recent=1
+        TurnStore(tmp_path / "w" / "turns.db"),
+        new,
+        clock,
+        top_k=2,
+        protected_recent=1,
+        tasks=tasks.scope("memory"),
     )
     await window.open()
     assert len(window.stale()) == 3
@@ -189,16 +208,23 @@ async def test_vectors_of_another_fingerprint_are_never_compared_and_are_recompu
     assert kept == ["coffee"]
     await window.close()
     window = ContextWindow(
-        TurnStore(tmp_path / "w" / "turns.db"), new, clock, top_k=2, protected_recent=1
+        TurnStore(tmp_path / "w" / "turns.db"),
+        new,
+        clock,
+        top_k=2,
+        protected_recent=1,
+        tasks=tasks.scope("memory"),
     )
     await window.open()
     assert window.stale() == [] and {e.vector.fingerprint for e in window.events} == {"axis/2/v2"}
 
 
 async def test_damaged_rows_are_reported_skipped_and_kept(
-    tmp_path: Path, embedder, clock, bus: EventBus, published: list[Event]
+    tmp_path: Path, embedder, clock, bus: EventBus, published: list[Event], tasks: KernelTasks
 ) -> None:
-    window = ContextWindow(TurnStore(tmp_path / "w" / "turns.db"), embedder, clock)
+    window = ContextWindow(
+        TurnStore(tmp_path / "w" / "turns.db"), embedder, clock, tasks=tasks.scope("memory")
+    )
     await window.open()
     events = await fill(window, clock, ["coffee 1", "coffee 2", "coffee 3", "tea 4"])
     await window.close()  # its rows written
@@ -206,38 +232,50 @@ async def test_damaged_rows_are_reported_skipped_and_kept(
         db.execute("UPDATE turns SET tools = '[[1' WHERE id = ?", (events[1].id,))
         db.execute("UPDATE turns SET at = 'soon' WHERE id = ?", (events[3].id,))
 
-    window = ContextWindow(TurnStore(tmp_path / "w" / "turns.db"), embedder, clock, emit=bus.emit)
+    window = ContextWindow(
+        TurnStore(tmp_path / "w" / "turns.db"),
+        embedder,
+        clock,
+        emit=bus.emit,
+        tasks=tasks.scope("memory"),
+    )
     problems = await window.open()
     assert [e.input for e in window.events] == ["coffee 1", "coffee 3"]
     assert len(problems) == 2 and any("field 'tools'" in p for p in problems)
     assert all(events[1].id in p or events[3].id in p for p in problems)
-    assert [e.payload["layer"] for e in published if e.type == EventType.MEMORY_DEGRADED] == [
+    assert [e.payload.layer for e in published if e.type == EventType.MEMORY_DEGRADED] == [
         "context"
     ]
     # Nothing is deleted: the rows wait for a repair, and say so again at the next start.
-    again = ContextWindow(TurnStore(tmp_path / "w" / "turns.db"), embedder, clock)
+    again = ContextWindow(
+        TurnStore(tmp_path / "w" / "turns.db"), embedder, clock, tasks=tasks.scope("memory")
+    )
     assert await again.open() == problems
     with sqlite3.connect(tmp_path / "w" / "turns.db") as db:
         assert db.execute("SELECT COUNT(*) FROM turns").fetchone() == (4,)
 
 
 async def test_a_store_damaged_on_disk_opens_an_empty_window_and_says_so(
-    tmp_path: Path, embedder, clock, bus: EventBus, published: list[Event]
+    tmp_path: Path, embedder, clock, bus: EventBus, published: list[Event], tasks: KernelTasks
 ) -> None:
     """A page of the turn store overwritten (disk damage) under the window's rows: open
     reports it and the window starts empty, rather than the kernel failing to boot."""
-    window = ContextWindow(TurnStore(tmp_path / "w" / "turns.db"), embedder, clock)
+    window = ContextWindow(
+        TurnStore(tmp_path / "w" / "turns.db"), embedder, clock, tasks=tasks.scope("memory")
+    )
     await window.open()
     await fill(window, clock, [f"coffee {n} " + "and tea " * 100 for n in range(40)])
     await window.close()
     window.turns.close()
     path = tmp_path / "w" / "turns.db"
     damage_a_page(path)
-    window = ContextWindow(TurnStore(path), embedder, clock, emit=bus.emit)
+    window = ContextWindow(
+        TurnStore(path), embedder, clock, emit=bus.emit, tasks=tasks.scope("memory")
+    )
     problems = await window.open()
     assert window.events == []
     assert len(problems) == 1 and "could not be read" in problems[0] and "malformed" in problems[0]
-    assert [e.payload["layer"] for e in published if e.type == EventType.MEMORY_DEGRADED] == [
+    assert [e.payload.layer for e in published if e.type == EventType.MEMORY_DEGRADED] == [
         "context"
     ]
 
@@ -248,15 +286,23 @@ class _Down(AxisEmbedder):
 
 
 async def test_an_input_is_kept_when_its_embedding_fails(
-    tmp_path: Path, clock, published: list[Event], bus: EventBus
+    tmp_path: Path, clock, published: list[Event], bus: EventBus, tasks: KernelTasks
 ) -> None:
-    window = ContextWindow(TurnStore(tmp_path / "w" / "turns.db"), _Down(), clock, emit=bus.emit)
+    window = ContextWindow(
+        TurnStore(tmp_path / "w" / "turns.db"),
+        _Down(),
+        clock,
+        emit=bus.emit,
+        tasks=tasks.scope("memory"),
+    )
     await window.open()
     event = await window.append("qq", input="remember me")
     assert event.vector is None
     assert any(e.type == EventType.MEMORY_DEGRADED for e in published)
     await window.close()
-    reopened = ContextWindow(TurnStore(tmp_path / "w" / "turns.db"), AxisEmbedder(), clock)
+    reopened = ContextWindow(
+        TurnStore(tmp_path / "w" / "turns.db"), AxisEmbedder(), clock, tasks=tasks.scope("memory")
+    )
     await reopened.open()
     assert [e.input for e in reopened.events] == ["remember me"]
 
@@ -281,10 +327,17 @@ async def test_append_refuses_an_event_without_a_source(window) -> None:
         await window.append("", input="x")
 
 
-async def test_a_prune_by_the_input_just_appended_reuses_its_vector(tmp_path: Path, clock) -> None:
+async def test_a_prune_by_the_input_just_appended_reuses_its_vector(
+    tmp_path: Path, clock, tasks: KernelTasks
+) -> None:
     embedder = AxisEmbedder()
     window = ContextWindow(
-        TurnStore(tmp_path / "w" / "turns.db"), embedder, clock, top_k=2, protected_recent=1
+        TurnStore(tmp_path / "w" / "turns.db"),
+        embedder,
+        clock,
+        top_k=2,
+        protected_recent=1,
+        tasks=tasks.scope("memory"),
     )
     await window.open()
     await fill(window, clock, ["coffee", "rain", "coffee  again"])
@@ -319,12 +372,14 @@ class _Timed(AxisEmbedder):
 
 
 async def test_an_append_embeds_on_the_loop_only_while_that_is_cheaper_than_a_hop(
-    tmp_path: Path, clock, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, clock, monkeypatch: pytest.MonkeyPatch, tasks: KernelTasks
 ) -> None:
     # A wide line, so a busy machine's stall does not push a fast embedding over it.
     monkeypatch.setattr(context_module, "INLINE_EMBED_S", SLOW_EMBED_S / 3)
     embedder = _Timed()
-    window = ContextWindow(TurnStore(tmp_path / "w" / "turns.db"), embedder, clock)
+    window = ContextWindow(
+        TurnStore(tmp_path / "w" / "turns.db"), embedder, clock, tasks=tasks.scope("memory")
+    )
     await window.open()
     loop = threading.current_thread().name
     await fill(window, clock, ["coffee", "tea", "rain"])

@@ -17,6 +17,7 @@ import pytest
 
 from hologram.config import CORE_DEFAULTS, ConfigRegistry
 from hologram.events import EventBus
+from hologram.kernel import KernelTasks
 from hologram.llm import ScriptedModelServer
 from hologram.memory import (
     BUILTIN_EMBEDDERS,
@@ -129,16 +130,16 @@ async def test_a_configured_embedder_that_cannot_load_is_an_error_without_a_fall
 
 
 async def test_a_configured_fallback_is_used_and_announced(
-    config: ConfigRegistry, tmp_path: Path, caplog
+    config: ConfigRegistry, tmp_path: Path, caplog, tasks: KernelTasks
 ) -> None:
     await config.set("core.memory.embedder", "static")
     await config.set("core.memory.embedder_fallback", "tfidf")
-    bus, seen = EventBus(), []
+    bus, seen = EventBus(tasks=tasks.scope("events")), []
     bus.subscribe(EventType.MEMORY_DEGRADED, seen.append)
     embedder = choose_embedder(config, EmbedderRegistry(BUILTIN_EMBEDDERS, False), bus.emit)
     assert embedder.name == "tfidf"
     (event,) = seen
-    assert event.payload["configured"] == "static" and event.payload["using"] == "tfidf"
+    assert event.payload.configured == "static" and event.payload.using == "tfidf"
     assert "degraded to 'tfidf'" in caplog.text
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hologram import Kernel
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.memory import (
     ColdContext,
     ContextEvent,
@@ -32,15 +32,16 @@ FILLER = [
 ]
 
 
-def cold_store(path: Path, embedder, clock: ManualClock) -> ColdContext:
-    return ColdContext(TurnStore(path / "turns.db"), embedder, Segmenter().keywords, clock)
+def cold_store(path: Path, embedder, clock: ManualClock, *, tasks: KernelTasks) -> ColdContext:
+    turns = TurnStore(path / "turns.db")
+    return ColdContext(turns, embedder, Segmenter().keywords, clock, tasks=tasks.scope("cold"))
 
 
 async def test_a_rare_name_the_hashed_vectors_rank_low_is_found_by_its_words(
-    tmp_path: Path, clock: ManualClock
+    tmp_path: Path, clock: ManualClock, tasks: KernelTasks
 ) -> None:
     embedder = HashedNgramEmbedder()
-    cold = cold_store(tmp_path / "cold", embedder, clock)
+    cold = cold_store(tmp_path / "cold", embedder, clock, tasks=tasks)
     await cold.wait_ready()
     for text in FILLER:
         await clock.advance(HOUR)
@@ -58,8 +59,10 @@ async def test_a_rare_name_the_hashed_vectors_rank_low_is_found_by_its_words(
     await cold.close()
 
 
-async def test_chinese_is_found_through_jieba_words(tmp_path: Path, clock: ManualClock) -> None:
-    cold = cold_store(tmp_path / "cold", HashedNgramEmbedder(), clock)
+async def test_chinese_is_found_through_jieba_words(
+    tmp_path: Path, clock: ManualClock, tasks: KernelTasks
+) -> None:
+    cold = cold_store(tmp_path / "cold", HashedNgramEmbedder(), clock, tasks=tasks)
     await cold.wait_ready()
     for text in ("今天下雨了，我们在家看电影", "周末去公园散步", "我最喜欢的水果是榴莲"):
         await clock.advance(HOUR)
@@ -70,9 +73,9 @@ async def test_chinese_is_found_through_jieba_words(tmp_path: Path, clock: Manua
 
 
 async def test_the_word_index_is_rebuilt_from_stored_words_at_reopen(
-    tmp_path: Path, clock: ManualClock
+    tmp_path: Path, clock: ManualClock, tasks: KernelTasks
 ) -> None:
-    cold = cold_store(tmp_path / "cold", AxisEmbedder(), clock)
+    cold = cold_store(tmp_path / "cold", AxisEmbedder(), clock, tasks=tasks)
     await cold.wait_ready()
     passport = await cold.commit("my passport number is E1234567")
     await cold.close()
@@ -83,7 +86,13 @@ async def test_the_word_index_is_rebuilt_from_stored_words_at_reopen(
         calls.append(text)
         return segmenter.keywords(text)
 
-    again = ColdContext(TurnStore(tmp_path / "cold" / "turns.db"), AxisEmbedder(), keywords, clock)
+    again = ColdContext(
+        TurnStore(tmp_path / "cold" / "turns.db"),
+        AxisEmbedder(),
+        keywords,
+        clock,
+        tasks=tasks.scope("coldcontext"),
+    )
     await again.wait_ready()
     assert calls == []  # the stored words were read, no text segmented again
     hits = await again.query("passport", top=1)
@@ -92,9 +101,11 @@ async def test_the_word_index_is_rebuilt_from_stored_words_at_reopen(
 
 
 async def test_graph_blocks_keep_their_words_and_are_found_by_them_after_reopen(
-    tmp_path: Path, clock: ManualClock
+    tmp_path: Path, clock: ManualClock, tasks: KernelTasks
 ) -> None:
-    graph = await GraphStore.open_at(tmp_path / "graph.db", AxisEmbedder(), clock)
+    graph = await GraphStore.open_at(
+        tmp_path / "graph.db", AxisEmbedder(), clock, tasks=tasks.scope("graph")
+    )
     block = await graph.blocks.add_text("Xochitl fixed the bicycle")
     await graph.close()
     (words,) = (
@@ -104,21 +115,27 @@ async def test_graph_blocks_keep_their_words_and_are_found_by_them_after_reopen(
         .fetchone()
     )
     assert "xochitl" in words
-    graph = await GraphStore.open_at(tmp_path / "graph.db", AxisEmbedder(), clock)
+    graph = await GraphStore.open_at(
+        tmp_path / "graph.db", AxisEmbedder(), clock, tasks=tasks.scope("graph")
+    )
     found = await graph.blocks.search("who fixed the bicycle", 3)
     assert [b.id for b, _ in found] == [block.id]
     await graph.close()
 
 
 async def test_vectors_of_another_fingerprint_are_never_compared(
-    tmp_path: Path, clock: ManualClock
+    tmp_path: Path, clock: ManualClock, tasks: KernelTasks
 ) -> None:
-    graph = await GraphStore.open_at(tmp_path / "graph.db", AxisEmbedder("v1"), clock)
+    graph = await GraphStore.open_at(
+        tmp_path / "graph.db", AxisEmbedder("v1"), clock, tasks=tasks.scope("graph")
+    )
     await graph.blocks.add_text("coffee")
     await graph.blocks.add_text("coffee with a friend")
     await graph.close()
     # Same dimension, another space: until re-embedded, words alone may find a block.
-    graph = await GraphStore.open_at(tmp_path / "graph.db", AxisEmbedder("v2"), clock)
+    graph = await GraphStore.open_at(
+        tmp_path / "graph.db", AxisEmbedder("v2"), clock, tasks=tasks.scope("graph")
+    )
     await graph.blocks.wait_ready()
     index = graph.blocks.recall_index
     query = graph.embedder.embed_texts(["coffee"])[0]
@@ -189,15 +206,15 @@ async def test_who_said_a_turn_is_kept_from_the_cold_context_into_the_graph_and_
 
 
 async def test_window_events_share_the_index_and_move_with_pruning(
-    tmp_path: Path, clock: ManualClock
+    tmp_path: Path, clock: ManualClock, tasks: KernelTasks
 ) -> None:
     embedder = AxisEmbedder()
-    cold = cold_store(tmp_path / "cold", embedder, clock)
+    cold = cold_store(tmp_path / "cold", embedder, clock, tasks=tasks)
     await cold.wait_ready()
     index = cold.recall_index
     window = ContextWindow(
         cold.turns, embedder, clock, top_k=2, protected_recent=1, cold=cold,
-        recall_index=index, keywords=cold.keywords,
+        recall_index=index, keywords=cold.keywords,tasks=tasks.scope("memory")
     )  # fmt: skip
     await window.open()
     memory = Memory(window, embedder, cold, lambda: 3)
@@ -218,7 +235,7 @@ async def test_window_events_share_the_index_and_move_with_pruning(
     await window.close()
     again = ContextWindow(
         cold.turns, embedder, clock, top_k=2, protected_recent=1, cold=cold,
-        recall_index=index, keywords=cold.keywords,
+        recall_index=index, keywords=cold.keywords,tasks=tasks.scope("memory")
     )  # fmt: skip
     await again.open()
     await again.index_in_background()  # what the kernel starts once it is ready

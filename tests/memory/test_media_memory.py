@@ -78,7 +78,7 @@ async def test_a_committed_photo_is_recalled_with_its_sentence_and_seen_again(
     assert doc.media == [ref] and doc.text.startswith("Miso the cat")
     stored = json.dumps(doc.to_json())
     assert ref.digest in stored and base64.b64encode(photo).decode() not in stored
-    assert any(e.payload.get("kind") == "media_matched_by_text" for e in seen)
+    assert any(e.payload.kind == "media_matched_by_text" for e in seen)
 
     model.queue_tool_call("seemedia", {"digest": ref.short}, call_id="s1")
     model.queue_text("That is Miso, asleep.")

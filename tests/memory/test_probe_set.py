@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.memory import ColdContext, HashedNgramEmbedder, Segmenter
 from hologram.memory.turns import TurnStore
 
@@ -28,10 +28,15 @@ def test_every_question_names_existing_documents_and_there_are_at_least_100() ->
 
 async def test_default_embedder_recalls_at_least_nine_in_ten_questions_at_three(
     tmp_path: Path,
+    tasks: KernelTasks,
 ) -> None:
     docs, questions = read("docs.jsonl"), read("questions.jsonl")
     store = ColdContext(
-        TurnStore(tmp_path / "turns.db"), HashedNgramEmbedder(), Segmenter().keywords, ManualClock()
+        TurnStore(tmp_path / "turns.db"),
+        HashedNgramEmbedder(),
+        Segmenter().keywords,
+        ManualClock(),
+        tasks=tasks.scope("coldcontext"),
     )
     ids = {}
     for doc in docs:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.memory import ColdContext, ContextWindow, Segmenter
 from hologram.memory.cold.tools import recall_into_context
 from hologram.memory.turns import WRITE_DELAY_S, Place, Turn, TurnStore, TurnStoreError
@@ -25,7 +25,7 @@ INGEST = textwrap.dedent(
     """
     import asyncio, sys
     from pathlib import Path
-    from hologram.kernel import ManualClock
+    from hologram.kernel import KernelTasks, ManualClock
     from hologram.memory import ColdContext, ContextWindow, Segmenter
     from hologram.memory.turns import TurnStore
     from tests.memory.helpers import AxisEmbedder
@@ -34,9 +34,15 @@ INGEST = textwrap.dedent(
         turns = TurnStore(Path(path))
         clock = ManualClock(start=1_700_000_000.0 + start)
         embedder = AxisEmbedder()
-        cold = ColdContext(turns, embedder, Segmenter().keywords, clock)
+        tasks = KernelTasks()  # the child is killed mid-write: nothing is closed
+        cold = ColdContext(
+            turns, embedder, Segmenter().keywords, clock, tasks=tasks.scope("coldcontext")
+        )
         await cold.wait_ready()
-        window = ContextWindow(turns, embedder, clock, top_k=8, protected_recent=4, cold=cold)
+        window = ContextWindow(
+            turns, embedder, clock, top_k=8, protected_recent=4, cold=cold,
+            tasks=tasks.scope("memory"),
+        )
         await window.open()
         n, unflushed = start, []
         while True:
@@ -99,15 +105,17 @@ class CountingSegmenter(Segmenter):
         return super().keywords(text)
 
 
-async def test_stored_words_are_read_back_not_cut_again(tmp_path: Path) -> None:
+async def test_stored_words_are_read_back_not_cut_again(tmp_path: Path, tasks: KernelTasks) -> None:
     clock = ManualClock(start=1_700_000_000.0)
     embedder = AxisEmbedder()
     turns = TurnStore(tmp_path / "turns.db")
-    first = ColdContext(turns, embedder, Segmenter().keywords, clock)
+    first = ColdContext(
+        turns, embedder, Segmenter().keywords, clock, tasks=tasks.scope("coldcontext")
+    )
     doc = await first.commit("the blue kite over the harbour")
     await first.close()
     counting = CountingSegmenter()
-    again = ColdContext(turns, embedder, counting.keywords, clock)
+    again = ColdContext(turns, embedder, counting.keywords, clock, tasks=tasks.scope("coldcontext"))
     await again.wait_ready()
     assert again.get(doc.id) is not None and again.get(doc.id).tokens == doc.tokens
     assert counting.cut_texts == []
@@ -117,7 +125,7 @@ async def test_stored_words_are_read_back_not_cut_again(tmp_path: Path) -> None:
         "test",
         clock.now(),
     )
-    third = ColdContext(turns, embedder, counting.keywords, clock)
+    third = ColdContext(turns, embedder, counting.keywords, clock, tasks=tasks.scope("coldcontext"))
     await third.wait_ready()
     assert counting.cut_texts == ["an old kite"]
     stored = turns.get("old")
@@ -125,13 +133,19 @@ async def test_stored_words_are_read_back_not_cut_again(tmp_path: Path) -> None:
     turns.close()
 
 
-async def test_a_recalled_turn_keeps_its_speaker_when_pruned_again(tmp_path: Path) -> None:
+async def test_a_recalled_turn_keeps_its_speaker_when_pruned_again(
+    tmp_path: Path, tasks: KernelTasks
+) -> None:
     clock = ManualClock(start=1_700_000_000.0)
     embedder = AxisEmbedder()
     turns = TurnStore(tmp_path / "turns.db")
-    cold = ColdContext(turns, embedder, Segmenter().keywords, clock)
+    cold = ColdContext(
+        turns, embedder, Segmenter().keywords, clock, tasks=tasks.scope("coldcontext")
+    )
     await cold.wait_ready()
-    window = ContextWindow(turns, embedder, clock, top_k=1, protected_recent=1, cold=cold)
+    window = ContextWindow(
+        turns, embedder, clock, top_k=1, protected_recent=1, cold=cold, tasks=tasks.scope("memory")
+    )
     said = await window.append("qq", input="my kite is blue")
     await clock.advance(1)
     await window.append("qq", input="rain")
@@ -150,6 +164,7 @@ async def test_a_recalled_turn_keeps_its_speaker_when_pruned_again(tmp_path: Pat
 
 async def test_a_turn_recalled_into_the_window_stays_in_the_shared_recall_index(
     tmp_path: Path,
+    tasks: KernelTasks,
 ) -> None:
     """The window indexes a recalled turn as it takes it back; the cold context letting the
     turn go must not take that entry out of the index they share (it once did: a recalled
@@ -158,12 +173,12 @@ async def test_a_turn_recalled_into_the_window_stays_in_the_shared_recall_index(
     embedder = AxisEmbedder()
     keywords = Segmenter().keywords
     turns = TurnStore(tmp_path / "turns.db")
-    cold = ColdContext(turns, embedder, keywords, clock)
+    cold = ColdContext(turns, embedder, keywords, clock, tasks=tasks.scope("coldcontext"))
     await cold.wait_ready()
     index = cold.recall_index
     window = ContextWindow(
         turns, embedder, clock, top_k=1, protected_recent=1, cold=cold,
-        recall_index=index, keywords=keywords,
+        recall_index=index, keywords=keywords,tasks=tasks.scope("memory")
     )  # fmt: skip
     said = await window.append("qq", input="my kite is blue")
     await clock.advance(1)
@@ -255,18 +270,20 @@ def test_a_queued_change_that_fails_costs_no_other_its_place_and_flush_names_it(
         turns.close()
 
 
-async def test_an_archived_turn_is_cut_once_even_when_it_has_no_words(tmp_path: Path) -> None:
+async def test_an_archived_turn_is_cut_once_even_when_it_has_no_words(
+    tmp_path: Path, tasks: KernelTasks
+) -> None:
     """ "How are you?" is all stopwords: cut into no words, which is an answer, not a
     reason to cut it again (and rewrite its row) when it is archived."""
     clock = ManualClock(start=1_700_000_000.0)
     embedder = AxisEmbedder()
     counting = CountingSegmenter()
     turns = TurnStore(tmp_path / "turns.db")
-    cold = ColdContext(turns, embedder, counting.keywords, clock)
+    cold = ColdContext(turns, embedder, counting.keywords, clock, tasks=tasks.scope("coldcontext"))
     await cold.wait_ready()
     window = ContextWindow(
         turns, embedder, clock, top_k=1, protected_recent=1, cold=cold,
-        recall_index=cold.recall_index, keywords=counting.keywords,
+        recall_index=cold.recall_index, keywords=counting.keywords,tasks=tasks.scope("memory")
     )  # fmt: skip
     greeting = await window.append("qq", input="How are you?")
     await clock.advance(1)

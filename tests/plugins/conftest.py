@@ -57,4 +57,4 @@ async def wait_for(predicate: Callable[[], object], what: str) -> None:
 
 
 def of(recorder: Recorder, kind: str, plugin: str) -> list[Any]:
-    return [e for e in recorder.of(kind) if e.payload.get("plugin") == plugin]
+    return [e for e in recorder.of(kind) if e.payload.plugin == plugin]

@@ -15,7 +15,7 @@ import pytest
 from hologram import Kernel
 from hologram.kernel import ManualClock
 from hologram.llm import ScriptedModelServer
-from hologram.sdk import EventType, ToolCall, ToolResult
+from hologram.sdk import EventType, TerminalOutput, ToolCall, ToolResult
 
 from .conftest import DEADLINE, Recorder, wait_for
 
@@ -48,8 +48,8 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def terminal_events(events: Recorder, kind: str) -> list[dict[str, Any]]:
-    return [e.payload for e in events.of(EventType.TERMINAL_OUTPUT) if e.payload["event"] == kind]
+def terminal_events(events: Recorder, kind: str) -> list[TerminalOutput]:
+    return [e.payload for e in events.of(EventType.TERMINAL_OUTPUT) if e.payload.event == kind]
 
 
 async def test_a_terminal_is_a_real_pty_that_answers_what_is_typed(
@@ -65,15 +65,15 @@ async def test_a_terminal_is_a_real_pty_that_answers_what_is_typed(
     [listed] = json.loads(await ok(kernel, "terminal_list"))
     assert listed["running"] and listed["typed"] == ["echo hi", "tty; pwd"]
     await wait_for(
-        lambda: any("hi\n" in p["data"] for p in terminal_events(events, "output")),
+        lambda: any("hi\n" in (p.data or "") for p in terminal_events(events, "output")),
         "the output reaches the views as terminal_output events",
     )
     [created] = terminal_events(events, "created")
-    assert created["name"] == "work" and created["running"] is True
+    assert created.name == "work" and created.running is True
     closing = await ok(kernel, "terminal_close", terminal="t1")
     assert isinstance(closing, str) and not alive(opened["pid"])
     [closed] = terminal_events(events, "closed")
-    assert closed["running"] is False
+    assert closed.running is False
     gone = await tool(kernel, "terminal_read", terminal="t1")
     assert gone.is_error and "no terminal 't1'" in gone.content
 
@@ -90,8 +90,8 @@ async def test_a_program_that_floods_its_terminal_is_capped(
     assert "bytes of earlier output were dropped: the buffer is full" in text
     assert "END" in text and len(text) < 3 * 4096
     outputs = terminal_events(events, "output")
-    assert outputs and all(len(p["data"]) <= 8192 for p in outputs)
-    assert sum(p["dropped"] for p in outputs) > 0, "the views are told what they missed"
+    assert outputs and all(len(p.data or "") <= 8192 for p in outputs)
+    assert sum(p.dropped or 0 for p in outputs) > 0, "the views are told what they missed"
 
 
 async def test_an_idle_terminal_is_closed(kernel: Kernel, events: Recorder) -> None:
@@ -151,7 +151,7 @@ async def test_a_finished_program_wakes_the_agent_on_the_terminal_channel_never_
     await ok(kernel, "terminal_create", command="echo built; exit 3", notify=True, name="build")
     await wait_for(lambda: terminal_events(events, "note"), "the woken turn answers")
     [note] = terminal_events(events, "note")
-    assert note["data"] == "the build is done"
+    assert note.data == "the build is done"
     [woken] = [m for m in model.requests[-1].json["messages"] if m["role"] == "user"]
     assert "[terminal t1 (build) ended with status 3]" in woken["content"]
     assert "built" in woken["content"]

@@ -35,7 +35,7 @@ async def test_with_every_source_down_recoverydiag_answers_with_the_diagnosis(
 
     assert reply.startswith("[recoverydiag] No model could answer")
     assert "- default:" in reply and "Last failure:" in reply
-    assert [e.payload["kind"] for e in seen.of("system")].count("answered_without_model") == 1
+    assert [e.payload.kind for e in seen.of("system")].count("answered_without_model") == 1
     registry = stranded.state.plugins
     assert registry is not None
     for name in stranded.config.get("core.agent.failback_plugins"):

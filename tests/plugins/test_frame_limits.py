@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from hologram import Kernel
+from hologram.kernel import KernelTasks
 from hologram.plugins import PluginRegistry, State
 from hologram.plugins.rpc import INVALID_PARAMS, Peer, RpcError
 from hologram.sdk import EventType, ToolCall
@@ -74,7 +75,7 @@ async def test_a_call_holding_a_lone_surrogate_is_refused_naming_the_field(
     assert await kernel.inputs.journal.counts() in ({"queued": 1}, {"running": 1}, {"done": 1})
     record = await kernel.inputs.journal.get(good)
     assert record is not None and record["text"] == "a good input"
-    assert "lone surrogate" in of(events, EventType.PLUGIN_RPC_ERROR, "raw")[0].payload["error"]
+    assert "lone surrogate" in of(events, EventType.PLUGIN_RPC_ERROR, "raw")[0].payload.error
 
 
 async def test_deep_nesting_and_huge_numbers_in_a_frame_are_reported_and_it_keeps_serving(
@@ -83,7 +84,7 @@ async def test_deep_nesting_and_huge_numbers_in_a_frame_are_reported_and_it_keep
     assert await call(kernel, "raw_send", kind="deep") == "sent"
     assert await call(kernel, "raw_send", kind="huge") == "sent"
     await wait_for(lambda: len(of(events, EventType.PLUGIN_RPC_ERROR, "raw")) >= 2, "reported")
-    errors = [e.payload["error"] for e in of(events, EventType.PLUGIN_RPC_ERROR, "raw")]
+    errors = [e.payload.error for e in of(events, EventType.PLUGIN_RPC_ERROR, "raw")]
     assert any("deeper than 128 levels" in e for e in errors), errors
     assert any("a number of 5000 characters" in e for e in errors), errors
     assert raw.get("raw").state is State.RUNNING
@@ -92,7 +93,9 @@ async def test_deep_nesting_and_huge_numbers_in_a_frame_are_reported_and_it_keep
 
 
 @pytest.fixture
-async def kernel_end() -> AsyncIterator[tuple[Peer, asyncio.StreamReader, asyncio.StreamWriter]]:
+async def kernel_end(
+    tasks: KernelTasks,
+) -> AsyncIterator[tuple[Peer, asyncio.StreamReader, asyncio.StreamWriter]]:
     """A kernel-side Peer on one end of a socket pair; the test writes and reads the other."""
     ours, theirs = socket.socketpair()
     reader, writer = await asyncio.open_connection(sock=ours)
@@ -101,7 +104,14 @@ async def kernel_end() -> AsyncIterator[tuple[Peer, asyncio.StreamReader, asynci
     async def dispatch(method: str, params: dict[str, Any]) -> Any:
         return params.get("text", "")
 
-    peer = Peer(peer_reader, peer_writer, dispatch, name="kernel", on_bad_frame=lambda why: None)
+    peer = Peer(
+        peer_reader,
+        peer_writer,
+        dispatch,
+        name="kernel",
+        on_bad_frame=lambda why: None,
+        tasks=tasks.scope("kernel"),
+    )
     async with asyncio.TaskGroup() as group:
         serving = group.create_task(peer.serve())
         yield peer, reader, writer

@@ -69,3 +69,24 @@ async def test_a_built_in_plugins_undeclared_interrupt_level_is_l1(
     input_id = await sdk.inject_interrupt("look at this", "notebook")
 
     assert await level_of(kernel, input_id) is Priority.L1
+
+
+LUA_QUEUED_INTERRUPT = """
+sdk.register_tool("luaqueued_raise", "Raise an interrupt at the queued level.", nil, function(args)
+  return tostring(sdk.inject_interrupt("look at this", "notebook", 0))
+end)
+"""
+
+
+async def test_a_lua_plugins_interrupt_at_the_queued_level_is_refused(
+    kernel: Kernel, registry: PluginRegistry, write_plugin: Callable[..., Path]
+) -> None:
+    await registry.load_dir(
+        write_plugin(
+            "luaqueued", LUA_QUEUED_INTERRUPT, entry="main.lua", capabilities=["tools", "inject"]
+        )
+    )
+
+    result = await kernel.state.stagehost.execute(ToolCall("c", "luaqueued_raise", {}))
+
+    assert result.is_error and "an interrupt has a level L1-L4" in result.content

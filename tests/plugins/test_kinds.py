@@ -57,7 +57,7 @@ async def test_a_lua_error_in_a_handler_is_isolated_and_reported(
     model.queue_text("reply")
     assert (await kernel.inputs.say("x")).reply == "reply"
     (failure,) = events.of(EventType.STAGE_HANDLER_ERROR)
-    assert "stage broke" in failure.payload["error"]
+    assert "stage broke" in failure.payload.error
 
 
 async def test_a_lua_plugin_without_the_capability_fails_to_load_naming_it(
@@ -136,7 +136,7 @@ async def test_disable_and_enable_take_tools_away_and_back_and_reload_reads_new_
     await registry.load_dir(folder)
     await registry.disable("greet")
     assert "greet_hi" not in kernel.state.stagehost.tools
-    assert of(events, EventType.PLUGIN_STOPPED, "greet")[0].payload["tools"] == ["greet_hi"]
+    assert of(events, EventType.PLUGIN_STOPPED, "greet")[0].payload.detail["tools"] == ["greet_hi"]
     await registry.enable("greet")
     assert await run(kernel, "greet_hi") == ("v1", False)
     (folder / "main.lua").write_text(
@@ -178,6 +178,9 @@ async def test_the_timer_raises_an_l3_interrupt_through_the_scheduler_when_due(
     test_channel = kernel.state.channels.get("test").handler
     await wait_for(lambda: test_channel.texts(), "the reminder's reply delivered")
     assert test_channel.texts() == ["time to stretch"]
-    (enqueued,) = [e for e in events.of(EventType.SCHEDULER) if e.payload["action"] == "enqueue"]
-    assert enqueued.payload["text"] == "[timer] reminder: stretch"
-    assert enqueued.payload["level"] == Priority.L3 and enqueued.payload["origin"] == "plugin:timer"
+    (enqueued,) = [e for e in events.of(EventType.SCHEDULER) if e.payload.action == "enqueue"]
+    assert enqueued.payload.text == "[timer] reminder: stretch"
+    assert (
+        enqueued.payload.level == Priority.L3
+        and enqueued.payload.detail["origin"] == "plugin:timer"
+    )

@@ -37,7 +37,7 @@ async def test_the_agent_lists_its_sources_and_switches_to_another(
 
     assert reply == "switched, answering from the backup"
     assert "model source is now backup" in tool_messages(backup.last_request)[-1]["content"]
-    assert events.of("provider_switched")[-1].payload["llm_source"] == "backup"
+    assert events.of("provider_switched")[-1].payload.llm_source == "backup"
 
 
 async def test_switching_to_an_unknown_source_names_the_known_ones(

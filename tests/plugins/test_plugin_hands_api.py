@@ -99,8 +99,8 @@ async def test_a_status_report_is_kept_logged_and_published(
 ) -> None:
     assert await call(kernel, "probe_report") == "reported"
     [event] = of(events, EventType.PLUGIN_STATUS, "probe")
-    assert event.payload["status"] == {"servers": {"a": "restarting"}}
-    assert event.payload["level"] == "warning"
+    assert event.payload.status == {"servers": {"a": "restarting"}}
+    assert event.payload.level == "warning"
     [row] = [r for r in probe.status() if r["name"] == "probe"]
     assert row["status"] == {"servers": {"a": "restarting"}}
     assert "plugin probe: server a lost; restarting" in caplog.text

@@ -131,8 +131,8 @@ async def test_each_call_of_a_plan_has_the_rights_of_the_input_that_sent_it(
     model.queue_tool_call("seq_run", plan).queue_text("yes")
     await kernel.say("write it", "test")
     assert tools.calls == [("files_write", {"text": "pwned"})]
-    inner = [e for e in events.of(EventType.TOOL_CALL) if e.payload.get("via") == "seq"]
-    assert [(e.source, e.payload["name"], e.payload["is_error"]) for e in inner] == [
+    inner = [e for e in events.of(EventType.TOOL_CALL) if e.payload.via == "seq"]
+    assert [(e.source, e.payload.name, e.payload.is_error) for e in inner] == [
         ("seq", "files_write", True),
         ("seq", "files_write", False),
     ]

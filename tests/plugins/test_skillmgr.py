@@ -76,7 +76,7 @@ async def test_a_dangerous_skill_is_not_written_and_is_flagged_for_the_owner(
     assert "was not written" in answer and "needs the owner" in answer
     assert not (kernel.data_dir / "skill" / "setup").exists()
     flagged = events.of("plugin_skill_flagged")
-    assert flagged and flagged[-1].payload["skill"] == "setup"
+    assert flagged and flagged[-1].payload.skill == "setup"
 
 
 async def test_an_existing_skill_is_changed_only_on_purpose(

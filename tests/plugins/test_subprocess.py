@@ -100,12 +100,12 @@ async def test_a_crash_detaches_the_plugin_then_restarts_it_with_growing_backoff
             lambda seen=seen: len(of(events, EventType.PLUGIN_CRASHED, "echo")) >= seen, "crash"
         )
         crashed = of(events, EventType.PLUGIN_CRASHED, "echo")[round_]
-        assert crashed.payload["returncode"] == -signal.SIGKILL
-        assert set(crashed.payload["tools"]) == {"echo_shout", "echo_fail"}
+        assert crashed.payload.returncode == -signal.SIGKILL
+        assert set(crashed.payload.detail["tools"]) == {"echo_shout", "echo_fail"}
         assert "echo_shout" not in tools or entry.state is State.RUNNING
         await wait_for(lambda: entry.state is State.RUNNING, "restarted")
         assert entry.plugin.pid != pid and "echo_shout" in tools
-    delays = [e.payload["delay"] for e in of(events, EventType.PLUGIN_RESTARTING, "echo")]
+    delays = [e.payload.delay for e in of(events, EventType.PLUGIN_RESTARTING, "echo")]
     assert delays == [0.05, 0.1]
     result = await kernel.state.stagehost.execute(ToolCall("c", "echo_shout", {"text": "back"}))
     assert result.content == "BACK!"
@@ -124,7 +124,7 @@ async def test_a_restart_is_announced_in_the_log_and_on_the_bus(
     assert any(line.startswith("plugin echo crashed (status -9)") for line in lines)
     assert "plugin echo: restart 1 in 0.01 s" in lines
     assert f"plugin echo restarted after a crash (attempt 1, pid {entry.plugin.pid})" in lines
-    kinds = [e.type for e in events.events if e.payload.get("plugin") == "echo"]
+    kinds = [e.type for e in events.events if getattr(e.payload, "plugin", None) == "echo"]
     assert kinds[-3:] == [
         EventType.PLUGIN_CRASHED,
         EventType.PLUGIN_RESTARTING,
@@ -183,7 +183,7 @@ async def test_the_watcher_sees_a_death_while_a_grandchild_holds_stdout_open(
     first = entry.plugin.pid
     await kernel.state.stagehost.execute(ToolCall("c", "holder_die", {}))
     await wait_for(lambda: of(events, EventType.PLUGIN_CRASHED, "holder"), "crash seen")
-    assert of(events, EventType.PLUGIN_CRASHED, "holder")[0].payload["returncode"] == 3
+    assert of(events, EventType.PLUGIN_CRASHED, "holder")[0].payload.returncode == 3
     await wait_for(lambda: entry.state is State.RUNNING and entry.plugin.pid != first, "restarted")
 
 

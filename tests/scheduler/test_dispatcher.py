@@ -10,7 +10,7 @@ import pytest
 
 from hologram.agent.dispatcher import Dispatcher, Observer, TaskStopped, Ticket
 from hologram.agent.scheduler import Action, Decision, Task
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.sdk import Clock, Priority
 
 DEADLINE = 10  # seconds: a guard against hanging, never a measurement
@@ -70,10 +70,11 @@ class Scripted(Dispatcher[Step, str]):
         script: Script,
         clock: Clock,
         *,
+        tasks: KernelTasks,
         cooldown: float = 2.0,
         observe: Observer | None = None,
     ) -> None:
-        super().__init__(clock, cooldown=cooldown, observe=observe)
+        super().__init__(clock, cooldown=cooldown, observe=observe, tasks=tasks.scope("scheduler"))
         self.script = script
         self._journal = itertools.count(1)
 
@@ -95,10 +96,10 @@ async def wait_for(event: asyncio.Event) -> None:
 
 
 @pytest.fixture
-async def loop_and_script():
+async def loop_and_script(tasks: KernelTasks):
     script = Script()
     decisions: list[Decision] = []
-    loop = Scripted(script, ManualClock(), cooldown=2.0, observe=recording(decisions))
+    loop = Scripted(script, ManualClock(), tasks=tasks, cooldown=2.0, observe=recording(decisions))
     loop.start()
     yield loop, script, decisions
     await loop.close()
@@ -161,10 +162,12 @@ async def test_stop_short_circuits_exactly_the_inputs_waiting_at_that_moment_inb
     assert await asyncio.wait_for(after.outcome, DEADLINE) == "after the stop done after ['step 1']"
 
 
-async def test_a_preempted_input_is_protected_for_the_cooldown_on_the_injected_clock() -> None:
+async def test_a_preempted_input_is_protected_for_the_cooldown_on_the_injected_clock(
+    tasks: KernelTasks,
+) -> None:
     script = Script()
     clock = ManualClock()
-    loop = Scripted(script, clock, cooldown=2.0)
+    loop = Scripted(script, clock, tasks=tasks, cooldown=2.0)
     loop.start()
     try:
         work = loop.give("work")
@@ -260,9 +263,9 @@ async def test_an_interrupt_is_decided_before_inject_returns(loop_and_script) ->
     assert await asyncio.wait_for(work.outcome, DEADLINE) == "work done after ['step 1']"
 
 
-async def test_an_interrupt_injected_by_a_decision_observer_waits_for_the_decisions_in_hand() -> (
-    None
-):
+async def test_an_interrupt_injected_by_a_decision_observer_waits_for_the_decisions_in_hand(
+    tasks: KernelTasks,
+) -> None:
     # An observer told of one decision injects an interrupt: the decisions after that one
     # were taken before the interrupt came, so they are carried out first (the second
     # input is started), then it is decided as any other (the second input is preempted
@@ -277,7 +280,7 @@ async def test_an_interrupt_injected_by_a_decision_observer_waits_for_the_decisi
         if decision.action is Action.FINISH and not injected:
             injected.append(loop.give("urgent", Priority.L3))
 
-    loop = Scripted(script, ManualClock(), cooldown=0.0, observe=observe)
+    loop = Scripted(script, ManualClock(), tasks=tasks, cooldown=0.0, observe=observe)
     loop.start()
     try:
         first, second = loop.give("first"), loop.give("second")

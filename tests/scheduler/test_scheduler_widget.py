@@ -8,19 +8,23 @@ import pytest
 
 from hologram.agent import TaskStopped
 from hologram.events import EventBus
-from hologram.kernel import ManualClock
+from hologram.kernel import KernelTasks, ManualClock
 from hologram.notebook.scheduler_widget import SchedulerWidget
-from hologram.sdk import EventType, Priority
+from hologram.sdk import (
+    AgentOutputDelta,
+    Priority,
+    SchedulerDecision,
+)
 from tests.scheduler.test_dispatcher import DEADLINE, Script, Scripted, wait_for
 
 
-async def test_the_timeline_shows_runs_per_lane_preempt_resume_and_the_stack() -> None:
-    bus = EventBus()
+async def test_the_timeline_shows_runs_per_lane_preempt_resume_and_the_stack(
+    tasks: KernelTasks,
+) -> None:
+    bus = EventBus(tasks=tasks.scope("events"))
     clock = ManualClock()
     script = Script()
-    loop = Scripted(
-        script, clock, observe=lambda d, _: bus.emit(EventType.SCHEDULER, **d.as_payload())
-    )
+    loop = Scripted(script, clock, tasks=tasks, observe=lambda d, _: bus.emit(d.as_payload()))
     loop.start()
     widget = SchedulerWidget(bus.subscribe)
     try:
@@ -49,11 +53,11 @@ async def test_the_timeline_shows_runs_per_lane_preempt_resume_and_the_stack() -
         await bus.close()
 
 
-async def test_a_stop_is_marked() -> None:
-    bus = EventBus()
+async def test_a_stop_is_marked(tasks: KernelTasks) -> None:
+    bus = EventBus(tasks=tasks.scope("events"))
     script = Script()
     loop = Scripted(
-        script, ManualClock(), observe=lambda d, _: bus.emit(EventType.SCHEDULER, **d.as_payload())
+        script, ManualClock(), tasks=tasks, observe=lambda d, _: bus.emit(d.as_payload())
     )
     loop.start()
     widget = SchedulerWidget(bus.subscribe)
@@ -70,19 +74,21 @@ async def test_a_stop_is_marked() -> None:
         await bus.close()
 
 
-async def test_a_streamed_reply_is_one_entry_that_grows_and_a_restart_begins_again() -> None:
-    bus = EventBus()
+async def test_a_streamed_reply_is_one_entry_that_grows_and_a_restart_begins_again(
+    tasks: KernelTasks,
+) -> None:
+    bus = EventBus(tasks=tasks.scope("events"))
     widget = SchedulerWidget(bus.subscribe)
     try:
-        bus.emit(EventType.SCHEDULER, action="start", task=7, at=0.0, level=0)
+        bus.emit(SchedulerDecision(action="start", task=7, at=0.0, level=0))
         for piece in ["Once ", "upon ", "a time"]:
-            bus.emit("agent_output_delta", input_id=7, round=0, text=piece)
-        bus.emit("agent_output_delta", input_id=7, round=0, text="hmm", reasoning=True)
+            bus.emit(AgentOutputDelta(input_id=7, round=0, text=piece))
+        bus.emit(AgentOutputDelta(input_id=7, round=0, text="hmm", reasoning=True))
         streamed = [e for e in widget.events if e["type"] == "agent_output_delta"]
         assert len(streamed) == 1 and streamed[0]["payload"]["chars"] == len("Once upon a time")
         assert streamed[0]["payload"]["since"] <= streamed[0]["timestamp"]
-        bus.emit("agent_output_delta", input_id=7, round=1, text="", restart=True)
-        bus.emit("agent_output_delta", input_id=7, round=1, text="Again")
+        bus.emit(AgentOutputDelta(input_id=7, round=1, text="", restart=True))
+        bus.emit(AgentOutputDelta(input_id=7, round=1, text="Again"))
         streamed = [e["payload"] for e in widget.events if e["type"] == "agent_output_delta"]
         assert [(p["chars"], p.get("restart", False)) for p in streamed] == [(16, False), (5, True)]
     finally:

@@ -340,7 +340,7 @@ async def test_a_damaged_weight_file_is_announced_and_review_falls_back_to_the_r
     assert firewall.review() is not review
     assert firewall.learned_scorer() is None
     assert len([r for r in caplog.records if "learned injection score" in r.getMessage()]) == 1
-    assert [e.payload["part"] for e in seen if e.payload.get("file") == str(damaged)] == [
+    assert [e.payload.part for e in seen if e.payload.file == str(damaged)] == [
         "learned_injection_score"
     ]
 

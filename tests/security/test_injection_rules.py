@@ -199,6 +199,25 @@ def test_a_missing_rule_file_says_to_reinstall(tmp_path: Path) -> None:
         _ = book.features
 
 
+def test_a_catalog_that_lists_no_files_is_refused_not_read_as_no_rules(tmp_path: Path) -> None:
+    book = _book(tmp_path, {"catalog": "[reach.en]\norder = [4, 20]\n", "vocabulary": ""})
+    with pytest.raises(RulesDamaged, match=r"catalog\.toml lists no rule files"):
+        _ = book.features
+
+
+def test_a_misspelt_section_is_refused_rather_than_skipped(tmp_path: Path) -> None:
+    book = _book(
+        tmp_path,
+        {
+            "catalog": CATALOG,
+            "vocabulary": "",
+            "kind": "[[englsh]]\nname = 'order'\nweight = 1.0\npattern = 'x'\nwords = 'x'\n",
+        },
+    )
+    with pytest.raises(RulesDamaged, match=r"kind\.toml has tables no rule reads: englsh"):
+        _ = book.features
+
+
 def test_the_kernel_imports_neither_training_nor_corpus_code() -> None:
     code = (
         "import sys, hologram.security\n"

@@ -7,7 +7,11 @@ import json
 
 from hologram import Kernel
 from hologram.llm import ScriptedModelServer
-from hologram.sdk import Event, EventType
+from hologram.sdk import (
+    Event,
+    EventType,
+    to_wire,
+)
 from tests.security.conftest import GITHUB, Calls
 
 
@@ -29,8 +33,8 @@ async def test_a_path_escape_is_refused_and_the_model_reads_why(
     assert "'..'" in message["content"]
     assert result.reply == "sorry"  # the turn went on: the model could answer
     [refused] = [e for e in events if e.type == EventType.SECURITY_REFUSED]
-    assert refused.payload["tool"] == "notes_read"
-    assert refused.payload["principal"] == "internal"
+    assert refused.payload.tool == "notes_read"
+    assert refused.payload.principal == "internal"
 
 
 async def test_deny_wins_over_allow(kernel: Kernel, model: ScriptedModelServer) -> None:
@@ -111,10 +115,10 @@ async def test_an_injection_in_a_tool_result_is_flagged_without_its_text(
     content = tool_messages(model, 1)[0]["content"]
     assert content.startswith("[security note:") and "ignore_instructions" in content
     [finding] = [e for e in events if e.type == EventType.SECURITY_FINDING]
-    assert finding.payload["where"] == "tool_result"
-    [item] = finding.payload["findings"]
+    assert finding.payload.where == "tool_result"
+    [item] = finding.payload.findings
     assert item["kind"] == "injection" and page[item["start"] : item["end"]].startswith("IGNORE")
-    assert "IGNORE" not in json.dumps(finding.payload)
+    assert "IGNORE" not in json.dumps(to_wire(finding.payload))
 
 
 async def test_resident_agents_are_the_owners_alone(

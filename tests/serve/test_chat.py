@@ -11,6 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from hologram.cli.chat import Chat
+from hologram.sdk import AgentOutput, AgentOutputDelta
 from hologram.serve.inputs import Ack
 from tests.serve.harness import ScriptedModel, Service
 
@@ -119,10 +120,10 @@ def test_a_line_written_while_a_reply_streams_does_not_split_the_reply(
     """The acknowledgement of the next input can arrive between two deltas of a reply."""
     session = Chat(client=None)  # type: ignore[arg-type]  # no request is made
     session.owed.add(1)
-    session.type_out({"input_id": 1, "round": 0, "text": "(offline "})
+    session.type_out(AgentOutputDelta(input_id=1, round=0, text="(offline "))
     session.sent(Ack(id=2, level=0))
-    session.type_out({"input_id": 1, "round": 0, "text": "scripted model) hello there"})
-    session.show_reply(1, {"text": "(offline scripted model) hello there"})
+    session.type_out(AgentOutputDelta(input_id=1, round=0, text="scripted model) hello there"))
+    session.show_reply(1, AgentOutput(text="(offline scripted model) hello there"))
     lines = capsys.readouterr().out.splitlines()
     assert "[#2] sent" in lines
     assert lines[-1] == "[#1] hologram> (offline scripted model) hello there"

@@ -39,6 +39,14 @@ async def test_the_two_clients_offer_the_same_methods_with_the_same_signatures()
     for name in sync.keys() - {"close", "events", "call"}:
         assert asynchronous[name] == sync[name], name
     assert "wait" in sync["say"].parameters and "media" in sync["send"].parameters
+    # Each shows the type of its answer (not the Call it sends), and the async face's
+    # methods are coroutine functions, as a reader of either expects.
+    assert sync["say"].return_annotation is InputResult
+    assert sync["send"].return_annotation is Ack and sync["status"].return_annotation is Status
+    async with AsyncClient("http://127.0.0.1:9") as async_client:
+        assert inspect.iscoroutinefunction(async_client.say)
+    with Client("http://127.0.0.1:9") as sync_client:
+        assert not inspect.iscoroutinefunction(sync_client.say)
 
 
 def test_the_sync_client_answers_with_the_endpoints_own_types(service: Service) -> None:

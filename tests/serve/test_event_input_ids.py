@@ -17,9 +17,9 @@ def labelled(stream: EventStream) -> list[tuple[str, int | None]]:
 def test_a_late_reply_is_labelled_with_its_own_input_not_the_running_one() -> None:
     stream = EventStream()
     scheduler = EventType.SCHEDULER
-    stream.publish(Event(scheduler, {"action": "start", "task": 1}, seq=1))
-    stream.publish(Event(scheduler, {"action": "preempt", "task": 1}, seq=2))
-    stream.publish(Event(scheduler, {"action": "start", "task": 2}, seq=3))
+    stream.publish(Event(scheduler, {"action": "start", "task": 1, "at": 0.0}, seq=1))
+    stream.publish(Event(scheduler, {"action": "preempt", "task": 1, "at": 0.0}, seq=2))
+    stream.publish(Event(scheduler, {"action": "start", "task": 2, "at": 0.0}, seq=3))
     # Input 1's shielded ending delivers its reply while input 2 runs.
     stream.publish(Event(EventType.AGENT_OUTPUT, {"text": "one", "input_id": 1}, seq=4))
     stream.publish(Event(EventType.SYSTEM, {"kind": "note"}, seq=5))

@@ -127,4 +127,4 @@ async def test_a_tracker_failure_is_announced_and_the_call_still_answers(
     result = await call(kernel, "f1", op="write", path="f.txt", content="z")
     assert result.content == "done"
     failures = events.of("tracker_failed")
-    assert failures and "could not record" in failures[-1].payload["message"]
+    assert failures and "could not record" in failures[-1].payload.message

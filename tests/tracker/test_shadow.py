@@ -121,7 +121,7 @@ def test_a_damaged_snapshot_is_announced_and_costs_only_the_full_scan(
     tracker = run(tmp_path, published)
     assert hashed[0] == 8 and len(tracker.shadow) == 8
     [fallback] = [e for e in published if e.type == EventType.TRACKER_FALLBACK]
-    assert "shadow snapshot" in fallback.payload["message"]
+    assert "shadow snapshot" in fallback.payload.message
     [aside] = (tmp_path / "tracker").glob("shadow.json.corrupt-*")
     assert aside.read_bytes() == damage
     # The stop wrote a good snapshot again.

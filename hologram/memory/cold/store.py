@@ -20,13 +20,26 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hologram.kernel import KernelTasks, Once, TaskScope
+from hologram.kernel import Once, TaskScope
 from hologram.memory.embed.registry import StoredVector
 from hologram.memory.recall.episodic import stems
 from hologram.memory.recall.hybrid import RRF_K, HybridIndex
 from hologram.memory.turns import Place, Turn, TurnStore
 from hologram.memory.window.event import ContextEvent, turn_of_event
-from hologram.sdk import Clock, Embedder, EventType, MediaRef, Modality, Vectors, discard
+from hologram.sdk import (
+    Clock,
+    ColdContextArchived,
+    ColdContextConsumed,
+    Embedder,
+    Emit,
+    MediaRef,
+    MemoryDegraded,
+    MemoryReembed,
+    Modality,
+    SystemNote,
+    Vectors,
+    discard,
+)
 
 log = logging.getLogger(__name__)
 
@@ -120,11 +133,11 @@ class ColdContext:
         keywords: Callable[[str], list[str]],
         clock: Clock,
         *,
-        emit: Callable[..., Any] | None = None,
+        emit: Emit | None = None,
         min_similarity: float = 0.12,
         vector_weight: float = 0.1,
         recall_index: HybridIndex | None = None,
-        tasks: TaskScope | None = None,
+        tasks: TaskScope,
     ) -> None:
         self.turns = turns
         self.embedder = embedder
@@ -142,7 +155,7 @@ class ColdContext:
         self.recall_index = recall_index
         """Shared with the graph's text blocks when the kernel assembles memory."""
         self._lock = asyncio.Lock()
-        self._tasks = tasks or KernelTasks().scope("coldcontext")
+        self._tasks = tasks
         self._loading = Once(self._tasks, self._load, "coldcontext-load")
 
     # ---- life cycle -------------------------------------------------------------------------
@@ -163,12 +176,7 @@ class ColdContext:
                 self.problems.extend(problems)
                 for problem in problems:
                     log.warning("cold context: %s", problem)
-                self._emit(
-                    EventType.MEMORY_DEGRADED,
-                    source="memory",
-                    layer="coldcontext",
-                    problems=problems,
-                )
+                self._emit(MemoryDegraded(layer="coldcontext", problems=problems), source="memory")
             await self._reembed_locked()
 
     def _read_all(self) -> tuple[list[ColdDoc], list[str]]:
@@ -206,12 +214,13 @@ class ColdContext:
             if progress is not None:
                 progress(done, len(stale))
             self._emit(
-                EventType.MEMORY_REEMBED,
+                MemoryReembed(
+                    layer="coldcontext",
+                    done=done,
+                    total=len(stale),
+                    fingerprint=self.embedder.fingerprint,
+                ),
                 source="memory",
-                layer="coldcontext",
-                done=done,
-                total=len(stale),
-                fingerprint=self.embedder.fingerprint,
             )
         return len(stale)
 
@@ -290,10 +299,8 @@ class ColdContext:
             self.embedder.name,
         )
         self._emit(
-            EventType.SYSTEM,
+            SystemNote(kind="media_matched_by_text", detail={"embedder": self.embedder.name}),
             source="memory",
-            kind="media_matched_by_text",
-            embedder=self.embedder.name,
         )
 
     def _prepare(self, docs: Sequence[ColdDoc]) -> None:
@@ -356,10 +363,8 @@ class ColdContext:
                     self.announce_text_only()
                 self._index(doc)
         self._emit(
-            EventType.COLD_CONTEXT_ARCHIVED,
+            ColdContextArchived(ids=[d.id for d in docs], events=[e.id for e in events]),
             source="memory",
-            ids=[d.id for d in docs],
-            events=[e.id for e in events],
         )
 
     async def restore(self, docs: Sequence[ColdDoc]) -> None:
@@ -427,7 +432,7 @@ class ColdContext:
             now = self.clock.now()
             await asyncio.to_thread(self.turns.move, [d.id for d in docs], into, why, now)
         if docs:
-            self._emit(EventType.COLD_CONTEXT_CONSUMED, source="memory", ids=[d.id for d in docs])
+            self._emit(ColdContextConsumed(ids=[d.id for d in docs]), source="memory")
         return docs
 
     def find_cold(self, age_s: float, max_access: int) -> list[ColdDoc]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -17,7 +17,14 @@ from hologram.memory.embed.hashed import (
 from hologram.memory.embed.http import HttpEmbedder, http_factory
 from hologram.memory.embed.registry import EmbedderRegistry
 from hologram.memory.embed.static import StaticEmbedder, static_factory
-from hologram.sdk import Embedder, EmbedderFactory, EmbedderUnavailable, EventType, discard
+from hologram.sdk import (
+    Embedder,
+    EmbedderFactory,
+    EmbedderUnavailable,
+    Emit,
+    MemoryDegraded,
+    discard,
+)
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +49,7 @@ def embedder_options(config: Any, name: str) -> dict[str, Any]:
 def choose_embedder(
     config: Any,
     registry: EmbedderRegistry,
-    emit: Callable[..., Any] | None = None,
+    emit: Emit | None = None,
 ) -> Embedder:
     """The embedder the settings name. If it cannot load and a fallback is
     configured, the fallback, announced by a warning and a `memory_degraded` event; with no
@@ -58,13 +65,14 @@ def choose_embedder(
         embedder = registry.create(fallback, embedder_options(config, fallback))
         log.warning("embedder %r unavailable (%s); degraded to %r", name, exc, fallback)
         (emit or discard)(
-            EventType.MEMORY_DEGRADED,
+            MemoryDegraded(
+                layer="embedder",
+                configured=name,
+                using=fallback,
+                fingerprint=embedder.fingerprint,
+                reason=str(exc),
+            ),
             source="memory",
-            layer="embedder",
-            configured=name,
-            using=fallback,
-            fingerprint=embedder.fingerprint,
-            reason=str(exc),
         )
         return embedder
 

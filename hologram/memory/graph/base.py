@@ -31,11 +31,15 @@ import numpy as np
 from hologram.kernel import connect_sqlite
 from hologram.memory.graph.schema import migrate
 from hologram.memory.graph.types import GraphError, UnknownEntity, normalise_name
-from hologram.sdk import Clock, Embedder, discard
+from hologram.sdk import (
+    Clock,
+    Embedder,
+    Emit,
+    Payload,
+    discard,
+)
 
 log = logging.getLogger(__name__)
-
-Emit = Callable[..., Any]
 
 
 def vector_blob(vector: Any) -> bytes:
@@ -185,8 +189,8 @@ class GraphBase:
         rows = await self.fetchall(sql, params)
         return rows[0] if rows else None
 
-    def emit(self, event_type: str, /, **payload: Any) -> None:
-        self._emit(event_type, source="memory", **payload)
+    def emit(self, payload: Payload) -> None:
+        self._emit(payload, source="memory")
 
     # ---- names -------------------------------------------------------------------------
 

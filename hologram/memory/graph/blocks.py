@@ -43,7 +43,11 @@ from hologram.memory.recall.episodic import stems
 from hologram.memory.recall.hybrid import HybridIndex, Place
 from hologram.memory.text import Segmenter
 from hologram.memory.turns import Turn, TurnStore
-from hologram.sdk import EventType, ModalityUnsupported
+from hologram.sdk import (
+    MemoryDegraded,
+    MemoryReembed,
+    ModalityUnsupported,
+)
 
 if TYPE_CHECKING:
     from hologram.memory.graph.base import GraphBase
@@ -100,7 +104,7 @@ class BlockStore:
         *,
         recall_index: HybridIndex | None = None,
         keywords: Callable[[str], list[str]] | None = None,
-        tasks: TaskScope | None = None,
+        tasks: TaskScope,
     ) -> None:
         self.graph = graph
         self._turns = turns
@@ -160,7 +164,7 @@ class BlockStore:
                 else "recall searches no archived turn yet: the archive is still being read"
             )
             log.warning("graph blocks: %s", reason)
-            self.graph.emit(EventType.MEMORY_DEGRADED, layer="graph.blocks", reason=reason)
+            self.graph.emit(MemoryDegraded(layer="graph.blocks", reason=reason))
         return False
 
     async def close(self) -> None:
@@ -201,7 +205,7 @@ class BlockStore:
                 self.problems.extend(problems)
                 for problem in problems:
                     log.warning("graph blocks: %s", problem)
-                self.graph.emit(EventType.MEMORY_DEGRADED, layer="graph.blocks", problems=problems)
+                self.graph.emit(MemoryDegraded(layer="graph.blocks", problems=problems))
             if turns:
                 await asyncio.to_thread(self._index_batch, turns)
                 self.indexed += len(turns)
@@ -413,10 +417,11 @@ class BlockStore:
         except ModalityUnsupported as exc:
             log.warning("block %s stored without a vector: %s", block_id, exc)
             self.graph.emit(
-                EventType.MEMORY_DEGRADED,
-                layer="graph.blocks",
-                block=block_id,
-                reason=f"{exc}; the block is kept and found by id, not by vector",
+                MemoryDegraded(
+                    layer="graph.blocks",
+                    block=block_id,
+                    reason=f"{exc}; the block is kept and found by id, not by vector",
+                )
             )
             return None, None
         return rows[0], embedder.fingerprint
@@ -564,11 +569,12 @@ class BlockStore:
             if progress is not None:
                 progress(done, len(stale))
             self.graph.emit(
-                EventType.MEMORY_REEMBED,
-                layer="graph.blocks",
-                done=done,
-                total=len(stale),
-                fingerprint=embedder.fingerprint,
+                MemoryReembed(
+                    layer="graph.blocks",
+                    done=done,
+                    total=len(stale),
+                    fingerprint=embedder.fingerprint,
+                )
             )
         if report.unsupported:
             log.warning(
@@ -577,10 +583,11 @@ class BlockStore:
                 embedder.name,
             )
             self.graph.emit(
-                EventType.MEMORY_DEGRADED,
-                layer="graph.blocks",
-                blocks=report.unsupported,
-                reason=f"embedder {embedder.name} cannot embed their modality",
+                MemoryDegraded(
+                    layer="graph.blocks",
+                    blocks=report.unsupported,
+                    reason=f"embedder {embedder.name} cannot embed their modality",
+                )
             )
         return report
 

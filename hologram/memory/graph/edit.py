@@ -13,7 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from hologram.memory.graph.base import GraphBase
 from hologram.memory.graph.types import Fact, GraphError, normalise_name, normalise_relation
-from hologram.sdk import EventType
+from hologram.sdk import (
+    GraphEntityDeleted,
+    GraphFactClosed,
+    GraphMerged,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +86,7 @@ class GraphEditing(GraphBase):
             )
         report = MergeReport(keep_name, drop_name, redirected, closed, mentions)
         self.emit(
-            EventType.GRAPH_MERGED,
-            kept=keep_name,
-            merged=drop_name,
-            redirected=redirected,
-            closed=closed,
+            GraphMerged(kept=keep_name, merged=drop_name, redirected=redirected, closed=closed)
         )
         return report
 
@@ -121,7 +121,7 @@ class GraphEditing(GraphBase):
                 "UPDATE relations SET invalid_at = ?, closed_reason = ? WHERE id = ?",
                 (self.clock.now(), reason, fact_id),
             )
-        self.emit(EventType.GRAPH_FACT_CLOSED, ids=[fact_id], reason=reason)
+        self.emit(GraphFactClosed(ids=[fact_id], reason=reason))
 
     async def edit_relation(
         self,
@@ -175,7 +175,7 @@ class GraphEditing(GraphBase):
                 "WHERE relation_id = ?",
                 (new_id, fact_id),
             )
-        self.emit(EventType.GRAPH_FACT_CLOSED, ids=[fact_id], reason="edited", replaced_by=new_id)
+        self.emit(GraphFactClosed(ids=[fact_id], reason="edited", replaced_by=new_id))
         assert new_id is not None
         return new_id
 
@@ -229,7 +229,7 @@ class GraphEditing(GraphBase):
                 (now, entity_id, entity_id),
             )
             await db.execute("UPDATE entities SET purged_at = ? WHERE id = ?", (now, entity_id))
-        self.emit(EventType.GRAPH_FACT_CLOSED, entity=name, reason="purged", count=cursor.rowcount)
+        self.emit(GraphFactClosed(entity=name, reason="purged", count=cursor.rowcount))
         return cursor.rowcount
 
     async def delete_entity(self, name: str) -> int:
@@ -242,7 +242,7 @@ class GraphEditing(GraphBase):
                 (entity_id, entity_id),
             )
             await db.execute("DELETE FROM entities WHERE id = ?", (entity_id,))
-        self.emit(EventType.GRAPH_ENTITY_DELETED, entity=name, facts=count)
+        self.emit(GraphEntityDeleted(entity=name, facts=count))
         return int(count)
 
     async def set_traits(self, name: str, traits: dict[str, Any], type: str = "") -> dict[str, Any]:

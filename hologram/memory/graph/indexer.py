@@ -23,7 +23,12 @@ from hologram.memory.graph.store import GraphStore
 from hologram.memory.graph.types import Recall
 from hologram.memory.recall.index import VectorIndex
 from hologram.memory.recall.query import Asked
-from hologram.sdk import EventType, MemItem, discard
+from hologram.sdk import (
+    Emit,
+    GraphRecalled,
+    MemItem,
+    discard,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +64,7 @@ class Indexer:
         depth: int = 2,
         vector_top: int = 5,
         min_similarity: float = 0.5,
-        emit: Callable[..., Any] | None = None,
+        emit: Emit | None = None,
     ) -> None:
         self.graph = graph
         self.keywords = keywords
@@ -149,12 +154,13 @@ class Indexer:
         result = await self.graph.recall(words, self.depth, seeds=seeds, exclude=self.recalled)
         self.last_recall = result
         self._emit(
-            EventType.GRAPH_RECALLED,
+            GraphRecalled(
+                via="indexer",
+                query=text,
+                entities=[e.name for e in result.entities],
+                facts=[f.id for f in result.facts],
+            ),
             source="memory",
-            via="indexer",
-            query=text,
-            entities=[e.name for e in result.entities],
-            facts=[f.id for f in result.facts],
         )
         return result
 

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hologram.kernel import TaskScope
-from hologram.memory.graph.base import Emit, GraphBase, fetch_in, vector_blob
+from hologram.memory.graph.base import GraphBase, fetch_in, vector_blob
 from hologram.memory.graph.blocks import BlockStore
 from hologram.memory.graph.edit import GraphEditing
 from hologram.memory.graph.recall import FACT_COLUMNS, FACT_JOINS, GraphRecall
@@ -34,7 +34,13 @@ from hologram.memory.graph.types import (
 )
 from hologram.memory.recall.hybrid import HybridIndex
 from hologram.memory.turns import Place, TurnStore
-from hologram.sdk import Clock, Embedder, EventType
+from hologram.sdk import (
+    Clock,
+    Embedder,
+    Emit,
+    GraphCommitted,
+    MemoryReembed,
+)
 
 SINGLE_VALUED = frozenset(
     {"name", "is_named", "lives_in", "age", "job", "works_as", "birthday", "spouse", "located_in"}
@@ -65,7 +71,7 @@ class GraphStore(GraphRecall, GraphEditing, GraphBase):
         single_valued: Iterable[str] = SINGLE_VALUED,
         recall_index: HybridIndex | None = None,
         keywords: Callable[[str], list[str]] | None = None,
-        tasks: TaskScope | None = None,
+        tasks: TaskScope,
         turns: TurnStore | None = None,
     ) -> None:
         """`turns` holds the text blocks (the kernel's turn store, shared with the window
@@ -157,12 +163,13 @@ class GraphStore(GraphRecall, GraphEditing, GraphBase):
         if fresh:
             self._entities_added([ids[n] for n in fresh], list(vectors))
         self.emit(
-            EventType.GRAPH_COMMITTED,
-            added=report.added,
-            closed=report.closed,
-            confirmed=report.confirmed,
-            entities=report.entities,
-            origin=origin,
+            GraphCommitted(
+                added=report.added,
+                closed=report.closed,
+                confirmed=report.confirmed,
+                entities=report.entities,
+                origin=origin,
+            )
         )
         return report
 
@@ -247,11 +254,9 @@ class GraphStore(GraphRecall, GraphEditing, GraphBase):
                 )
             self._entities_added([r[0] for r in chunk], list(vectors))
             self.emit(
-                EventType.MEMORY_REEMBED,
-                layer="graph.entities",
-                done=start + len(chunk),
-                total=len(rows),
-                fingerprint=fp,
+                MemoryReembed(
+                    layer="graph.entities", done=start + len(chunk), total=len(rows), fingerprint=fp
+                )
             )
         return len(rows)
 

@@ -11,12 +11,20 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated
 
 from hologram.memory.graph.indexer import Indexer, with_cjk_bigrams
 from hologram.memory.graph.store import GraphStore
 from hologram.memory.graph.types import GraphError, Triple
-from hologram.sdk import NOT_BLANK, EventType, Param, ToolDef, ToolError, discard
+from hologram.sdk import (
+    NOT_BLANK,
+    Emit,
+    GraphRecalled,
+    Param,
+    ToolDef,
+    ToolError,
+    discard,
+)
 
 Entity = Annotated[str, Param("an entity name or alias", pattern=NOT_BLANK)]
 
@@ -72,7 +80,7 @@ class GraphTools:
         graph: GraphStore,
         indexer: Indexer,
         introspect: Callable[[], Awaitable[str]],
-        emit: Callable[..., Any] | None = None,
+        emit: Emit | None = None,
     ) -> None:
         self.graph = graph
         self.indexer = indexer
@@ -98,11 +106,10 @@ class GraphTools:
         self.indexer.mark_recalled(e.id for e in result.entities)
         self.indexer.last_recall = result
         self.emit(
-            EventType.GRAPH_RECALLED,
+            GraphRecalled(
+                via="memory_recall", entities=result.names(), facts=[f.id for f in result.facts]
+            ),
             source="memory",
-            via="memory_recall",
-            entities=result.names(),
-            facts=[f.id for f in result.facts],
         )
         return result.text()
 
@@ -210,7 +217,7 @@ def graph_tools(
     graph: GraphStore,
     indexer: Indexer,
     introspect: Callable[[], Awaitable[str]],
-    emit: Callable[..., Any] | None = None,
+    emit: Emit | None = None,
 ) -> list[ToolDef]:
     """The seven ToolDefs, bound to one kernel's graph."""
     return GraphTools(graph, indexer, introspect, emit).tools()

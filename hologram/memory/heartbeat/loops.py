@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from hologram.kernel import KernelTasks, TaskScope
+from hologram.kernel import TaskScope
 from hologram.media import MediaError, MediaStore
 from hologram.memory.cold.store import ColdContext, ColdDoc
 from hologram.memory.graph.indexer import Estimate, rough_tokens
@@ -33,7 +33,16 @@ from hologram.memory.heartbeat.consolidation import (
 from hologram.memory.heartbeat.distill import DistillPipeline, extract
 from hologram.memory.turns import Place
 from hologram.memory.window.context import ContextWindow
-from hologram.sdk import CONSOLIDATION_CHANNEL, Clock, EventType, discard
+from hologram.sdk import (
+    CONSOLIDATION_CHANNEL,
+    Clock,
+    ConsolidationTask,
+    Emit,
+    HeartbeatTick,
+    MemoryDegraded,
+    SystemNote,
+    discard,
+)
 
 log = logging.getLogger(__name__)
 
@@ -79,13 +88,13 @@ class Heartbeat:
         pipeline: DistillPipeline | None = None,
         submit: SubmitConsolidation | None = None,
         estimate: Estimate = rough_tokens,
-        emit: Callable[..., Any] | None = None,
-        tasks: TaskScope | None = None,
+        emit: Emit | None = None,
+        tasks: TaskScope,
         media: MediaStore | None = None,
     ) -> None:
         self.graph = graph
         self.media = media
-        self._scope = tasks or KernelTasks().scope("heartbeat")
+        self._scope = tasks
         self.clock = clock
         self.settings = settings
         self.context = context
@@ -159,11 +168,7 @@ class Heartbeat:
             result = {"error": f"{type(exc).__name__}: {exc}"}
         stats.last_result = result
         self._emit(
-            EventType.HEARTBEAT_TICK,
-            source="memory",
-            loop=name,
-            model_calls=stats.model_calls,
-            **result,
+            HeartbeatTick(loop=name, model_calls=stats.model_calls, detail=result), source="memory"
         )
         return result
 
@@ -220,12 +225,11 @@ class Heartbeat:
             except MediaError as exc:
                 log.warning("document %s: media %s not archived: %s", doc.id, ref.short, exc)
                 self._emit(
-                    EventType.SYSTEM,
+                    SystemNote(
+                        kind="media_not_archived",
+                        detail={"doc": doc.id, "digest": ref.digest, "reason": str(exc)},
+                    ),
                     source="memory",
-                    kind="media_not_archived",
-                    doc=doc.id,
-                    digest=ref.digest,
-                    reason=str(exc),
                 )
                 continue
             block = await self.graph.blocks.add_media(
@@ -309,10 +313,11 @@ class Heartbeat:
                 "memory %s: %d task(s) wait: no consolidation channel is connected", loop, waiting
             )
             self._emit(
-                EventType.MEMORY_DEGRADED,
+                MemoryDegraded(
+                    layer="heartbeat",
+                    reason="no _consolidation_ channel connected; merge and review tasks wait",
+                ),
                 source="memory",
-                layer="heartbeat",
-                reason="no _consolidation_ channel connected; merge and review tasks wait",
             )
         return False
 
@@ -321,12 +326,8 @@ class Heartbeat:
         stats = self.stats[loop]
         stats.model_calls += 1
         self._emit(
-            EventType.CONSOLIDATION_TASK,
+            ConsolidationTask(loop=loop, channel=CONSOLIDATION_CHANNEL, text=text, detail=detail),
             source="memory",
-            loop=loop,
-            channel=CONSOLIDATION_CHANNEL,
-            text=text,
-            **detail,
         )
         answer = await self.submit(text)
         reply = answer if isinstance(answer, str) or answer is None else answer.reply

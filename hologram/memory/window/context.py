@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -34,11 +34,21 @@ from hologram.memory.window.event import (
     text_for_vector,
     turn_of_event,
 )
-from hologram.sdk import Clock, Embedder, EmbedderError, EventType, MediaRef, discard
+from hologram.sdk import (
+    Clock,
+    ContextAppended,
+    ContextPruned,
+    Embedder,
+    EmbedderError,
+    Emit,
+    MediaRef,
+    MemoryDegraded,
+    MemoryReembed,
+    discard,
+)
 
 log = logging.getLogger(__name__)
 
-Emit = Callable[..., Any]
 
 KNOWN_VECTOR_EVENTS = 4
 """The newest events `known_vector` looks through: the turn's input is among them."""
@@ -116,21 +126,21 @@ class PruneReport:
     def ids(self, fate: Fate) -> list[str]:
         return [e.event_id for e in self.entries if e.fate is fate]
 
-    def to_payload(self) -> dict[str, Any]:
+    def to_payload(self) -> ContextPruned:
         """Parallel lists rather than one dict per event: a prune of a large window must
         stay cheap to publish."""
         n = len(self.candidates)
-        return {
-            "query": self.query,
-            "top_k": self.top_k,
-            "protected_recent": self.protected_recent,
-            "before": self.before,
-            "after": self.after,
-            "ids": [e.id for e in self.candidates] + [e.id for e in self.protected],
-            "scores": self.scores.tolist() + [None] * len(self.protected),
-            "fates": [str(self._fate(i)) for i in range(n)]
+        return ContextPruned(
+            query=self.query,
+            top_k=self.top_k,
+            protected_recent=self.protected_recent,
+            before=self.before,
+            after=self.after,
+            ids=[e.id for e in self.candidates] + [e.id for e in self.protected],
+            scores=self.scores.tolist() + [None] * len(self.protected),
+            fates=[str(self._fate(i)) for i in range(n)]
             + [str(Fate.PROTECTED)] * len(self.protected),
-        }
+        )
 
 
 def keep_order(scores: np.ndarray) -> np.ndarray:
@@ -157,7 +167,7 @@ class ContextWindow:
         tools: ToolLookup | None = None,
         recall_index: HybridIndex | None = None,
         keywords: Callable[[str], list[str]] | None = None,
-        tasks: TaskScope | None = None,
+        tasks: TaskScope,
     ) -> None:
         if top_k < 0 or protected_recent < 0:
             raise ValueError("top_k and protected_recent must not be negative")
@@ -166,6 +176,8 @@ class ContextWindow:
         self.top_k = top_k
         self.protected_recent = protected_recent
         self.cold = cold
+        #: Looks a tool up by name (its no_memory flag and cleaner); `connect_tools` when the
+        #: table is made after the window.
         self.tools = tools
         self.last_prune: PruneReport | None = None
         self.problems: list[str] = []
@@ -239,6 +251,14 @@ class ContextWindow:
 
     # ---- life cycle -------------------------------------------------------------------------
 
+    def connect_tools(self, tools: ToolLookup) -> None:
+        """The tool lookup, given once at boot when the table is built after the window
+        (memory's own tools come from the memory that wraps it). Refused when one is set:
+        events already stored were cleaned by it."""
+        if self.tools is not None:
+            raise RuntimeError("the context window's tool lookup is already connected")
+        self.tools = tools
+
     async def open(self) -> list[str]:
         """Load the window's events from the turn store. Returns the problems found (rows
         that cannot be read, left in the store untouched), which are also logged and
@@ -291,7 +311,7 @@ class ContextWindow:
         self.problems.extend(problems)
         for problem in problems:
             log.warning("context window: %s", problem)
-        self._emit(EventType.MEMORY_DEGRADED, source="memory", layer="context", problems=problems)
+        self._emit(MemoryDegraded(layer="context", problems=problems), source="memory")
 
     async def close(self) -> None:
         """Stop indexing and wait for the rows queued for the turn store (its owner closes
@@ -396,11 +416,8 @@ class ContextWindow:
             if error is not None:
                 self._announce_problems([f"event {event.id} stored without a vector: {error}"])
         self._emit(
-            EventType.CONTEXT_APPENDED,
+            ContextAppended(id=event.id, event_source=event.source, size=len(self._events)),
             source="memory",
-            id=event.id,
-            event_source=event.source,
-            size=len(self._events),
         )
         return event
 
@@ -451,12 +468,13 @@ class ContextWindow:
             if progress is not None:
                 progress(done, len(stale))
             self._emit(
-                EventType.MEMORY_REEMBED,
+                MemoryReembed(
+                    layer="context",
+                    done=done,
+                    total=len(stale),
+                    fingerprint=self.embedder.fingerprint,
+                ),
                 source="memory",
-                layer="context",
-                done=done,
-                total=len(stale),
-                fingerprint=self.embedder.fingerprint,
             )
         return len(stale)
 
@@ -469,7 +487,7 @@ class ContextWindow:
             report = await self._prune_locked(query)
         if report.pruned:
             self.last_prune = report
-            self._emit(EventType.CONTEXT_PRUNED, source="memory", **report.to_payload())
+            self._emit(report.to_payload(), source="memory")
         return report
 
     async def _prune_locked(self, query: str) -> PruneReport:

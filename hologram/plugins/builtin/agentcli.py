@@ -35,7 +35,17 @@ from hologram.plugins.confinement import (
     start_failure,
     working_directory,
 )
-from hologram.sdk import Event, EventType, OutputCap, Param, Priority, ToolDef, ToolError
+from hologram.sdk import (
+    Event,
+    EventType,
+    OutputCap,
+    Param,
+    Priority,
+    TerminalOutput,
+    ToolDef,
+    ToolError,
+    from_wire,
+)
 from hologram.security import Profile
 
 if TYPE_CHECKING:
@@ -105,14 +115,19 @@ class AgentCLI:
     def _publish(self, terminal: Terminal, kind: str, **fields: Any) -> None:
         if self._sdk is None:
             return
-        payload = {
-            "terminal": terminal.id,
-            "name": terminal.name,
-            "event": kind,
-            "running": terminal.running,
-            "pid": terminal.pid,
-            **fields,
-        }
+        # What a kind tells besides (its output, its exit status) is in `fields`: a field
+        # the payload names is set by name, the rest travels as its detail.
+        payload = from_wire(
+            EventType.TERMINAL_OUTPUT,
+            {
+                "terminal": terminal.id,
+                "name": terminal.name,
+                "event": kind,
+                "running": terminal.running,
+                "pid": terminal.pid,
+                **fields,
+            },
+        )
         self._sdk.publish(Event(EventType.TERMINAL_OUTPUT, payload, source=self.name))
 
     def _told(self, terminal: Terminal, kind: str, fields: dict[str, Any]) -> None:
@@ -123,7 +138,11 @@ class AgentCLI:
     def _note(self, payload: str, meta: dict[str, Any], kind: str) -> str:
         assert self._sdk is not None
         self._sdk.publish(
-            Event(EventType.TERMINAL_OUTPUT, {"event": "note", "data": payload}, source=self.name)
+            Event(
+                EventType.TERMINAL_OUTPUT,
+                TerminalOutput(event="note", data=payload),
+                source=self.name,
+            )
         )
         return "shown beside the terminals"
 

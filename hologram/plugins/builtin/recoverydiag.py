@@ -33,7 +33,7 @@ class RecoveryDiag:
 
     async def start(self, sdk: KernelSDK) -> None:
         if self._agent is not None:
-            self._agent.without_model = self.answer
+            self._agent.mount_without_model(self.answer)
 
         def recovery_diagnose() -> str:
             """Diagnose the kernel without a model: each LLM source's state and each plugin
@@ -43,8 +43,8 @@ class RecoveryDiag:
         sdk.register_tool(ToolDef.from_function(recovery_diagnose, owner=self.name))
 
     async def stop(self) -> None:
-        if self._agent is not None and self._agent.without_model == self.answer:
-            self._agent.without_model = None
+        if self._agent is not None:
+            self._agent.unmount_without_model(self.answer)
 
     async def answer(self, text: str, failure: Exception) -> str:
         return (

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
 from hologram.plugins.tool_api import ToolAPI
-from hologram.sdk import Event, EventType, Param, ToolDef, ToolError, ToolResult
+from hologram.sdk import Event, EventType, Param, ToolCalled, ToolDef, ToolError, ToolResult
 
 if TYPE_CHECKING:
     from hologram.kernel import TaskScope
@@ -125,14 +125,14 @@ class Sequencer:
             self._sdk.publish(
                 Event(
                     EventType.TOOL_CALL,
-                    {
-                        "via": "seq",
-                        "step": step,
-                        "name": call.tool,
-                        "arguments": call.arguments,
-                        "result": result.content,
-                        "is_error": result.is_error,
-                    },
+                    ToolCalled(
+                        via="seq",
+                        step=step,
+                        name=call.tool,
+                        arguments=call.arguments,
+                        result=result.content,
+                        is_error=result.is_error,
+                    ),
                     source=self.name,
                 )
             )

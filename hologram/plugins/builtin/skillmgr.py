@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from hologram.agent import Skill, parse_skill_file
 from hologram.plugins.skill import SKILL_FILE, scan_skill
-from hologram.sdk import Event, EventType, Param, ToolDef, ToolError
+from hologram.sdk import Event, EventType, Param, PluginSkillFlagged, ToolDef, ToolError
 
 if TYPE_CHECKING:
     from hologram.agent import SkillIndex
@@ -120,7 +120,9 @@ class SkillManager:
             self._sdk.publish(
                 Event(
                     EventType.PLUGIN_SKILL_FLAGGED,
-                    {"plugin": self.name, "skill": name, "finding": finding, "written": False},
+                    PluginSkillFlagged(
+                        plugin=self.name, skill=name, finding=finding, written=False
+                    ),
                     source=self.name,
                 )
             )

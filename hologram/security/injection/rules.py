@@ -36,6 +36,8 @@ SECTIONS = ("english", "chinese", "general")
 _LANG: dict[str, Literal["en", "zh"]] = {"english": "en", "chinese": "zh"}
 _PLACEHOLDER = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
 _FLAGS = re.MULTILINE
+#: What a rule file may hold: its fragments and its features by section.
+_TABLES = frozenset({"fragments", *SECTIONS})
 
 
 class RulesDamaged(ValueError):
@@ -75,8 +77,18 @@ class RuleBook:
     @cached_property
     def entries(self) -> tuple[Entry, ...]:
         catalog = self._read("catalog")
-        files = [str(name) for name in catalog.get("files", [])]
+        files = catalog.get("files")
+        if not isinstance(files, list) or not files:
+            raise RulesDamaged("catalog.toml lists no rule files ('files'); reinstall hologram")
+        files = [str(name) for name in files]
         documents = {name: self._read(name) for name in ["vocabulary", *files]}
+        for name, document in documents.items():
+            unknown = sorted(set(document) - _TABLES)
+            if unknown:
+                raise RulesDamaged(
+                    f"{name}.toml has tables no rule reads: {', '.join(unknown)} (expected "
+                    f"{', '.join(sorted(_TABLES))})"
+                )
         fragments = _Fragments(documents)
         reach: Mapping[str, Mapping[str, list[int]]] = catalog.get("reach", {})
         entries: list[Entry] = []

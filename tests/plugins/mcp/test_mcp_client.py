@@ -118,9 +118,9 @@ async def test_a_server_killed_mid_call_gives_a_tool_error_is_announced_and_come
 
     def warnings() -> list[str]:
         return [
-            e.payload["message"]
+            e.payload.message
             for e in events.of(EventType.PLUGIN_STATUS)
-            if e.payload["plugin"] == "mcp" and e.payload["level"] == "warning"
+            if e.payload.plugin == "mcp" and e.payload.level == "warning"
         ]
 
     await wait_for(warnings, "the loss is announced")
