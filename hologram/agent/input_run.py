@@ -85,12 +85,13 @@ class InputRun:
                 record.channel,
                 record.user_id,
                 input_id=record.id,
-                attempt=record.attempts + 1,
+                attempt=record.attempt,
                 media=record.media,
             )
             turn = self.turn = ledger.agent.turn(given)
             turn.intercept = self.intercept
-            await ledger.journal.mark(record.id, InputState.RUNNING)
+            # Not awaited: the turn's first steps overlap its commit (`InputJournal.started`).
+            ledger.journal.started(record.id)
         turn.stopped = stopped
         try:
             result = await turn.run()

@@ -9,13 +9,24 @@ one, which takes them all in one transaction and one fsync. Fifty clients sendin
 then cost a few commits, not fifty queued one behind another. The commits are driven by the
 journal's own thread, not by the event loop: a write goes on disk while the loop is busy with
 a turn, and an acknowledgement waits for its fsync and one wake-up of the loop, nothing else.
+
+What waits for the disk and what does not: the record (the acknowledgement) and the marks that
+end an input (done, stopped, failed) are awaited until they are on disk (fsync'd). The running
+mark is not (`started`): its turn begins while it commits, and its commit does not fsync (the
+next synced commit takes it to the disk). It decides nothing at a restart, where a
+queued input and a running one both run again; what it carries, the count of attempts, is
+read by the re-run's memory check, and an input found unfinished at a restart is checked as
+a re-run whatever its count says (`InputRecord.recovered`), so a running mark the crash took
+away cannot make that run record the input a second time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
+import logging
 import queue
 import sqlite3
 import threading
@@ -30,6 +41,8 @@ from hologram.kernel import SchemaTooNew, migrate_sqlite
 from hologram.sdk import MediaRef
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 JOURNAL_MIGRATIONS: tuple[str, ...] = (
     # 1: the inputs. IF NOT EXISTS: journals shipped before versions existed have it already.
@@ -93,6 +106,16 @@ class InputRecord:
     """Times it has started running before (a re-run after a crash has 1 or more)."""
     media: tuple[MediaRef, ...] = ()
     """Media that came with the input, already in the media store."""
+    recovered: bool = False
+    """Found unfinished at a start (`InputJournal.unfinished`): it may have begun running
+    before the crash even where `attempts` says not (`InputJournal.started` does not wait)."""
+
+    @property
+    def attempt(self) -> int:
+        """The attempt its next run is: one more than those counted, and at least a second
+        one for a recovered input, so memory looks for what a cut-off run recorded."""
+        counted = self.attempts + 1
+        return max(counted, 2) if self.recovered else counted
 
 
 class RecordRow(TypedDict):
@@ -139,6 +162,7 @@ def _unfinished_record(row: tuple[Any, ...]) -> InputRecord:
         extra=json.loads(extra),
         attempts=attempts,
         media=tuple(MediaRef.from_dict(m) for m in json.loads(media)),
+        recovered=True,
     )
 
 
@@ -151,6 +175,10 @@ class _Write:
     sql: str
     params: tuple[Any, ...]
     done: asyncio.Future[int | None]
+    #: Whether its commit waits for the disk (fsync): a power cut cannot take it back. One
+    #: that does not is still in the WAL file when its commit returns (a SIGKILL keeps it),
+    #: and on disk with the next commit that syncs.
+    synced: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +213,12 @@ class InputJournal:
         )
         self.commits = 0
         self.writes = 0
+        #: Commits that waited for the disk (fsync), and the seconds the journal's thread
+        #: spent committing (the fsync's share of a write).
+        self.synced_commits = 0
+        self.commit_s = 0.0
+        #: The connection's `PRAGMA synchronous`: FULL (True) unless a batch asked otherwise.
+        self._synced = True
         self._closed = False
 
     @classmethod
@@ -254,7 +288,7 @@ class InputJournal:
     def _commit(self, batch: list[_Write]) -> None:
         statements = [(w.sql, w.params) for w in batch]
         try:
-            outcomes: list[Any] = self._apply(statements)
+            outcomes: list[Any] = self._apply(statements, synced=any(w.synced for w in batch))
         except Exception as exc:
             outcomes = [exc] * len(batch)
         self._tell([(w.done, o) for w, o in zip(batch, outcomes, strict=True)])
@@ -265,16 +299,27 @@ class InputJournal:
         with contextlib.suppress(RuntimeError):
             self._loop.call_soon_threadsafe(_settle, settled)
 
-    def _apply(self, statements: list[tuple[str, tuple[Any, ...]]]) -> list[int | Exception | None]:
+    def _apply(
+        self, statements: list[tuple[str, tuple[Any, ...]]], *, synced: bool = True
+    ) -> list[int | Exception | None]:
         """In the journal's thread: every statement, then one commit. A statement that fails
         fails alone and leaves nothing behind; a commit that fails fails them all (nothing of
         the batch is stored). So a write is reported done exactly when it is on disk.
+
+        `synced=False` (only when no write of the batch needs it) commits without the fsync:
+        WAL with synchronous=NORMAL, whose commit is in the WAL file, so it survives the
+        process's death, and which the fsync of the next synced commit (or of a checkpoint)
+        takes to the disk with it, the WAL being one file written in order.
 
         Inputs recorded one after another go in as one statement: each statement lets go of
         the GIL and has to win it back, which behind a busy event loop costs up to the
         interpreter's switch interval (5 ms) every time."""
         db = self._db
         assert db is not None
+        if synced != self._synced:
+            # Outside any transaction (each batch ends in its commit): it holds from the next.
+            db.execute(f"PRAGMA synchronous={'FULL' if synced else 'NORMAL'}")
+            self._synced = synced
         outcomes: list[int | Exception | None] = []
         start = 0
         while start < len(statements):
@@ -288,12 +333,15 @@ class InputJournal:
                 sql, params = statements[start]
                 outcomes.append(self._execute(db, sql, params, outcomes))
             start = end
+        committing = time.perf_counter()
         try:
             db.commit()
         except Exception:
             db.rollback()
             raise
+        self.commit_s += time.perf_counter() - committing
         self.commits += 1
+        self.synced_commits += int(synced)
         self.writes += len(statements)
         return outcomes
 
@@ -450,14 +498,21 @@ class InputJournal:
         return [_record_row(row) for row in rows]
 
     async def mark(self, input_id: int, state: InputState, reply: str | None = None) -> None:
-        """Record a change of state; RUNNING counts one more attempt."""
-        finished = None if state in UNFINISHED else time.time()
-        started = 1 if state is InputState.RUNNING else 0
-        await self._write(
-            "UPDATE inputs SET state = ?, reply = COALESCE(?, reply), finished_at = ?, "
-            "attempts = attempts + ? WHERE id = ?",
-            (state.value, reply, finished, started, input_id),
-        )
+        """Record a change of state; RUNNING counts one more attempt. Returns once it is on
+        disk."""
+        await self._write(*_mark(input_id, state, reply))
+
+    def started(self, input_id: int) -> None:
+        """Mark an input running (one more attempt) without waiting for the commit: its
+        turn goes on meanwhile. Later writes and reads are queued behind it, so they commit
+        after it and read it. Its commit does not fsync: the mark that ends the input does,
+        and takes it along. A crash before it is on disk loses only the count, which a
+        restart makes up for (`InputRecord.attempt`)."""
+        if self._closed:
+            raise JournalError(f"the input journal {self.path} is closed")
+        done: asyncio.Future[int | None] = self._loop.create_future()
+        done.add_done_callback(functools.partial(_told_started, self.path, input_id))
+        self._queue.put(_Write(*_mark(input_id, InputState.RUNNING, None), done, synced=False))
 
     async def unfinished(self) -> list[InputRecord]:
         """Inputs acknowledged but not finished, oldest first (what a restart runs again)."""
@@ -512,6 +567,25 @@ class InputJournal:
             await self._read(finish)
         finally:
             self._stop_thread()
+
+
+def _mark(input_id: int, state: InputState, reply: str | None) -> tuple[str, tuple[Any, ...]]:
+    finished = None if state in UNFINISHED else time.time()
+    started = 1 if state is InputState.RUNNING else 0
+    return (
+        "UPDATE inputs SET state = ?, reply = COALESCE(?, reply), finished_at = ?, "
+        "attempts = attempts + ? WHERE id = ?",
+        (state.value, reply, finished, started, input_id),
+    )
+
+
+def _told_started(path: Path, input_id: int, done: asyncio.Future[int | None]) -> None:
+    """Nobody awaits a running mark: a failure to store it is logged (the turn runs on;
+    the mark that ends it is awaited and fails on its own if the journal cannot write)."""
+    if not done.cancelled() and (error := done.exception()) is not None:
+        log.warning(
+            "the input journal %s could not mark input %s running: %s", path, input_id, error
+        )
 
 
 def _settle(settled: list[tuple[asyncio.Future[Any], Any]]) -> None:
