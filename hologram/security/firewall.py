@@ -53,6 +53,7 @@ class Firewall:
         data_dir: Path,
         *,
         learned_weights: Path = LEARNED_WEIGHTS,
+        rules: RuleBook | None = None,
     ) -> None:
         self.config = config
         self.learned_weights = learned_weights
@@ -65,9 +66,10 @@ class Firewall:
         self._review: ContentReview | None = None
         self._learned: LearnedScorer | None = None
         self._learned_loaded = False
-        # Read once per kernel, on the first review: every review a settings change builds
-        # shares it.
-        self._rules = RuleBook()
+        # Read once per kernel, by the first review (the security module's boot asks for the
+        # policy, so damaged rule files stop the boot, naming the file); every review a
+        # settings change builds shares it.
+        self._rules = RuleBook() if rules is None else rules
         self._enabled = True
         self._turns: OrderedDict[int, tuple[dict[str, Any], Principal]] = OrderedDict()
         self._calls: dict[str, Principal] = {}
@@ -80,7 +82,7 @@ class Firewall:
     def _refresh(self) -> None:
         if self.config.version == self._seen and self._policy is not None:
             return
-        self._seen = self.config.version
+        seen = self.config.version
         self.gate.sync()
         s = self.config.read(SecuritySettings)
         self._enabled = s.enabled
@@ -107,6 +109,8 @@ class Firewall:
         self._review = ContentReview(
             list(s.review_sensitive_words), s.review_injection, self.learned_scorer(), self._rules
         )
+        # Last: a refresh that raised is tried again by the next call, not taken as done.
+        self._seen = seen
 
     def learned_scorer(self) -> LearnedScorer | None:
         """The shipped learned injection score, loaded once; None (announced) when its file

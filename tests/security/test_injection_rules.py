@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from hologram import Kernel
 from hologram.sdk import ReviewRule
+from hologram.security import Firewall
 from hologram.security.injection import RuleBook, RulesDamaged
 
 BOOK = RuleBook()
@@ -229,3 +231,19 @@ def test_the_kernel_imports_neither_training_nor_corpus_code() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.strip() == "[]"
+
+
+async def test_damaged_rule_files_stop_the_firewall_where_it_is_built_and_on_every_try(
+    kernel: Kernel, tmp_path: Path
+) -> None:
+    """The security module asks for the policy at boot, so a damaged rule file stops the boot
+    naming the file; a firewall that failed once fails again rather than running unreviewed."""
+    (tmp_path / "catalog.toml").write_text("files = ['kind']\n", encoding="utf-8")
+    (tmp_path / "vocabulary.toml").write_text("", encoding="utf-8")
+    (tmp_path / "kind.toml").write_text("[[english]\nname = ", encoding="utf-8")
+    firewall = Firewall(
+        kernel.config, kernel.state.events, kernel.state.data_dir, rules=RuleBook(tmp_path)
+    )
+    for _ in range(2):
+        with pytest.raises(RulesDamaged, match=r"kind\.toml.*reinstall hologram"):
+            firewall.policy()
