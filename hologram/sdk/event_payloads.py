@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from hologram.sdk.event_types import EventType
@@ -620,67 +621,69 @@ class SecurityDegraded(Payload):
 # ---- the wire ------------------------------------------------------------------------------
 
 
-PAYLOADS: Mapping[str, type[Payload]] = {
-    cls.type.value: cls
-    for cls in (
-        RawInput,
-        AgentOutput,
-        AgentOutputDelta,
-        ToolCalled,
-        Reasoning,
-        SystemNote,
-        AgentLLMChain,
-        KernelReady,
-        KernelStopping,
-        ConfigChanged,
-        SubscriberError,
-        EventsDropped,
-        SchedulerDecision,
-        StageRan,
-        StageHandlerError,
-        StageWriteRefused,
-        TurnStarted,
-        TurnFinished,
-        TaskFailed,
-        MemoryDegraded,
-        MemoryReembed,
-        ContextAppended,
-        ContextPruned,
-        ColdContextArchived,
-        ColdContextConsumed,
-        GraphCommitted,
-        GraphFactClosed,
-        GraphMerged,
-        GraphEntityDeleted,
-        GraphRecalled,
-        HeartbeatTick,
-        ConsolidationTask,
-        KnowledgeAdded,
-        ProviderUnavailable,
-        ProviderSkipped,
-        ProviderFallback,
-        ProviderRecovered,
-        ProviderSwitched,
-        ProviderOffline,
-        ProvidersExhausted,
-        ProviderRetry,
-        ProviderImagesAsText,
-        PluginStarted,
-        PluginStopped,
-        PluginRefused,
-        PluginCrashed,
-        PluginRestarting,
-        PluginRPCError,
-        PluginSkillFlagged,
-        PluginStatus,
-        TerminalOutput,
-        TrackerFailed,
-        TrackerFallback,
-        SecurityRefusal,
-        SecurityFinding,
-        SecurityDegraded,
-    )
-}
+PAYLOADS: Mapping[str, type[Payload]] = MappingProxyType(
+    {
+        cls.type.value: cls
+        for cls in (
+            RawInput,
+            AgentOutput,
+            AgentOutputDelta,
+            ToolCalled,
+            Reasoning,
+            SystemNote,
+            AgentLLMChain,
+            KernelReady,
+            KernelStopping,
+            ConfigChanged,
+            SubscriberError,
+            EventsDropped,
+            SchedulerDecision,
+            StageRan,
+            StageHandlerError,
+            StageWriteRefused,
+            TurnStarted,
+            TurnFinished,
+            TaskFailed,
+            MemoryDegraded,
+            MemoryReembed,
+            ContextAppended,
+            ContextPruned,
+            ColdContextArchived,
+            ColdContextConsumed,
+            GraphCommitted,
+            GraphFactClosed,
+            GraphMerged,
+            GraphEntityDeleted,
+            GraphRecalled,
+            HeartbeatTick,
+            ConsolidationTask,
+            KnowledgeAdded,
+            ProviderUnavailable,
+            ProviderSkipped,
+            ProviderFallback,
+            ProviderRecovered,
+            ProviderSwitched,
+            ProviderOffline,
+            ProvidersExhausted,
+            ProviderRetry,
+            ProviderImagesAsText,
+            PluginStarted,
+            PluginStopped,
+            PluginRefused,
+            PluginCrashed,
+            PluginRestarting,
+            PluginRPCError,
+            PluginSkillFlagged,
+            PluginStatus,
+            TerminalOutput,
+            TrackerFailed,
+            TrackerFallback,
+            SecurityRefusal,
+            SecurityFinding,
+            SecurityDegraded,
+        )
+    }
+)
 """The payload class of each kernel event type (a test holds that every type has one)."""
 
 
